@@ -1,0 +1,65 @@
+//! The benchmatrix record: the contract between the tools, and the plumbing they share.
+//!
+//! # The record, `benchmatrix/1`
+//!
+//! Every line a benchmatrix tool reports is one compact JSON object that stands alone, so that
+//! `cat`, `grep` and `tail` of many files keep their meaning. Each line is flushed as it is
+//! written. For example:
+//!
+//! ```json
+//! {"schema":"benchmatrix/1","tool":"pingrt","version":"0.1.0","type":"sample","run":"7f3a9c1e0b2d",
+//!  "seq":7,"at":"2026-11-30T13:00:00.123456Z","host":"domu1","label":"para/lvm/san",
+//!  "name":"icmp latency domU<->dom0","tags":{"peer":"10.0.0.1"},
+//!  "values":{"rtt_s":0.000104},"info":{"icmp_seq":7,"ttl":64,"bytes":64}}
+//! ```
+//!
+//! ## Envelope (on every line)
+//!
+//! | field     | meaning |
+//! |-----------|---------|
+//! | `schema`  | always `"benchmatrix/1"`. Additive changes keep it; a removal or a change of meaning bumps it. Readers reject an unknown schema and ignore unknown fields. |
+//! | `tool`    | the tool that wrote the line (`netpipe`, `pingrt`, `blkwrite`, `timecmd`, ...). |
+//! | `version` | the tool's version. |
+//! | `type`    | `begin`, `sample`, `interval` or `summary` (below). |
+//! | `run`     | an id unique to one invocation (12 lower-case hex digits). |
+//! | `seq`     | 0-based counter within the run and the type. |
+//! | `at`      | when the line was written, RFC 3339 in UTC with microseconds. |
+//! | `host`    | the host name. |
+//! | `label`   | the environment, the matrix column by default; levels separated by `/` (`para/lvm/san`). From `--label`, else `BENCH_LABEL`, else the host name. |
+//! | `name`    | what is measured, the matrix row by default; from `--name`, else derived from the command. |
+//! | `tags`    | optional object of further string dimensions, from `--tag k=v` (repeatable). |
+//! | `values`  | measurements only: JSON numbers in base units, the unit a suffix of the key (below). |
+//! | `info`    | everything else: parameters, sequence numbers, addresses, exit codes, environment facts. |
+//!
+//! ## Types
+//!
+//! - `begin`: once, first: the parameters and environment facts in `info` (kernel, CPU model
+//!   and count, memory, virtualization; for disk targets the filesystem and the block stack).
+//! - `sample`: one repetition of the measured thing (a probe, a command run, a transfer, a
+//!   file written); collate aggregates samples into a cell. A failed sample has no `values`
+//!   and a top-level `error` string.
+//! - `interval`: progress over time (per second of a transfer); not aggregated by default.
+//! - `summary`: once, last, always written (at the end, on Ctrl-C, after an error), with the
+//!   top-level `status` (`ok`, `partial`, `failed`), `error` (text; required when the status is
+//!   not `ok`) and `headline` (the key in `values` that a matrix shows by default; required
+//!   when the status is `ok`).
+//!
+//! ## Units: the suffix of every key in `values`
+//!
+//! `_s` seconds, `_bytes`, `_bytes_per_s`, `_bits_per_s`, `_per_s` (events per second),
+//! `_ratio` (0..1), `_count`. A key without one of these suffixes is rejected, and so is a
+//! value that is not a finite JSON number.
+//!
+//! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
+//! contract as a JSON Schema.
+
+pub mod cli;
+pub mod envfacts;
+pub mod label;
+pub mod record;
+pub mod units;
+pub mod writer;
+
+pub use cli::{Failure, exit};
+pub use record::{Kind, Record, SCHEMA, Status, parse_line};
+pub use writer::Reporter;

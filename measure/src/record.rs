@@ -1,0 +1,251 @@
+//! The record type and the strict reader (`parse_line`) of the `benchmatrix/1` contract.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The schema string on every line this crate writes and the only one it reads.
+pub const SCHEMA: &str = "benchmatrix/1";
+
+/// Unit suffixes a key in `values` may end with, longest first so that matching is unambiguous.
+pub const UNIT_SUFFIXES: [&str; 7] = [
+    "_bytes_per_s",
+    "_bits_per_s",
+    "_per_s",
+    "_bytes",
+    "_ratio",
+    "_count",
+    "_s",
+];
+
+/// The envelope fields every line carries.
+pub const ENVELOPE: [&str; 10] = [
+    "schema", "tool", "version", "type", "run", "seq", "at", "host", "label", "name",
+];
+
+/// The record type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Begin,
+    Sample,
+    Interval,
+    Summary,
+}
+
+impl Kind {
+    /// The name as it appears in the `type` field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Begin => "begin",
+            Kind::Sample => "sample",
+            Kind::Interval => "interval",
+            Kind::Summary => "summary",
+        }
+    }
+}
+
+/// The outcome a summary reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Partial,
+    Failed,
+}
+
+/// One line of the contract.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub schema: String,
+    pub tool: String,
+    pub version: String,
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    pub run: String,
+    pub seq: u64,
+    pub at: String,
+    pub host: String,
+    pub label: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
+    #[serde(default)]
+    pub values: Map<String, Value>,
+    #[serde(default)]
+    pub info: Map<String, Value>,
+}
+
+impl Record {
+    /// A value as f64, when the key is present.
+    pub fn value(&self, key: &str) -> Option<f64> {
+        self.values.get(key).and_then(Value::as_f64)
+    }
+
+    /// The record as one compact JSON line, without the newline.
+    pub fn to_line(&self) -> String {
+        // Serializing a struct of strings, maps and numbers cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Why a line was rejected by [`parse_line`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn reject(msg: impl Into<String>) -> ParseError {
+    ParseError(msg.into())
+}
+
+/// Whether `key` ends with a known unit suffix and has a name before it.
+pub fn has_unit_suffix(key: &str) -> bool {
+    UNIT_SUFFIXES
+        .iter()
+        .any(|s| key.len() > s.len() && key.ends_with(s))
+}
+
+/// The unit suffix of `key` (`"_bits_per_s"` for `"throughput_bits_per_s"`), if any.
+pub fn unit_suffix(key: &str) -> Option<&'static str> {
+    UNIT_SUFFIXES
+        .iter()
+        .find(|s| key.len() > s.len() && key.ends_with(*s))
+        .copied()
+}
+
+/// Reads one line strictly: an unknown schema, a missing or mistyped envelope field, a
+/// `values` key without a unit suffix, a value that is not a number, or a summary without
+/// its status all give an error that says which field and why. Unknown fields are ignored.
+pub fn parse_line(line: &str) -> Result<Record, ParseError> {
+    let v: Value = serde_json::from_str(line.trim_end_matches(['\n', '\r']))
+        .map_err(|e| reject(format!("not a JSON object: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| reject("not a JSON object: a record is one {...} per line"))?;
+    match obj.get("schema") {
+        None => return Err(reject("missing envelope field \"schema\"")),
+        Some(Value::String(s)) if s == SCHEMA => {}
+        Some(Value::String(s)) => {
+            return Err(reject(format!(
+                "unknown schema \"{s}\": this reader understands \"{SCHEMA}\""
+            )));
+        }
+        Some(_) => return Err(reject("field \"schema\" must be a string")),
+    }
+    for field in ENVELOPE {
+        let Some(val) = obj.get(field) else {
+            return Err(reject(format!("missing envelope field \"{field}\"")));
+        };
+        let ok = if field == "seq" {
+            val.as_u64().is_some()
+        } else {
+            val.is_string()
+        };
+        if !ok {
+            let want = if field == "seq" {
+                "a non-negative integer"
+            } else {
+                "a string"
+            };
+            return Err(reject(format!(
+                "field \"{field}\" must be {want}, got {val}"
+            )));
+        }
+    }
+    if let Some(values) = obj.get("values") {
+        let values = values
+            .as_object()
+            .ok_or_else(|| reject("field \"values\" must be an object"))?;
+        for (key, val) in values {
+            if !has_unit_suffix(key) {
+                return Err(reject(format!(
+                    "values key \"{key}\" has no unit suffix: use one of {}",
+                    UNIT_SUFFIXES.join(", ")
+                )));
+            }
+            if !val.is_number() {
+                return Err(reject(format!(
+                    "values key \"{key}\" must be a number, got {val}"
+                )));
+            }
+        }
+    }
+    for field in ["info", "tags"] {
+        if let Some(val) = obj.get(field)
+            && !val.is_object()
+        {
+            return Err(reject(format!("field \"{field}\" must be an object")));
+        }
+    }
+    if let Some(Value::Object(tags)) = obj.get("tags")
+        && let Some((k, v)) = tags.iter().find(|(_, v)| !v.is_string())
+    {
+        return Err(reject(format!("tag \"{k}\" must be a string, got {v}")));
+    }
+    let record: Record =
+        serde_json::from_value(v.clone()).map_err(|e| reject(format!("malformed record: {e}")))?;
+    check_semantics(&record)?;
+    Ok(record)
+}
+
+fn check_semantics(r: &Record) -> Result<(), ParseError> {
+    match r.kind {
+        Kind::Summary => {
+            let status = r
+                .status
+                .ok_or_else(|| reject("a summary must carry \"status\" (ok, partial, failed)"))?;
+            if status != Status::Ok && r.error.is_none() {
+                return Err(reject(
+                    "a summary whose status is not ok must carry \"error\"",
+                ));
+            }
+            match &r.headline {
+                Some(h) if !r.values.contains_key(h) && status == Status::Ok => {
+                    return Err(reject(format!(
+                        "headline \"{h}\" names no key in \"values\""
+                    )));
+                }
+                None if status == Status::Ok => {
+                    return Err(reject("an ok summary must name its \"headline\""));
+                }
+                _ => {}
+            }
+        }
+        Kind::Sample => {
+            if r.error.is_some() && !r.values.is_empty() {
+                return Err(reject("a failed sample (with \"error\") carries no values"));
+            }
+        }
+        Kind::Begin | Kind::Interval => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffixes() {
+        assert!(has_unit_suffix("rtt_s"));
+        assert!(has_unit_suffix("throughput_bits_per_s"));
+        assert!(!has_unit_suffix("_s"));
+        assert!(!has_unit_suffix("rtt"));
+        assert_eq!(unit_suffix("x_bytes_per_s"), Some("_bytes_per_s"));
+        assert_eq!(unit_suffix("writes_per_s"), Some("_per_s"));
+    }
+}

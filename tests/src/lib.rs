@@ -1,0 +1,104 @@
+//! Harness for tests that span tools: finds the built binaries, runs them, decodes their
+//! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
+
+use measure::Record;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The workspace root (the parent of this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The target directory cargo builds into (honours CARGO_TARGET_DIR).
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// Builds every binary of the workspace once per test process (cargo gives an integration test
+/// no path to a sibling package's binary), then returns the path of `name`.
+pub fn bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--workspace", "--bins", "--quiet"])
+            .current_dir(workspace_root())
+            .output()
+            .map_err(|e| format!("cannot run cargo build: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "cargo build --workspace --bins failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    });
+    if let Err(e) = built {
+        panic!("{e}");
+    }
+    let path = target_dir().join("debug").join(name);
+    assert!(path.exists(), "binary {} was not built", path.display());
+    path
+}
+
+/// Decodes every line strictly; panics naming the line that the reader rejects.
+pub fn decode(text: &str) -> Vec<Record> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| match measure::parse_line(l) {
+            Ok(r) => r,
+            Err(e) => panic!("line {} rejected: {e}\n{l}", i + 1),
+        })
+        .collect()
+}
+
+/// Decodes the JSON lines among other text (e.g. stderr holding records and messages).
+pub fn decode_mixed(text: &str) -> Vec<Record> {
+    decode(
+        &text
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// Runs a command and returns its output, panicking when it cannot start.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// True when running as root; otherwise prints `skipped: why` for the caller to return.
+pub fn need_root(why: &str) -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: {why} needs root");
+    }
+    root
+}
+
+/// True when `tool` is on PATH; otherwise prints `skipped: ...` for the caller to return.
+pub fn need_tool(tool: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()));
+    if !found {
+        eprintln!("skipped: {tool} is not installed");
+    }
+    found
+}
+
+/// The records of one type.
+pub fn of_kind(recs: &[Record], kind: measure::Kind) -> Vec<&Record> {
+    recs.iter().filter(|r| r.kind == kind).collect()
+}
