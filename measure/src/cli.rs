@@ -201,6 +201,16 @@ mod tests {
     }
 
     #[test]
+    fn sigint_sets_the_flag_instead_of_killing() {
+        install_interrupt_handler().unwrap();
+        assert!(!interrupted() || interrupt_signal().is_some());
+        // SAFETY: raise delivers SIGINT to this thread; the handler only stores atomics.
+        unsafe { libc::raise(libc::SIGINT) };
+        assert!(interrupted());
+        assert_eq!(interrupt_signal(), Some(libc::SIGINT));
+    }
+
+    #[test]
     fn output_appends() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.jsonl");

@@ -1,0 +1,111 @@
+//! Conventions every crate of the workspace keeps: `//!` atop each file, the tool skeleton,
+//! and the shared flag behaviour (--help, --version, usage errors exit 2 naming the flag).
+
+use benchmatrix_tests::{bin, run, workspace_root};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The tool crates: workspace members other than the library and this test crate.
+fn tools() -> Vec<String> {
+    let text = std::fs::read_to_string(workspace_root().join("Cargo.toml")).expect("Cargo.toml");
+    let members = text
+        .split_once("members")
+        .and_then(|(_, rest)| rest.split_once('['))
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| list)
+        .expect("members list");
+    members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"').to_string())
+        .filter(|m| !m.is_empty() && m != "measure" && m != "tests")
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        if name == "target" || name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_opens_with_a_doc_line() {
+    let mut files = Vec::new();
+    rust_files(&workspace_root(), &mut files);
+    assert!(files.len() > 5);
+    let missing: Vec<_> = files
+        .iter()
+        .filter(|f| {
+            !std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .starts_with("//!")
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "files without a //! line atop: {missing:?}"
+    );
+}
+
+#[test]
+fn every_tool_has_the_skeleton() {
+    for tool in tools() {
+        let dir = workspace_root().join(&tool).join("src");
+        let lib = std::fs::read_to_string(dir.join("lib.rs")).expect("lib.rs");
+        assert!(
+            lib.contains("pub fn command()"),
+            "{tool}: lib.rs lacks command()"
+        );
+        assert!(lib.contains("pub fn run("), "{tool}: lib.rs lacks run()");
+        let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs");
+        assert!(
+            main.lines().count() <= 15,
+            "{tool}: main.rs is more than a thin bin"
+        );
+    }
+}
+
+#[test]
+fn help_version_and_usage_errors() {
+    for tool in tools() {
+        let exe = bin(&tool);
+        let help = run(Command::new(&exe).arg("--help"));
+        assert_eq!(help.status.code(), Some(0), "{tool} --help");
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(text.contains("Usage"), "{tool} --help prints usage");
+        assert!(
+            text.contains("--label"),
+            "{tool} --help shows the shared --label flag"
+        );
+        let version = run(Command::new(&exe).arg("--version"));
+        assert_eq!(version.status.code(), Some(0), "{tool} --version");
+        assert!(String::from_utf8_lossy(&version.stdout).contains(env!("CARGO_PKG_VERSION")));
+        let bad = run(Command::new(&exe).arg("--no-such-flag"));
+        assert_eq!(bad.status.code(), Some(2), "{tool}: a bad flag exits 2");
+        assert!(
+            String::from_utf8_lossy(&bad.stderr).contains("--no-such-flag"),
+            "{tool}: the usage error names the flag"
+        );
+        assert!(
+            bad.stdout.is_empty(),
+            "{tool}: a usage error writes nothing on stdout"
+        );
+        let tag = run(Command::new(&exe).args(["--tag", "novalue", "--help"]));
+        assert_eq!(
+            tag.status.code(),
+            Some(0),
+            "{tool}: --help wins over other flags"
+        );
+    }
+}
