@@ -1,6 +1,8 @@
 //! Harness for tests that span tools: finds the built binaries, runs them, decodes their
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
+pub mod docs;
+
 use measure::Record;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
