@@ -1,6 +1,6 @@
 //! Shared helpers for blkwrite's integration tests: running the binary, reading its records,
 //! and loop devices and mounts that clean up after themselves even when a test fails.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
