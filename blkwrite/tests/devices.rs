@@ -2,6 +2,8 @@
 //! writes a blank device with --force-device, and refuses one that holds a file system, swap,
 //! an LVM2 PV, a partition table, partitions, or is mounted, each naming what it found.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::*;

@@ -1,6 +1,8 @@
 //! blkwrite on real files in a temporary directory: what it writes (byte for byte, against
 //! dd and fio too), what it refuses, --verify, alignment errors, tmpfs, ENOSPC, Ctrl-C.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use blkwrite::engine::Plan;
