@@ -278,9 +278,11 @@ fn execute(
     begin.insert("pool_slots".into(), json!(slots));
     begin.extend(t.facts.clone());
     begin.extend(measure::envfacts::Probe::system().machine());
+    let t0 = std::time::Instant::now();
+    let pool = Pool::new(plan.bs, plan.blocks, o.pattern, seed);
+    begin.insert("pool_fill_s".into(), json!(t0.elapsed().as_secs_f64()));
     rep.begin(begin).map_err(outerr)?;
-
-    let pool = match Pool::new(plan.bs, plan.blocks, o.pattern, seed) {
+    let pool = match pool {
         Ok(p) => p,
         Err(e) => {
             let f = Failure::new(exit::CANNOT, "allocating the data buffer", e);
