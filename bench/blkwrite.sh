@@ -10,7 +10,8 @@
 # Cases: sequential O_DIRECT 4M writes + fsync (blkwrite, fio psync, dd oflag=direct
 # conv=fsync); buffered 1M writes + fsync (blkwrite, fio psync end_fsync, dd conv=fsync);
 # random 4k O_DIRECT at depth 1 (blkwrite psync vs fio psync) and depth 32 (blkwrite vs fio
-# io_uring). Every run writes a fresh file, removed outside the timing. Two figures per run:
+# io_uring). Each case starts with one untimed warm-up run per tool, then the tools take
+# turns, the order rotated each round. Every run writes a fresh file, removed outside the timing. Two figures per run:
 # wall-clock throughput (SIZE / the whole process, start-up and flush included) and the
 # tool's own figure (blkwrite throughput_bytes_per_s, which includes the fsync; fio's
 # write bw_bytes, which does not include end_fsync; dd's own rate). Printed: the median of
@@ -70,22 +71,48 @@ run() {
 
 fio_() { fio --output-format=json --name=bench --filename="$dir/fio.dat" --size="$size" "$@"; }
 
+# one CASE TOOL: one run of TOOL in CASE.
+one() {
+	case "$1 $2" in
+	"seq-direct-4M blkwrite") run "$1" "$2" "$BLKWRITE" --direct -b 4M -s "$size" --keep -q "$dir/bw.dat" ;;
+	"seq-direct-4M fio") run "$1" "$2" fio_ --rw=write --bs=4M --direct=1 --ioengine=psync --end_fsync=1 ;;
+	"seq-direct-4M dd") run "$1" "$2" dd if=/dev/zero of="$dir/dd.dat" bs=4M count=$((bytes / 4194304)) oflag=direct conv=fsync ;;
+	"buffered-1M-fsync blkwrite") run "$1" "$2" "$BLKWRITE" -b 1M -s "$size" --keep -q "$dir/bw.dat" ;;
+	"buffered-1M-fsync fio") run "$1" "$2" fio_ --rw=write --bs=1M --ioengine=psync --end_fsync=1 ;;
+	"buffered-1M-fsync dd") run "$1" "$2" dd if=/dev/zero of="$dir/dd.dat" bs=1M count=$((bytes / 1048576)) conv=fsync ;;
+	"rand-4k-depth1 blkwrite") run "$1" "$2" "$BLKWRITE" --direct --random -b 4k -s "$size" --keep -q "$dir/bw.dat" ;;
+	"rand-4k-depth1 fio") run "$1" "$2" fio_ --rw=randwrite --bs=4k --direct=1 --ioengine=psync --end_fsync=1 ;;
+	"rand-4k-depth32 blkwrite") run "$1" "$2" "$BLKWRITE" --direct --random -b 4k -s "$size" --iodepth 32 --keep -q "$dir/bw.dat" ;;
+	"rand-4k-depth32 fio") run "$1" "$2" fio_ --rw=randwrite --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 --end_fsync=1 ;;
+	esac
+}
+
+# case_rounds CASE TOOL...: one untimed warm-up run of each tool, then ROUNDS rounds, the
+# order rotated each round (A B C, B C A, C A B, ...) so no tool always goes first after
+# another's file was removed (on a VM, the first buffered writer can pay for fresh pages).
+case_rounds() {
+	c=$1
+	shift
+	for t in "$@"; do one "$c" "$t"; done
+	grep -v "^$c " "$results" >"$results.warm" || true
+	cp "$results.warm" "$results"
+	rm -f "$results.warm"
+	i=0
+	while [ "$i" -lt "$rounds" ]; do
+		echo "bench: $c round $((i + 1))" >&2
+		for t in "$@"; do one "$c" "$t"; done
+		first=$1
+		shift
+		set -- "$@" "$first"
+		i=$((i + 1))
+	done
+}
+
 echo "bench: $rounds rounds of $size on $dir ($(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
-i=0
-while [ "$i" -lt "$rounds" ]; do
-	i=$((i + 1))
-	echo "bench: round $i" >&2
-	run seq-direct-4M blkwrite "$BLKWRITE" --direct -b 4M -s "$size" --keep -q "$dir/bw.dat"
-	run seq-direct-4M fio fio_ --rw=write --bs=4M --direct=1 --ioengine=psync --end_fsync=1
-	run seq-direct-4M dd dd if=/dev/zero of="$dir/dd.dat" bs=4M count=$((bytes / 4194304)) oflag=direct conv=fsync
-	run buffered-1M-fsync blkwrite "$BLKWRITE" -b 1M -s "$size" --keep -q "$dir/bw.dat"
-	run buffered-1M-fsync fio fio_ --rw=write --bs=1M --ioengine=psync --end_fsync=1
-	run buffered-1M-fsync dd dd if=/dev/zero of="$dir/dd.dat" bs=1M count=$((bytes / 1048576)) conv=fsync
-	run rand-4k-depth1 blkwrite "$BLKWRITE" --direct --random -b 4k -s "$size" --keep -q "$dir/bw.dat"
-	run rand-4k-depth1 fio fio_ --rw=randwrite --bs=4k --direct=1 --ioengine=psync --end_fsync=1
-	run rand-4k-depth32 blkwrite "$BLKWRITE" --direct --random -b 4k -s "$size" --iodepth 32 --keep -q "$dir/bw.dat"
-	run rand-4k-depth32 fio fio_ --rw=randwrite --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 --end_fsync=1
-done
+case_rounds seq-direct-4M blkwrite fio dd
+case_rounds buffered-1M-fsync blkwrite fio dd
+case_rounds rand-4k-depth1 blkwrite fio
+case_rounds rand-4k-depth32 blkwrite fio
 
 # Medians per case and tool, then blkwrite/peer ratios.
 awk '

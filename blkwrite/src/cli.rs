@@ -130,6 +130,14 @@ pub fn command() -> Command {
                 .help("Random offsets within --size, each block written once (fio --rw=randwrite)"),
         )
         .arg(
+            Arg::new("fallocate")
+                .long("fallocate")
+                .value_name("WHEN")
+                .default_value("auto")
+                .value_parser(["auto", "on", "off"])
+                .help("Preallocate a new file with fallocate(2) before timing, as fio does: auto = on with --random (else every random write into a hole also times the file system's allocator), off when sequential (as dd)"),
+        )
+        .arg(
             Arg::new("seed")
                 .long("seed")
                 .value_name("N")
@@ -213,6 +221,7 @@ pub struct Opts {
     pub dsync: bool,
     pub pattern: Pattern,
     pub random: bool,
+    pub fallocate: bool,
     pub seed: Option<u64>,
     pub iodepth: u32,
     pub engine: Engine,
@@ -285,6 +294,11 @@ impl Opts {
                 Pattern::Random
             },
             random: m.get_flag("random"),
+            fallocate: match m.get_one::<String>("fallocate").map(String::as_str) {
+                Some("on") => true,
+                Some("off") => false,
+                _ => m.get_flag("random"),
+            },
             seed: m.get_one::<u64>("seed").copied(),
             iodepth,
             engine: if iodepth > 1 {

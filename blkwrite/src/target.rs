@@ -112,6 +112,12 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
                     "{shown} does not exist: --verify-only reads back a file written before"
                 )));
             }
+            if in_dev(p) {
+                return Err(fail(format!(
+                    "{shown} does not exist, and blkwrite does not create a file under /dev \
+                     (a mistyped device name would fill memory): name an existing block device"
+                )));
+            }
             // Created without O_DIRECT first: a file system that refuses O_DIRECT must not
             // leave us unsure whether the file was made.
             OpenOptions::new()
@@ -155,6 +161,19 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
             describe_type(&m.file_type())
         ))),
     }
+}
+
+/// Whether `p` (not existing yet) would be created under /dev.
+fn in_dev(p: &Path) -> bool {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let parent = abs
+        .parent()
+        .map(|d| std::fs::canonicalize(d).unwrap_or(d.to_path_buf()));
+    parent.is_some_and(|d| d.starts_with("/dev"))
 }
 
 fn describe_type(t: &std::fs::FileType) -> &'static str {

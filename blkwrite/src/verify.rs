@@ -72,6 +72,9 @@ pub fn check(
     };
     let mut i = 0;
     while i < written {
+        if measure::cli::interrupted() {
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
         let (first, n) = if per_read > 1 {
             (i, per_read.min(written - i))
         } else {

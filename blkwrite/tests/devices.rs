@@ -194,3 +194,12 @@ fn device_mapper_holder_is_refused() {
         r.stderr
     );
 }
+
+#[test]
+fn a_missing_device_name_is_not_created_under_dev() {
+    let name = format!("/dev/blkwrite-nonexistent-{}", std::process::id());
+    let r = blkwrite(&["-s", "1M", &name]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("/dev"), "{}", r.stderr);
+    assert!(!std::path::Path::new(&name).exists());
+}

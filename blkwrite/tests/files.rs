@@ -269,6 +269,11 @@ fn io_uring_random_periodic_flush_and_verify() {
     let s = r.summary();
     assert_eq!(s["info"]["engine"], "io_uring");
     assert_eq!(s["info"]["direct_effective"], true);
+    assert_eq!(
+        r.begin()["info"]["preallocated"],
+        true,
+        "--random preallocates like fio"
+    );
     assert!(!f.exists());
 }
 
