@@ -163,17 +163,12 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
     }
 }
 
-/// Whether `p` (not existing yet) would be created under /dev.
+/// Whether `p` (not existing yet) would be created in /dev (on devtmpfs), where only a
+/// mistyped device name would put it.
 fn in_dev(p: &Path) -> bool {
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    };
-    let parent = abs
-        .parent()
-        .map(|d| std::fs::canonicalize(d).unwrap_or(d.to_path_buf()));
-    parent.is_some_and(|d| d.starts_with("/dev"))
+    measure::envfacts::Probe::system()
+        .path_facts(p)
+        .is_some_and(|f| f.fs_type == "devtmpfs")
 }
 
 fn describe_type(t: &std::fs::FileType) -> &'static str {
