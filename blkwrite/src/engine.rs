@@ -332,7 +332,16 @@ fn run_uring(
     tick: &mut dyn FnMut(&Tick) -> bool,
 ) -> io::Result<()> {
     let depth = plan.iodepth.max(1) as usize;
-    let mut ring = IoUring::new(depth.next_power_of_two() as u32)?;
+    let mut ring = IoUring::new(depth.next_power_of_two() as u32).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot set up a ring for --iodepth {depth} ({e}); io_uring may be disabled \
+                 (sysctl kernel.io_uring_disabled) or blocked by a container's seccomp profile: \
+                 run with --iodepth 1"
+            ),
+        )
+    })?;
     let whole = pool.as_slice();
     let iov = libc::iovec {
         iov_base: whole.as_ptr() as *mut libc::c_void,
