@@ -332,7 +332,17 @@ fn run_uring(
     tick: &mut dyn FnMut(&Tick) -> bool,
 ) -> io::Result<()> {
     let depth = plan.iodepth.max(1) as usize;
-    let mut ring = IoUring::new(depth.next_power_of_two() as u32).map_err(|e| {
+    let entries = depth.next_power_of_two() as u32;
+    // Completions are run only when this thread waits for them (DEFER_TASKRUN, 6.1+), and
+    // without interrupting it (COOP_TASKRUN, 5.19+), as fio sets up its rings; older
+    // kernels reject the flags, so fall back to a plain ring.
+    let ring = IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .build(entries)
+        .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+        .or_else(|_| IoUring::new(entries));
+    let mut ring = ring.map_err(|e| {
         io::Error::new(
             e.kind(),
             format!(

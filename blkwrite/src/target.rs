@@ -263,7 +263,8 @@ fn finish_file(
             target.file = f;
             target.direct_effective = true;
         }
-        Ok(f) => target.file = f,
+        // Not honoured: the plain descriptor stays, so the run is plainly buffered.
+        Ok(_) => {}
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             not_honoured = Some("the file system refuses O_DIRECT (EINVAL)".into());
         }
