@@ -1,0 +1,355 @@
+//! The command line: the clap Command (one source for --help and the man page) and the
+//! options it parses into.
+
+use crate::engine::{Engine, Flush};
+use crate::pattern::Pattern;
+use crate::target::Direct;
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use measure::Failure;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const LONG_ABOUT: &str = "\
+blkwrite writes exactly what it is told to a file or a block device, the way it is told \
+(buffered, O_DIRECT, O_DSYNC, with fsync or fdatasync at the end, every N writes or never; \
+sequential or random offsets; one write at a time or many in flight through io_uring), and \
+reports the write phase, the flush and the total separately as benchmatrix JSON lines, with \
+per-write latency percentiles from a histogram.
+
+It replaces `time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'`, which mixes \
+page-cache speed, a global sync of every dirty page on the machine, and the device.
+
+Safety: it creates a new file by default (removed at the end unless --keep) and refuses an \
+existing file without --force and a block device without --force-device. It refuses, even \
+then, a device that is mounted, in use by LVM, device-mapper or md, holds partitions, or holds \
+a file system, swap, LVM2, LUKS, md or partition-table signature.
+
+Records: begin (options, target, alignment, file system and block stack, logical block size, \
+rotational), interval (each second), sample (the whole write; headline \
+throughput_bytes_per_s), summary (the same figures plus the read-back check). Exit: 0 ok, \
+1 --verify found bad blocks, 2 could not do the job (usage, refusal, ENOSPC, EIO), 130 Ctrl-C.";
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  Replace `dd if=/dev/zero of=testfile bs=512M count=4; sync`:
+    blkwrite -b 512M -c 4 testfile
+  Sequential O_DIRECT, 2 GiB in 4 MiB writes, fsync at the end (dd oflag=direct conv=fsync):
+    blkwrite --direct -b 4M -s 2G /mnt/test/file
+  4 KiB random O_DIRECT writes, 32 in flight (fio --rw=randwrite --iodepth=32):
+    blkwrite --direct --random -b 4k -s 256M --iodepth 32 /mnt/test/file
+  Every write durable (fio --sync=dsync), for 10 seconds at most:
+    blkwrite --dsync -b 4k -s 64M --time 10s file
+  A whole logical volume (destroys it), checked afterwards:
+    blkwrite --force-device --direct -b 1M --verify /dev/vg/scratch
+  Check a file written before with --keep --seed 7:
+    blkwrite --verify-only --seed 7 -b 1M -s 1G file";
+
+fn size_arg(id: &'static str) -> Arg {
+    Arg::new(id).value_parser(|s: &str| measure::units::parse_size(s))
+}
+
+/// The clap Command of blkwrite.
+pub fn command() -> Command {
+    let cmd = Command::new("blkwrite")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Write a file or block device the way you say; time the writes, the flush and the total")
+        .long_about(LONG_ABOUT)
+        .after_help(EXAMPLES)
+        .arg(
+            Arg::new("target")
+                .value_name("TARGET")
+                .required(true)
+                .value_parser(value_parser!(PathBuf))
+                .help("File to create (or overwrite with --force) or block device (with --force-device)"),
+        )
+        .arg(
+            size_arg("size")
+                .short('s')
+                .long("size")
+                .value_name("SIZE")
+                .conflicts_with("count")
+                .help("Bytes to write, dd sizes: 512M, 2G, 1000000 (default for a block device: all of it)"),
+        )
+        .arg(
+            Arg::new("count")
+                .short('c')
+                .long("count")
+                .value_name("N")
+                .value_parser(value_parser!(u64).range(1..))
+                .help("Number of --bs writes (dd's count=)"),
+        )
+        .arg(
+            size_arg("bs")
+                .short('b')
+                .long("bs")
+                .value_name("SIZE")
+                .default_value("1M")
+                .help("Bytes per write (dd's bs=); the last write of an odd --size is shorter"),
+        )
+        .arg(
+            Arg::new("direct")
+                .long("direct")
+                .value_name("WHEN")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("on")
+                .value_parser(["on", "try", "off"])
+                .help("O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs, checksummed btrfs) unless --direct=try, which runs and reports direct_effective: false"),
+        )
+        .arg(
+            Arg::new("flush")
+                .long("flush")
+                .value_name("WHEN")
+                .default_value("end")
+                .help("fsync: end (once after the last write, dd conv=fsync), every=N (after every N writes and at the end), none"),
+        )
+        .arg(
+            Arg::new("fdatasync")
+                .long("fdatasync")
+                .action(ArgAction::SetTrue)
+                .help("Flush with fdatasync instead of fsync (dd conv=fdatasync)"),
+        )
+        .arg(
+            Arg::new("dsync")
+                .long("dsync")
+                .action(ArgAction::SetTrue)
+                .help("Open with O_DSYNC: every write durable before it returns (dd oflag=dsync)"),
+        )
+        .arg(
+            Arg::new("pattern")
+                .long("pattern")
+                .value_name("DATA")
+                .default_value("random")
+                .value_parser(["random", "zero"])
+                .help("Data written: random (generated before timing; zeros flatter compressing and deduplicating storage) or zero"),
+        )
+        .arg(
+            Arg::new("random")
+                .long("random")
+                .action(ArgAction::SetTrue)
+                .help("Random offsets within --size, each block written once (fio --rw=randwrite)"),
+        )
+        .arg(
+            Arg::new("fallocate")
+                .long("fallocate")
+                .value_name("WHEN")
+                .default_value("auto")
+                .value_parser(["auto", "on", "off"])
+                .help("Preallocate a new file with fallocate(2) before timing, as fio does: auto = on with --random (else every random write into a hole also times the file system's allocator), off when sequential (as dd)"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .value_name("N")
+                .value_parser(value_parser!(u64))
+                .help("Seed for the random data and offsets (default: a fresh one, reported in begin)"),
+        )
+        .arg(
+            Arg::new("iodepth")
+                .long("iodepth")
+                .value_name("N")
+                .default_value("1")
+                .value_parser(value_parser!(u32).range(1..=4096))
+                .help("Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring"),
+        )
+        .arg(
+            Arg::new("time")
+                .long("time")
+                .value_name("DURATION")
+                .value_parser(|s: &str| measure::units::parse_duration(s))
+                .help("Stop writing after DURATION (250ms, 10s, 2m) even if --size is not reached"),
+        )
+        .arg(
+            Arg::new("verify")
+                .long("verify")
+                .action(ArgAction::SetTrue)
+                .help("After the flush, read everything written back and check it"),
+        )
+        .arg(
+            Arg::new("verify_only")
+                .long("verify-only")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["verify", "time"])
+                .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern"),
+        )
+        .arg(
+            Arg::new("keep")
+                .long("keep")
+                .action(ArgAction::SetTrue)
+                .help("Keep the file blkwrite created (it is removed at the end by default)"),
+        )
+        .arg(
+            Arg::new("force")
+                .long("force")
+                .action(ArgAction::SetTrue)
+                .help("Overwrite an existing regular file in place (it is not truncated, and kept)"),
+        )
+        .arg(
+            Arg::new("force_device")
+                .long("force-device")
+                .action(ArgAction::SetTrue)
+                .help("Write a block device (never one mounted, in use, or holding a signature)"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .value_name("FILE")
+                .help("Append records to FILE instead of stdout (- is stdout)"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(ArgAction::SetTrue)
+                .help("No progress line on a terminal's stderr"),
+        );
+    measure::label::args(cmd)
+}
+
+/// Parsed options.
+#[derive(Clone, Debug)]
+pub struct Opts {
+    pub target: PathBuf,
+    pub size: Option<u64>,
+    pub count: Option<u64>,
+    pub bs: u64,
+    pub direct: Direct,
+    pub flush: Flush,
+    pub flush_text: String,
+    pub fdatasync: bool,
+    pub dsync: bool,
+    pub pattern: Pattern,
+    pub random: bool,
+    pub fallocate: bool,
+    pub seed: Option<u64>,
+    pub iodepth: u32,
+    pub engine: Engine,
+    pub time: Option<Duration>,
+    pub verify: bool,
+    pub verify_only: bool,
+    pub keep: bool,
+    pub force: bool,
+    pub force_device: bool,
+    pub output: Option<String>,
+    pub quiet: bool,
+}
+
+fn parse_flush(s: &str) -> Result<Flush, Failure> {
+    match s {
+        "end" => Ok(Flush::End),
+        "none" => Ok(Flush::None),
+        _ => {
+            let n = s
+                .strip_prefix("every=")
+                .and_then(|n| n.parse::<u64>().ok())
+                .filter(|&n| n > 0);
+            n.map(Flush::Every).ok_or_else(|| {
+                Failure::usage(format!(
+                    "--flush {s}: expected end, none or every=N with N >= 1 (e.g. --flush every=64)"
+                ))
+            })
+        }
+    }
+}
+
+impl Opts {
+    pub fn from(m: &ArgMatches) -> Result<Opts, Failure> {
+        let flush_text = m
+            .get_one::<String>("flush")
+            .cloned()
+            .unwrap_or_else(|| "end".into());
+        let bs = m.get_one::<u64>("bs").copied().unwrap_or(1 << 20);
+        if bs == 0 {
+            return Err(Failure::usage(
+                "--bs 0: a write needs at least one byte, e.g. --bs 4k",
+            ));
+        }
+        if bs > 1 << 31 {
+            return Err(Failure::usage(
+                "--bs is larger than 2 GiB, more than one write(2) can carry: use --bs 1G or less",
+            ));
+        }
+        let iodepth = m.get_one::<u32>("iodepth").copied().unwrap_or(1);
+        Ok(Opts {
+            target: m
+                .get_one::<PathBuf>("target")
+                .cloned()
+                .ok_or_else(|| Failure::usage("TARGET is missing"))?,
+            size: m.get_one::<u64>("size").copied(),
+            count: m.get_one::<u64>("count").copied(),
+            bs,
+            direct: match m.get_one::<String>("direct").map(String::as_str) {
+                Some("on") => Direct::On,
+                Some("try") => Direct::Try,
+                _ => Direct::Off,
+            },
+            flush: parse_flush(&flush_text)?,
+            flush_text,
+            fdatasync: m.get_flag("fdatasync"),
+            dsync: m.get_flag("dsync"),
+            pattern: if m.get_one::<String>("pattern").map(String::as_str) == Some("zero") {
+                Pattern::Zero
+            } else {
+                Pattern::Random
+            },
+            random: m.get_flag("random"),
+            fallocate: match m.get_one::<String>("fallocate").map(String::as_str) {
+                Some("on") => true,
+                Some("off") => false,
+                _ => m.get_flag("random"),
+            },
+            seed: m.get_one::<u64>("seed").copied(),
+            iodepth,
+            engine: if iodepth > 1 {
+                Engine::IoUring
+            } else {
+                Engine::Sync
+            },
+            time: m.get_one::<Duration>("time").copied(),
+            verify: m.get_flag("verify"),
+            verify_only: m.get_flag("verify_only"),
+            keep: m.get_flag("keep"),
+            force: m.get_flag("force"),
+            force_device: m.get_flag("force_device"),
+            output: m.get_one::<String>("output").cloned(),
+            quiet: m.get_flag("quiet"),
+        })
+    }
+}
+
+/// A size the way dd would write it: `4k`, `512M`, `2G`, or bytes.
+pub fn compact_size(b: u64) -> String {
+    for (shift, unit) in [(40, "T"), (30, "G"), (20, "M"), (10, "k")] {
+        if b >= 1 << shift && b % (1 << shift) == 0 {
+            return format!("{}{unit}", b >> shift);
+        }
+    }
+    b.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flush_forms() {
+        assert_eq!(parse_flush("end").unwrap(), Flush::End);
+        assert_eq!(parse_flush("every=8").unwrap(), Flush::Every(8));
+        assert!(parse_flush("every=0").is_err());
+        assert!(
+            parse_flush("sometimes")
+                .unwrap_err()
+                .to_string()
+                .contains("every=N")
+        );
+    }
+
+    #[test]
+    fn sizes_read_like_dd() {
+        assert_eq!(compact_size(4096), "4k");
+        assert_eq!(compact_size(512 << 20), "512M");
+        assert_eq!(compact_size(1000), "1000");
+        command().debug_assert();
+    }
+}

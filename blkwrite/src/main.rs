@@ -1,0 +1,4 @@
+//! The blkwrite binary: parses nothing itself, see the library.
+fn main() -> std::process::ExitCode {
+    measure::cli::main("blkwrite", blkwrite::run)
+}
