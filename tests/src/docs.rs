@@ -22,11 +22,19 @@ fn collect(cmd: &Command, name: String, pages: &mut Vec<(String, Vec<u8>)>) {
         .date("2026-11-30")
         .source(format!("benchmatrix {}", env!("CARGO_PKG_VERSION")));
     if man.render(&mut buf).is_ok() {
-        pages.push((format!("{name}.1"), buf));
+        pages.push((format!("{name}.1"), tidy_roff(&buf)));
     }
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         collect(sub, format!("{name}-{}", sub.get_name()), pages);
     }
+}
+
+/// clap_mangen writes a blank line between two `.br` requests before a list of possible
+/// values, which mandoc warns about; one `.sp` says the same.
+fn tidy_roff(page: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(page)
+        .replace("\n.br\n\n.br\n", "\n.sp\n")
+        .into_bytes()
 }
 
 /// Completion scripts for bash, zsh and fish, as (file name, contents).

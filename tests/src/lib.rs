@@ -3,6 +3,9 @@
 
 pub mod docs;
 
+/// Every tool crate of the workspace with its clap Command, in the order of `members`.
+pub const TOOLS: &[(&str, fn() -> clap::Command)] = &[("blkwrite", blkwrite::command)];
+
 use measure::Record;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! Conventions every crate of the workspace keeps: `//!` atop each file, the tool skeleton,
 //! and the shared flag behaviour (--help, --version, usage errors exit 2 naming the flag).
 
-use benchmatrix_tests::{bin, run, workspace_root};
+use benchmatrix_tests::{TOOLS, bin, run, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -60,18 +60,27 @@ fn every_rust_file_opens_with_a_doc_line() {
 
 #[test]
 fn every_tool_has_the_skeleton() {
-    for tool in tools() {
-        let dir = workspace_root().join(&tool).join("src");
+    // Each tool's library gives command() (checked at compile time by TOOLS) and run(); its
+    // binary is a thin main.
+    let listed: Vec<&str> = TOOLS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        listed,
+        tools(),
+        "benchmatrix_tests::TOOLS lists every tool crate, in order"
+    );
+    for (tool, command) in TOOLS {
+        assert_eq!(command().get_name(), *tool);
+        let dir = workspace_root().join(tool).join("src");
         let lib = std::fs::read_to_string(dir.join("lib.rs")).expect("lib.rs");
-        assert!(
-            lib.contains("pub fn command()"),
-            "{tool}: lib.rs lacks command()"
-        );
         assert!(lib.contains("pub fn run("), "{tool}: lib.rs lacks run()");
         let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs");
         assert!(
             main.lines().count() <= 15,
             "{tool}: main.rs is more than a thin bin"
+        );
+        assert!(
+            main.contains(&format!("{tool}::run")),
+            "{tool}: main calls the library's run"
         );
     }
 }

@@ -1,0 +1,64 @@
+//! Man pages and shell completions: generated from each tool's clap Command, committed under
+//! man/ and completions/, and checked here to be up to date and clean under `mandoc -T lint`.
+
+use benchmatrix_tests::docs::{check_or_bless, completions, man_pages};
+use benchmatrix_tests::{TOOLS, need_tool, run, workspace_root};
+use std::process::Command;
+
+#[test]
+fn man_pages_and_completions_are_up_to_date() {
+    let root = workspace_root();
+    let mut stale = Vec::new();
+    for (_, command) in TOOLS {
+        stale.extend(check_or_bless(&root.join("man"), &man_pages(command())));
+        stale.extend(check_or_bless(
+            &root.join("completions"),
+            &completions(command()),
+        ));
+    }
+    assert!(
+        stale.is_empty(),
+        "out of date: {stale:?}\nregenerate with: BLESS=1 cargo test -p benchmatrix-tests --test manpages"
+    );
+}
+
+#[test]
+fn every_tool_page_shows_examples() {
+    for (tool, command) in TOOLS {
+        let pages = man_pages(command());
+        let (_, main) = pages.first().expect("a page");
+        let text = String::from_utf8_lossy(main);
+        assert!(
+            text.contains("EXAMPLES"),
+            "{tool}.1 has no EXAMPLES (put them in after_help)"
+        );
+    }
+}
+
+#[test]
+fn pages_pass_mandoc_lint() {
+    if !need_tool("mandoc") {
+        return;
+    }
+    let man = workspace_root().join("man");
+    let mut pages: Vec<_> = std::fs::read_dir(&man)
+        .expect("man/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "1" || x == "7"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() > TOOLS.len());
+    for page in pages {
+        let out = run(Command::new("mandoc")
+            .args(["-T", "lint", "-W", "warning"])
+            .arg(&page));
+        assert!(
+            out.status.success(),
+            "mandoc -T lint {}:\n{}{}",
+            page.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
