@@ -3,8 +3,11 @@
 
 pub mod docs;
 
+/// A tool library's `command()`.
+pub type CommandFn = fn() -> clap::Command;
+
 /// Every tool crate of the workspace with its clap Command, in the order of `members`.
-pub const TOOLS: &[(&str, fn() -> clap::Command)] = &[("blkwrite", blkwrite::command)];
+pub const TOOLS: &[(&str, CommandFn)] = &[("blkwrite", blkwrite::command)];
 
 use measure::Record;
 use std::path::{Path, PathBuf};
