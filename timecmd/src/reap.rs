@@ -1,0 +1,441 @@
+//! Waiting for a run: signals through a signalfd, the time limit, Ctrl-C, and `wait4`.
+//!
+//! SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked and read from a signalfd, and the wait is
+//! a `ppoll` on it (and on the `--output pipe` pipe), so a signal can never slip in between
+//! a check and a blocking call. When the child has exited, `wait4` reaps it and hands back
+//! that run's own rusage; the clock is read right after. A signal that timecmd's parent
+//! had set to be ignored (`nohup`, `cmd &` in a script) stays ignored.
+//!
+//! When timecmd owns the terminal's foreground, each run gets the terminal (as a shell does
+//! for a job), because the child is in a process group of its own and would otherwise stop
+//! on its first read from the terminal; timecmd takes the terminal back after the run.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// How long a child has to end after a forwarded Ctrl-C before it gets SIGKILL.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+
+/// A CLOCK_MONOTONIC reading in nanoseconds.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we pass; CLOCK_MONOTONIC always exists.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+    }
+    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The resolution of CLOCK_MONOTONIC in seconds.
+pub fn clock_resolution_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_getres writes into the timespec we pass.
+    unsafe {
+        libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts);
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// How a run ended.
+#[derive(Clone, Copy)]
+pub struct Reaped {
+    /// The raw wait status.
+    pub status: libc::c_int,
+    /// The child's (and its waited-for descendants') resource usage.
+    pub usage: libc::rusage,
+    /// CLOCK_MONOTONIC right after reaping.
+    pub end_ns: u64,
+    /// The time limit was reached and the process group killed.
+    pub timed_out: bool,
+    /// timecmd got this signal during the run and forwarded it.
+    pub interrupt: Option<i32>,
+}
+
+impl std::fmt::Debug for Reaped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reaped")
+            .field("status", &self.status)
+            .field("end_ns", &self.end_ns)
+            .field("timed_out", &self.timed_out)
+            .field("interrupt", &self.interrupt)
+            .finish()
+    }
+}
+
+/// What the wait status says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+impl Exit {
+    pub fn from_status(status: libc::c_int) -> Exit {
+        if libc::WIFSIGNALED(status) {
+            Exit::Signal(libc::WTERMSIG(status))
+        } else {
+            Exit::Code(libc::WEXITSTATUS(status))
+        }
+    }
+
+    /// The shell's convention: the exit code, or 128+N for signal N.
+    pub fn shell_code(self) -> u8 {
+        match self {
+            Exit::Code(c) => (c & 0xff) as u8,
+            Exit::Signal(s) => (128 + s).clamp(0, 255) as u8,
+        }
+    }
+
+    pub fn success(self) -> bool {
+        self == Exit::Code(0)
+    }
+}
+
+/// The signal's name without SIG (`INT`), or its number.
+pub fn signal_name(sig: i32) -> String {
+    let names = [
+        (libc::SIGHUP, "HUP"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGQUIT, "QUIT"),
+        (libc::SIGILL, "ILL"),
+        (libc::SIGTRAP, "TRAP"),
+        (libc::SIGABRT, "ABRT"),
+        (libc::SIGBUS, "BUS"),
+        (libc::SIGFPE, "FPE"),
+        (libc::SIGKILL, "KILL"),
+        (libc::SIGUSR1, "USR1"),
+        (libc::SIGSEGV, "SEGV"),
+        (libc::SIGUSR2, "USR2"),
+        (libc::SIGPIPE, "PIPE"),
+        (libc::SIGALRM, "ALRM"),
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGCHLD, "CHLD"),
+        (libc::SIGXCPU, "XCPU"),
+        (libc::SIGXFSZ, "XFSZ"),
+        (libc::SIGSYS, "SYS"),
+    ];
+    names
+        .iter()
+        .find(|(n, _)| *n == sig)
+        .map_or_else(|| sig.to_string(), |(_, s)| (*s).to_string())
+}
+
+/// The blocked signals, their signalfd, and the terminal hand-off.
+pub struct Signals {
+    fd: OwnedFd,
+    /// The first interrupting signal (SIGINT, SIGTERM, SIGHUP) received, if any.
+    interrupted: Option<i32>,
+    /// The terminal to hand to each run, when timecmd is in its foreground.
+    tty: Option<RawFd>,
+    own_pgrp: libc::pid_t,
+}
+
+impl std::fmt::Debug for Signals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signals")
+            .field("interrupted", &self.interrupted)
+            .field("tty", &self.tty)
+            .finish()
+    }
+}
+
+/// Whether `sig` is currently ignored (SIG_IGN), as a parent may have set it.
+fn ignored(sig: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one into `old`.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+impl Signals {
+    /// Blocks the signals timecmd waits for and opens their signalfd.
+    pub fn install() -> io::Result<Signals> {
+        // SAFETY: sigset_t is plain data initialised by sigemptyset; the calls take
+        // pointers to live values; signalfd returns a new descriptor or -1.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGCHLD);
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                if !ignored(sig) {
+                    libc::sigaddset(&mut set, sig);
+                }
+            }
+            let mut block = set;
+            // Blocked SIGTTOU lets timecmd take the terminal back from the background.
+            libc::sigaddset(&mut block, libc::SIGTTOU);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &block, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let own_pgrp = libc::getpgrp();
+            let tty = [0, 2, 1]
+                .into_iter()
+                .find(|&fd| libc::isatty(fd) == 1 && libc::tcgetpgrp(fd) == own_pgrp);
+            Ok(Signals {
+                fd: OwnedFd::from_raw_fd(fd),
+                interrupted: None,
+                tty,
+                own_pgrp,
+            })
+        }
+    }
+
+    /// The first interrupting signal received so far.
+    pub fn interrupted(&self) -> Option<i32> {
+        self.interrupted
+    }
+
+    /// Whether runs get the terminal's foreground.
+    pub fn hands_off_terminal(&self) -> bool {
+        self.tty.is_some()
+    }
+
+    /// Reads every pending signal without waiting; returns the interrupting ones in order.
+    fn drain(&mut self) -> Vec<i32> {
+        let mut got = Vec::new();
+        loop {
+            // SAFETY: signalfd_siginfo is plain data; read writes at most its size.
+            let mut si: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<libc::signalfd_siginfo>();
+            // SAFETY: reading into a buffer of exactly `size` bytes.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    (&mut si as *mut libc::signalfd_siginfo).cast(),
+                    size,
+                )
+            };
+            if n != size as isize {
+                break;
+            }
+            let sig = si.ssi_signo as i32;
+            if sig != libc::SIGCHLD {
+                got.push(sig);
+            }
+        }
+        got
+    }
+
+    /// Between runs: notes an interrupt that arrived, without waiting.
+    pub fn poll_interrupt(&mut self) -> Option<i32> {
+        for sig in self.drain() {
+            self.interrupted.get_or_insert(sig);
+        }
+        self.interrupted
+    }
+
+    fn give_terminal(&self, pgrp: libc::pid_t) {
+        if let Some(fd) = self.tty {
+            // SAFETY: tcsetpgrp on a terminal descriptor; SIGTTOU is blocked so it works
+            // from the background too. A failure leaves job control as it was.
+            unsafe {
+                libc::tcsetpgrp(fd, pgrp);
+            }
+        }
+    }
+
+    /// Waits for `pid` (the leader of its own process group) to end, draining `pipe` and
+    /// killing the group at `deadline_ns` (CLOCK_MONOTONIC) or after an interrupt. With
+    /// `stop_if_interrupted`, an interrupt that came before the spawn is forwarded at once.
+    pub fn wait(
+        &mut self,
+        pid: libc::pid_t,
+        deadline_ns: Option<u64>,
+        pipe: Option<RawFd>,
+        stop_if_interrupted: bool,
+    ) -> io::Result<Reaped> {
+        let mut kill_at = deadline_ns;
+        let mut force_at: Option<u64> = None;
+        let mut timed_out = false;
+        let mut interrupt = None;
+        let mut buf = [0u8; 16384];
+        let flags = if self.tty.is_some() {
+            libc::WNOHANG | libc::WUNTRACED
+        } else {
+            libc::WNOHANG
+        };
+        self.give_terminal(pid);
+        // An interrupt that arrived just before the spawn still stops this run.
+        if let Some(sig) = self.interrupted.filter(|_| stop_if_interrupted) {
+            interrupt = Some(sig);
+            // SAFETY: kill of the process group we created.
+            unsafe { libc::kill(-pid, sig) };
+            force_at = Some(now_ns() + INTERRUPT_GRACE.as_nanos() as u64);
+        }
+        loop {
+            let mut fds = [
+                libc::pollfd {
+                    fd: self.fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: pipe.unwrap_or(-1),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            let wake = match (kill_at, force_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let ts = wake.map(|w| {
+                let left = w.saturating_sub(now_ns());
+                libc::timespec {
+                    tv_sec: (left / 1_000_000_000) as libc::time_t,
+                    tv_nsec: (left % 1_000_000_000) as libc::c_long,
+                }
+            });
+            let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const _);
+            // SAFETY: two live pollfd entries (a negative fd is ignored by ppoll), a
+            // timespec or null, and no signal mask change.
+            let rc = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, tsp, std::ptr::null()) };
+            if rc < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    self.give_terminal(self.own_pgrp);
+                    return Err(e);
+                }
+            }
+            if fds[0].revents != 0 {
+                for sig in self.drain() {
+                    if interrupt.is_none() {
+                        interrupt = Some(sig);
+                        self.interrupted.get_or_insert(sig);
+                        // SAFETY: kill of the process group we created.
+                        unsafe { libc::kill(-pid, sig) };
+                        force_at = Some(now_ns() + INTERRUPT_GRACE.as_nanos() as u64);
+                    } else {
+                        // A second Ctrl-C: no more grace.
+                        // SAFETY: as above.
+                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    }
+                }
+            }
+            if let Some(p) = pipe
+                && fds[1].revents != 0
+            {
+                drain_pipe(p, &mut buf);
+            }
+            let mut status: libc::c_int = 0;
+            // SAFETY: rusage is plain data that wait4 fills in.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: wait4 on our own child with pointers to live values.
+            let r = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+            if r == pid {
+                let end_ns = now_ns();
+                if libc::WIFSTOPPED(status) {
+                    self.on_stop(pid, libc::WSTOPSIG(status));
+                    continue;
+                }
+                self.give_terminal(self.own_pgrp);
+                if let Some(p) = pipe {
+                    drain_pipe(p, &mut buf);
+                }
+                return Ok(Reaped {
+                    status,
+                    usage,
+                    end_ns,
+                    timed_out,
+                    interrupt,
+                });
+            }
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    self.give_terminal(self.own_pgrp);
+                    return Err(e);
+                }
+            }
+            let now = now_ns();
+            if kill_at.is_some_and(|k| now >= k) {
+                kill_at = None;
+                timed_out = true;
+                // SAFETY: kill of the process group we created (the leader is not reaped
+                // yet, so the group id cannot have been reused).
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+            if force_at.is_some_and(|f| now >= f) {
+                force_at = None;
+                // SAFETY: as above.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+        }
+    }
+
+    /// A run stopped (only reported when it has the terminal): continue it after a
+    /// background read or write; after Ctrl-Z, stop timecmd too and resume both together.
+    fn on_stop(&mut self, pid: libc::pid_t, sig: i32) {
+        if sig != libc::SIGTTIN && sig != libc::SIGTTOU {
+            self.give_terminal(self.own_pgrp);
+            // SAFETY: stops timecmd itself; the shell's `fg` continues it.
+            unsafe { libc::raise(libc::SIGSTOP) };
+        }
+        self.give_terminal(pid);
+        // SAFETY: continues the process group we created.
+        unsafe { libc::kill(-pid, libc::SIGCONT) };
+    }
+}
+
+/// Reads and discards what is in the pipe now.
+fn drain_pipe(fd: RawFd, buf: &mut [u8]) {
+    loop {
+        // SAFETY: read into a live buffer of buf.len() bytes from a non-blocking pipe.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+    }
+}
+
+/// The peak RSS of timecmd's own memory (VmHWM): a child's max RSS never reads below it,
+/// because the kernel carries the spawner's peak into the child at exec.
+pub fn own_peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_codes() {
+        assert_eq!(Exit::Code(3).shell_code(), 3);
+        assert_eq!(Exit::Signal(libc::SIGKILL).shell_code(), 137);
+        assert_eq!(Exit::Signal(libc::SIGINT).shell_code(), 130);
+        assert!(Exit::Code(0).success());
+        assert!(!Exit::Signal(9).success());
+        assert_eq!(signal_name(libc::SIGTERM), "TERM");
+        assert_eq!(signal_name(64), "64");
+    }
+
+    #[test]
+    fn clock_moves_forward() {
+        let a = now_ns();
+        let b = now_ns();
+        assert!(b >= a);
+        assert!(clock_resolution_s() > 0.0);
+        assert!(own_peak_rss_bytes().is_some_and(|b| b > 0));
+    }
+}
