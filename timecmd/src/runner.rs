@@ -364,14 +364,18 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
         "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
     }));
     begin.extend(measure::envfacts::Probe::system().machine());
+    let spawner = Spawner::new(&plan.argv, &plan.output);
+    if let Ok(sp) = &spawner {
+        begin.insert("executable".into(), json!(sp.executable()));
+    }
     rep.begin(begin).map_err(|e| io_fail(&e))?;
 
-    let started = Signals::install()
-        .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "blocking signals for the runs", e))
-        .and_then(|sig| {
-            Spawner::new(&plan.argv, &plan.output)
-                .map(|sp| (sig, sp))
-                .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "setting up the command", e))
+    let started = spawner
+        .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "setting up the command", e))
+        .and_then(|sp| {
+            Signals::install()
+                .map(|sig| (sig, sp))
+                .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "blocking signals for the runs", e))
         });
     let result = match started {
         Ok((mut signals, mut sp)) => {

@@ -98,6 +98,8 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 /// Spawns one command line again and again, each time in a new process group.
 pub struct Spawner {
     program: String,
+    /// The executable found in PATH once, up front, so that no run pays for the search.
+    resolved: Option<CString>,
     _args: Vec<CString>,
     argv: Vec<*mut libc::c_char>,
     attr: Attr,
@@ -161,8 +163,11 @@ impl Spawner {
             ))?;
         }
 
+        let resolved = resolve_in_path(first.as_ref())
+            .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
         let mut sp = Spawner {
             program,
+            resolved,
             _args: args,
             argv: ptrs,
             attr,
@@ -228,6 +233,13 @@ impl Spawner {
         &self.program
     }
 
+    /// The executable that runs: argv[0] as found in PATH, if it was looked up there.
+    pub fn executable(&self) -> Option<String> {
+        self.resolved
+            .as_ref()
+            .map(|c| c.to_string_lossy().into_owned())
+    }
+
     /// The read end of the `--output pipe` pipe, to drain while the child runs.
     pub fn pipe_fd(&self) -> Option<RawFd> {
         self.pipe_read.as_ref().map(AsRawFd::as_raw_fd)
@@ -254,14 +266,24 @@ impl Spawner {
         // SAFETY: argv is a NULL-terminated array of pointers into `_args`, which lives as
         // long as self; attr and actions are initialised; environ is the process environment.
         let rc = unsafe {
-            libc::posix_spawnp(
-                &mut pid,
-                self.argv[0],
-                actions,
-                &*self.attr.0,
-                self.argv.as_ptr(),
-                environ,
-            )
+            match &self.resolved {
+                Some(path) => libc::posix_spawn(
+                    &mut pid,
+                    path.as_ptr(),
+                    actions,
+                    &*self.attr.0,
+                    self.argv.as_ptr(),
+                    environ,
+                ),
+                None => libc::posix_spawnp(
+                    &mut pid,
+                    self.argv[0],
+                    actions,
+                    &*self.attr.0,
+                    self.argv.as_ptr(),
+                    environ,
+                ),
+            }
         };
         if rc == 0 {
             Ok(pid)
@@ -269,6 +291,36 @@ impl Spawner {
             Err(explain(&self.program, rc))
         }
     }
+}
+
+/// The first executable regular file named `name` in PATH, as execvp(3) would find it; `None`
+/// for a name with a `/`, or when there is none (then posix_spawnp reports why).
+pub fn resolve_in_path(name: &OsStr) -> Option<PathBuf> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.contains(&b'/') {
+        return None;
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        // An empty PATH entry means the current directory, as for execvp.
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        let cand = dir.join(name);
+        let Ok(meta) = std::fs::metadata(&cand) else {
+            continue;
+        };
+        let Ok(c) = CString::new(cand.as_os_str().as_bytes()) else {
+            continue;
+        };
+        // SAFETY: access only reads the NUL-terminated path.
+        if meta.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0 {
+            return Some(cand);
+        }
+    }
+    None
 }
 
 /// The message and exit code for a failed spawn of `program` with errno `errno`.
@@ -318,6 +370,14 @@ mod tests {
             Stdout::File(PathBuf::from("out.txt"))
         );
         assert!(Stdout::parse("").is_err());
+    }
+
+    #[test]
+    fn path_lookup() {
+        let sh = resolve_in_path(OsStr::new("sh")).unwrap();
+        assert!(sh.is_absolute() || sh.starts_with("."));
+        assert!(resolve_in_path(OsStr::new("/bin/sh")).is_none());
+        assert!(resolve_in_path(OsStr::new("no-such-command-timecmd")).is_none());
     }
 
     #[test]
