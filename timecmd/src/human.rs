@@ -4,6 +4,9 @@ use crate::stats::Stats;
 
 /// Seconds with four significant digits in a unit that suits them: `1.001 s`, `812.4 us`.
 pub fn secs(v: f64) -> String {
+    if v == 0.0 {
+        return "0 s".into();
+    }
     let sc = measure::units::choose_scale("_s", v);
     let x = sc.apply(v);
     let decimals = if x == 0.0 || !x.is_finite() {
@@ -55,7 +58,7 @@ mod tests {
     fn seconds_for_humans() {
         assert_eq!(secs(1.0012), "1.001 s");
         assert_eq!(secs(0.0008124), "812.4 us");
-        assert_eq!(secs(0.0), "0 ns");
+        assert_eq!(secs(0.0), "0 s");
     }
 
     #[test]
