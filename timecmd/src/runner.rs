@@ -120,28 +120,32 @@ fn io_fail(e: &std::io::Error) -> Failure {
     }
 }
 
-/// One helper command (--prepare, --cleanup) through the shell, stdout discarded.
+/// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
+/// says what went wrong; `Err((_, true))` when it died of the Ctrl-C it got with the terminal.
 fn helper(
     signals: &mut Signals,
     shell: &str,
     what: &str,
     cmd: &str,
     stop_if_interrupted: bool,
-) -> Result<(), String> {
+) -> Result<(), (String, bool)> {
     let mut sp = Spawner::new(&[shell, "-c", cmd], &Stdout::Null)
-        .map_err(|e| format!("{what} '{cmd}': {e}"))?;
+        .map_err(|e| (format!("{what} '{cmd}': {e}"), false))?;
     let pid = sp
         .spawn()
-        .map_err(|e| format!("{what} '{cmd}': {}", e.message))?;
+        .map_err(|e| (format!("{what} '{cmd}': {}", e.message), false))?;
     let r = signals
         .wait(pid, None, None, stop_if_interrupted)
-        .map_err(|e| format!("{what} '{cmd}': waiting for it: {e}"))?;
+        .map_err(|e| (format!("{what} '{cmd}': waiting for it: {e}"), false))?;
     match Exit::from_status(r.status) {
         Exit::Code(0) => Ok(()),
-        Exit::Code(c) => Err(format!("{what} '{cmd}' exited with status {c}")),
-        Exit::Signal(s) => Err(format!(
-            "{what} '{cmd}' was killed by signal {s} (SIG{})",
-            signal_name(s)
+        Exit::Code(c) => Err((format!("{what} '{cmd}' exited with status {c}"), false)),
+        Exit::Signal(s) => Err((
+            format!(
+                "{what} '{cmd}' was killed by signal {s} (SIG{})",
+                signal_name(s)
+            ),
+            s == libc::SIGINT && signals.hands_off_terminal(),
         )),
     }
 }
@@ -200,9 +204,10 @@ fn series(
             break;
         }
         if let Some(p) = &plan.prepare {
-            if let Err(e) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
+            if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
                 out.stop = Some(match signals.interrupted() {
                     Some(sig) => Stop::Interrupted(sig),
+                    None if ctrl_c => Stop::Interrupted(libc::SIGINT),
                     None => Stop::Own(format!("before {which}: {e}")),
                 });
                 break;
@@ -299,7 +304,7 @@ fn series(
         }
     }
     if let Some(c) = &plan.cleanup
-        && let Err(e) = helper(signals, plan.helper_shell(), "--cleanup", c, false)
+        && let Err((e, _)) = helper(signals, plan.helper_shell(), "--cleanup", c, false)
     {
         out.cleanup_error = Some(e);
     }

@@ -601,3 +601,118 @@ fn appends_records_to_an_existing_file() {
     assert_eq!(recs.len(), 6);
     assert_ne!(recs[0].run, recs[3].run);
 }
+
+#[test]
+fn ctrl_c_during_prepare_exits_130() {
+    let d = scratch();
+    let rec = d.path().join("records.jsonl");
+    let child = Command::new(BIN)
+        .arg("-o")
+        .arg(&rec)
+        .args(["-n", "3", "--prepare", "sleep 30", "--", "true"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while children(child.id()).is_empty() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let recs = read_records(&rec);
+    assert_eq!(summary(&recs).status, Some(Status::Failed));
+    assert!(of(&recs, Kind::Sample).is_empty());
+}
+
+/// Runs `shell_cmd` under script(1) on a new pseudo-terminal, feeding `input` once `ready`
+/// holds; kills it after 30 s. Returns its exit code and output.
+fn on_a_terminal(shell_cmd: &str, input: &[u8], ready: impl Fn() -> bool) -> Option<(i32, String)> {
+    use std::io::{Read, Write};
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: script(1) from util-linux is not installed");
+        return None;
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", shell_cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !ready() && t.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("timecmd on a terminal did not finish: {shell_cmd}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    Some((status.code().unwrap_or(-1), out))
+}
+
+#[test]
+fn on_a_terminal_the_run_gets_the_foreground() {
+    let d = scratch();
+    let rec = d.path().join("records.jsonl");
+    // Without the hand-off, the run (in its own process group) would stop on its read.
+    let cmd = format!(
+        "{BIN} -o {} -- sh -c 'read x; echo got $x'; echo rc=$?",
+        rec.display()
+    );
+    let Some((code, out)) = on_a_terminal(&cmd, b"hello\n", || rec.exists()) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert!(out.contains("got hello"), "{out}");
+    assert!(out.contains("rc=0"), "{out}");
+    let recs = read_records(&rec);
+    let s = summary(&recs);
+    assert_eq!(s.status, Some(Status::Ok));
+    assert_eq!(s.info["terminal_handoff"], true);
+    // The human summary goes to the terminal.
+    assert!(out.contains("Max RSS"), "{out}");
+}
+
+#[test]
+fn ctrl_c_typed_on_the_terminal_ends_the_series() {
+    let d = scratch();
+    let rec = d.path().join("records.jsonl");
+    let cmd = format!("{BIN} -o {} -n 5 -- sleep 20; echo rc=$?", rec.display());
+    let ready = || {
+        read_records(&rec)
+            .first()
+            .is_some_and(|r| r.kind == Kind::Begin)
+            && {
+                std::thread::sleep(Duration::from_millis(300));
+                true
+            }
+    };
+    let Some((_, out)) = on_a_terminal(&cmd, b"\x03", ready) else {
+        return;
+    };
+    assert!(out.contains("rc=130"), "{out}");
+    let recs = read_records(&rec);
+    let s = summary(&recs);
+    assert_eq!(s.status, Some(Status::Failed));
+    assert!(s.error.as_deref().unwrap().contains("SIGINT"));
+}
