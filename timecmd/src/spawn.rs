@@ -323,6 +323,14 @@ pub fn resolve_in_path(name: &OsStr) -> Option<PathBuf> {
     None
 }
 
+/// The first file or directory named `name` in PATH, executable or not (for messages).
+fn existing_in_path(name: &OsStr) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|c| std::fs::metadata(c).is_ok())
+}
+
 /// The message and exit code for a failed spawn of `program` with errno `errno`.
 pub fn explain(program: &str, errno: i32) -> SpawnError {
     let err = io::Error::from_raw_os_error(errno);
@@ -338,6 +346,23 @@ pub fn explain(program: &str, errno: i32) -> SpawnError {
             127,
             format!("{program}: command not found (not in any directory of PATH)"),
         ),
+        // posix_spawnp says EACCES when a PATH directory could not be searched even though
+        // the command is nowhere: that is "not found" to the user.
+        libc::EACCES if !has_slash && existing_in_path(OsStr::new(program)).is_none() => (
+            127,
+            format!("{program}: command not found (not in any directory of PATH)"),
+        ),
+        libc::EACCES if !has_slash => {
+            let found = existing_in_path(OsStr::new(program))
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            (
+                126,
+                format!(
+                    "{found}: permission denied (not executable: chmod +x it, or it is on a noexec mount)"
+                ),
+            )
+        }
         libc::EACCES if path.is_dir() => (126, format!("{program}: is a directory")),
         libc::EACCES => (
             126,
