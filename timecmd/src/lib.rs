@@ -63,8 +63,8 @@ EXAMPLES:
       timecmd --shell 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
   timeout 60 ./flaky-test, ten times, keeping going on failure
       timecmd -n 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
-  The median wall time from the records:
-      timecmd -o - --output null -n 5 -- sleep 0.1 | jq 'select(.type==\"summary\").values.wall_median_s'";
+  The median wall time, from the summary (the last record):
+      timecmd -o - --output null -n 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s";
 
 /// The command line interface: the one source for --help and the man page.
 pub fn command() -> Command {
@@ -81,7 +81,7 @@ pub fn command() -> Command {
                 .value_name("N")
                 .default_value("1")
                 .value_parser(value_parser!(u64).range(1..))
-                .help("Measured runs (default 1, like time); -c is the same"),
+                .help("Measured runs (1 is like time); -c is the same"),
         )
         .arg(
             Arg::new("warmup")
@@ -91,6 +91,12 @@ pub fn command() -> Command {
                 .default_value("0")
                 .value_parser(value_parser!(u64))
                 .help("Unrecorded runs before the measured ones, to warm caches"),
+        )
+        .arg(
+            Arg::new("setup")
+                .long("setup")
+                .value_name("CMD")
+                .help("Shell command run once before all runs (e.g. building the input); a failure stops timecmd (exit 125)"),
         )
         .arg(
             Arg::new("prepare")
@@ -139,6 +145,14 @@ pub fn command() -> Command {
                 .default_value("inherit")
                 .value_parser(|s: &str| spawn::Stdout::parse(s))
                 .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run)"),
+        )
+        .arg(
+            Arg::new("input")
+                .long("input")
+                .value_name("WHERE")
+                .default_value("inherit")
+                .value_parser(|s: &str| spawn::Stdin::parse(s))
+                .help("The command's stdin: inherit, null, or FILE (every run reads it from the start)"),
         )
         .arg(
             Arg::new("records")

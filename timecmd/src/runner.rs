@@ -4,7 +4,7 @@ use crate::human;
 use crate::reap::{
     Exit, Reaped, Signals, clock_resolution_s, now_ns, own_peak_rss_bytes, signal_name,
 };
-use crate::spawn::{SpawnError, Spawner, Stdout};
+use crate::spawn::{SpawnError, Spawner, Stdin, Stdout};
 use crate::stats::{self, Outliers};
 use crate::usage::RunUsage;
 use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
@@ -27,11 +27,13 @@ struct Plan {
     shell: Option<String>,
     runs: u64,
     warmup: u64,
+    setup: Option<String>,
     prepare: Option<String>,
     cleanup: Option<String>,
     time_limit: Option<Duration>,
     ignore_failure: bool,
     output: Stdout,
+    input: Stdin,
     quiet: bool,
 }
 
@@ -59,6 +61,7 @@ impl Plan {
             shell,
             runs: m.get_one::<u64>("runs").copied().unwrap_or(1),
             warmup: m.get_one::<u64>("warmup").copied().unwrap_or(0),
+            setup: m.get_one::<String>("setup").cloned(),
             prepare: m.get_one::<String>("prepare").cloned(),
             cleanup: m.get_one::<String>("cleanup").cloned(),
             time_limit: m.get_one::<Duration>("time-limit").copied(),
@@ -67,6 +70,10 @@ impl Plan {
                 .get_one::<Stdout>("output")
                 .cloned()
                 .unwrap_or(Stdout::Inherit),
+            input: m
+                .get_one::<Stdin>("input")
+                .cloned()
+                .unwrap_or(Stdin::Inherit),
             quiet: m.get_flag("quiet"),
         }
     }
@@ -129,7 +136,7 @@ fn helper(
     cmd: &str,
     stop_if_interrupted: bool,
 ) -> Result<(), (String, bool)> {
-    let mut sp = Spawner::new(&[shell, "-c", cmd], &Stdout::Null)
+    let mut sp = Spawner::new(&[shell, "-c", cmd], &Stdin::Null, &Stdout::Null)
         .map_err(|e| (format!("{what} '{cmd}': {e}"), false))?;
     let pid = sp
         .spawn()
@@ -190,6 +197,16 @@ fn series(
     sp: &mut Spawner,
 ) -> Result<Outcome, Failure> {
     let mut out = Outcome::default();
+    if let Some(c) = &plan.setup {
+        if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true) {
+            out.stop = Some(match signals.interrupted() {
+                Some(sig) => Stop::Interrupted(sig),
+                None if ctrl_c => Stop::Interrupted(libc::SIGINT),
+                None => Stop::Own(e),
+            });
+            return Ok(out);
+        }
+    }
     let total = plan.warmup + plan.runs;
     for i in 0..total {
         let warm = i < plan.warmup;
@@ -357,11 +374,13 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
         "shell": plan.shell,
         "runs": plan.runs,
         "warmup": plan.warmup,
+        "setup": plan.setup,
         "prepare": plan.prepare,
         "cleanup": plan.cleanup,
         "time_limit_s": plan.time_limit.map(|d| d.as_secs_f64()),
         "ignore_failure": plan.ignore_failure,
         "output": plan.output.describe(),
+        "input": plan.input.describe(),
         "cwd": std::env::current_dir().ok().map(|p| p.display().to_string()),
         "clock": "CLOCK_MONOTONIC",
         "clock_resolution_s": clock_resolution_s(),
@@ -369,7 +388,7 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
         "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
     }));
     begin.extend(machine_facts());
-    let spawner = Spawner::new(&plan.argv, &plan.output);
+    let spawner = Spawner::new(&plan.argv, &plan.input, &plan.output);
     if let Ok(sp) = &spawner {
         begin.insert("executable".into(), json!(sp.executable()));
     }

@@ -54,6 +54,38 @@ impl Stdout {
     }
 }
 
+/// Where the child's standard input comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// timecmd's own stdin (the default).
+    Inherit,
+    /// `/dev/null`.
+    Null,
+    /// A file, read from its start by every run.
+    File(PathBuf),
+}
+
+impl Stdin {
+    /// Parses `--input`: `inherit`, `null`, or a file path.
+    pub fn parse(s: &str) -> Result<Stdin, String> {
+        Ok(match s {
+            "" => return Err("--input is empty: give null, inherit or a file".into()),
+            "inherit" => Stdin::Inherit,
+            "null" => Stdin::Null,
+            p => Stdin::File(PathBuf::from(p)),
+        })
+    }
+
+    /// How `begin` records it.
+    pub fn describe(&self) -> String {
+        match self {
+            Stdin::Inherit => "inherit".into(),
+            Stdin::Null => "null".into(),
+            Stdin::File(p) => p.display().to_string(),
+        }
+    }
+}
+
 /// Why a spawn failed, with the exit code env(1) would use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpawnError {
@@ -110,6 +142,8 @@ pub struct Spawner {
     pipe_read: Option<OwnedFd>,
     /// The output file, truncated before each run.
     out_file: Option<std::fs::File>,
+    /// The file or /dev/null that becomes the child's stdin.
+    in_file: Option<std::fs::File>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -122,7 +156,7 @@ impl std::fmt::Debug for Spawner {
 
 impl Spawner {
     /// A spawner for `argv` (argv[0] looked up in PATH unless it holds a `/`).
-    pub fn new<S: AsRef<OsStr>>(argv: &[S], stdout: &Stdout) -> io::Result<Spawner> {
+    pub fn new<S: AsRef<OsStr>>(argv: &[S], stdin: &Stdin, stdout: &Stdout) -> io::Result<Spawner> {
         let Some(first) = argv.first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
         };
@@ -175,7 +209,17 @@ impl Spawner {
             out_fd: None,
             pipe_read: None,
             out_file: None,
+            in_file: None,
         };
+        match stdin {
+            Stdin::Inherit => {}
+            Stdin::Null => sp.in_file = Some(std::fs::File::open("/dev/null")?),
+            Stdin::File(p) => {
+                sp.in_file = Some(std::fs::File::open(p).map_err(|e| {
+                    io::Error::new(e.kind(), format!("--input {}: {e}", p.display()))
+                })?);
+            }
+        }
         match stdout {
             Stdout::Inherit => {}
             Stdout::Null => {
@@ -214,15 +258,24 @@ impl Spawner {
                 sp.pipe_read = Some(r);
             }
         }
-        if let Some(fd) = &sp.out_fd {
+        let dups: Vec<(RawFd, RawFd)> = [
+            sp.in_file.as_ref().map(|f| (f.as_raw_fd(), 0)),
+            sp.out_fd.as_ref().map(|f| (f.as_raw_fd(), 1)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !dups.is_empty() {
             // SAFETY: as for the attributes: a boxed, initialised file actions object.
             let mut actions = Actions(Box::new(unsafe { std::mem::zeroed() }));
             // SAFETY: the pointer is to a live, boxed object.
             check(unsafe { libc::posix_spawn_file_actions_init(&mut *actions.0) })?;
-            // SAFETY: dup2 of a descriptor that stays open as long as the spawner lives.
-            check(unsafe {
-                libc::posix_spawn_file_actions_adddup2(&mut *actions.0, fd.as_raw_fd(), 1)
-            })?;
+            for (from, to) in dups {
+                // SAFETY: dup2 of a descriptor that stays open as long as the spawner lives.
+                check(unsafe {
+                    libc::posix_spawn_file_actions_adddup2(&mut *actions.0, from, to)
+                })?;
+            }
             sp.actions = Some(actions);
         }
         Ok(sp)
@@ -245,8 +298,12 @@ impl Spawner {
         self.pipe_read.as_ref().map(AsRawFd::as_raw_fd)
     }
 
-    /// Before a run (outside the timed span): empties the `--output FILE` file.
+    /// Before a run (outside the timed span): rewinds the `--input` file and empties the
+    /// `--output FILE` file.
     pub fn prepare_output(&mut self) {
+        if let Some(f) = &mut self.in_file {
+            let _ = f.rewind();
+        }
         if let Some(f) = &mut self.out_file {
             let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
             if regular {

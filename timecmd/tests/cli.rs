@@ -235,6 +235,8 @@ fn prepare_runs_before_every_run_and_cleanup_once_after() {
             "1",
             "-n",
             "3",
+            "--setup",
+            &format!("echo setup >> {l}"),
             "--prepare",
             &format!("echo prepare >> {l}; echo this stdout is discarded"),
             "--cleanup",
@@ -250,7 +252,7 @@ fn prepare_runs_before_every_run_and_cleanup_once_after() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout.is_empty());
     let got = std::fs::read_to_string(&log).unwrap();
-    let want = "prepare\nrun\n".repeat(4) + "cleanup\n";
+    let want = "setup\n".to_string() + &"prepare\nrun\n".repeat(4) + "cleanup\n";
     assert_eq!(got, want);
     // The warm-up run is not recorded.
     assert_eq!(of(&recs, Kind::Sample).len(), 3);
@@ -410,6 +412,35 @@ fn output_redirection() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout.is_empty());
     assert_eq!(summary(&recs).status, Some(Status::Ok));
+
+    // --input: every run reads the file from its start.
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, "abc\n").unwrap();
+    let (o, _) = timecmd(
+        d.path(),
+        &[
+            "-n",
+            "3",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            f.to_str().unwrap(),
+            "--",
+            "cat",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "abc\n");
+    let (o, _) = timecmd(d.path(), &["--input", "null", "--shell", "cat; echo end"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "end\n");
+    let (o, recs) = timecmd(d.path(), &["--input", "/no/such/input", "--", "cat"]);
+    assert_eq!(code(&o), 125);
+    assert!(
+        stderr(&o).contains("--input /no/such/input"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(summary(&recs).status, Some(Status::Failed));
 
     // Records on stdout with -o -, the command's output elsewhere.
     let out = Command::new(BIN)
