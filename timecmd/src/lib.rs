@@ -4,11 +4,16 @@
 //! CLOCK_MONOTONIC around the spawn and the reaping and with that run's own `wait4` rusage,
 //! and reports `benchmatrix/1` JSON lines: `begin`, a `sample` per run, a `summary`.
 
+mod clock;
+pub mod exit;
 mod human;
+mod plan;
 pub mod reap;
 mod runner;
+mod series;
 pub mod spawn;
 pub mod stats;
+mod summary;
 pub mod usage;
 
 use clap::{Arg, ArgAction, Command, value_parser};

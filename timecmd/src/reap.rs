@@ -14,35 +14,10 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
+use crate::clock::now_ns;
+
 /// How long a child has to end after a forwarded Ctrl-C before it gets SIGKILL.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
-
-/// A CLOCK_MONOTONIC reading in nanoseconds.
-pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we pass; CLOCK_MONOTONIC always exists.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-    }
-    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// The resolution of CLOCK_MONOTONIC in seconds.
-pub fn clock_resolution_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_getres writes into the timespec we pass.
-    unsafe {
-        libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts);
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// How a run ended.
 #[derive(Clone, Copy)]
 pub struct Reaped {
@@ -68,65 +43,6 @@ impl std::fmt::Debug for Reaped {
             .finish()
     }
 }
-
-/// What the wait status says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
-    Code(i32),
-    Signal(i32),
-}
-
-impl Exit {
-    pub fn from_status(status: libc::c_int) -> Exit {
-        if libc::WIFSIGNALED(status) {
-            Exit::Signal(libc::WTERMSIG(status))
-        } else {
-            Exit::Code(libc::WEXITSTATUS(status))
-        }
-    }
-
-    /// The shell's convention: the exit code, or 128+N for signal N.
-    pub fn shell_code(self) -> u8 {
-        match self {
-            Exit::Code(c) => (c & 0xff) as u8,
-            Exit::Signal(s) => (128 + s).clamp(0, 255) as u8,
-        }
-    }
-
-    pub fn success(self) -> bool {
-        self == Exit::Code(0)
-    }
-}
-
-/// The signal's name without SIG (`INT`), or its number.
-pub fn signal_name(sig: i32) -> String {
-    let names = [
-        (libc::SIGHUP, "HUP"),
-        (libc::SIGINT, "INT"),
-        (libc::SIGQUIT, "QUIT"),
-        (libc::SIGILL, "ILL"),
-        (libc::SIGTRAP, "TRAP"),
-        (libc::SIGABRT, "ABRT"),
-        (libc::SIGBUS, "BUS"),
-        (libc::SIGFPE, "FPE"),
-        (libc::SIGKILL, "KILL"),
-        (libc::SIGUSR1, "USR1"),
-        (libc::SIGSEGV, "SEGV"),
-        (libc::SIGUSR2, "USR2"),
-        (libc::SIGPIPE, "PIPE"),
-        (libc::SIGALRM, "ALRM"),
-        (libc::SIGTERM, "TERM"),
-        (libc::SIGCHLD, "CHLD"),
-        (libc::SIGXCPU, "XCPU"),
-        (libc::SIGXFSZ, "XFSZ"),
-        (libc::SIGSYS, "SYS"),
-    ];
-    names
-        .iter()
-        .find(|(n, _)| *n == sig)
-        .map_or_else(|| sig.to_string(), |(_, s)| (*s).to_string())
-}
-
 /// The blocked signals, their signalfd, and the terminal hand-off.
 pub struct Signals {
     fd: OwnedFd,
@@ -397,45 +313,5 @@ fn drain_pipe(fd: RawFd, buf: &mut [u8]) {
         if n <= 0 {
             break;
         }
-    }
-}
-
-/// The peak RSS of timecmd's own memory (VmHWM): a child's max RSS never reads below it,
-/// because the kernel carries the spawner's peak into the child at exec.
-pub fn own_peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_codes() {
-        assert_eq!(Exit::Code(3).shell_code(), 3);
-        assert_eq!(Exit::Signal(libc::SIGKILL).shell_code(), 137);
-        assert_eq!(Exit::Signal(libc::SIGINT).shell_code(), 130);
-        assert!(Exit::Code(0).success());
-        assert!(!Exit::Signal(9).success());
-        assert_eq!(signal_name(libc::SIGTERM), "TERM");
-        assert_eq!(signal_name(64), "64");
-    }
-
-    #[test]
-    fn clock_moves_forward() {
-        let a = now_ns();
-        let b = now_ns();
-        assert!(b >= a);
-        assert!(clock_resolution_s() > 0.0);
-        assert!(own_peak_rss_bytes().is_some_and(|b| b > 0));
     }
 }
