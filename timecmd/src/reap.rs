@@ -6,9 +6,11 @@
 //! that run's own rusage; the clock is read right after. A signal that timecmd's parent
 //! had set to be ignored (`nohup`, `cmd &` in a script) stays ignored.
 //!
-//! When timecmd owns the terminal's foreground, each run gets the terminal (as a shell does
-//! for a job), because the child is in a process group of its own and would otherwise stop
-//! on its first read from the terminal; timecmd takes the terminal back after the run.
+//! When timecmd is in the foreground of a terminal, it keeps the terminal (so Ctrl-C and
+//! Ctrl-Z reach timecmd and the other commands of its pipeline, and timecmd forwards them to
+//! the run's process group). A run that reads from the terminal (or sets its modes) is
+//! stopped by the kernel because its group is in the background: timecmd then gives it the
+//! terminal, as a shell does for `fg`, continues it, and takes the terminal back after it.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -48,9 +50,11 @@ pub struct Signals {
     fd: OwnedFd,
     /// The first interrupting signal (SIGINT, SIGTERM, SIGHUP) received, if any.
     interrupted: Option<i32>,
-    /// The terminal to hand to each run, when timecmd is in its foreground.
+    /// The terminal to hand to a run that needs it, when timecmd is in its foreground.
     tty: Option<RawFd>,
     own_pgrp: libc::pid_t,
+    /// Whether the current run has the terminal.
+    handed: bool,
 }
 
 impl std::fmt::Debug for Signals {
@@ -80,7 +84,16 @@ impl Signals {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGCHLD);
-            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let own_pgrp = libc::getpgrp();
+            let tty = [0, 2, 1]
+                .into_iter()
+                .find(|&fd| libc::isatty(fd) == 1 && libc::tcgetpgrp(fd) == own_pgrp);
+            let mut wanted = vec![libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+            if tty.is_some() {
+                // Ctrl-Z stops the run and timecmd together.
+                wanted.push(libc::SIGTSTP);
+            }
+            for sig in wanted {
                 if !ignored(sig) {
                     libc::sigaddset(&mut set, sig);
                 }
@@ -95,15 +108,12 @@ impl Signals {
             if fd < 0 {
                 return Err(io::Error::last_os_error());
             }
-            let own_pgrp = libc::getpgrp();
-            let tty = [0, 2, 1]
-                .into_iter()
-                .find(|&fd| libc::isatty(fd) == 1 && libc::tcgetpgrp(fd) == own_pgrp);
             Ok(Signals {
                 fd: OwnedFd::from_raw_fd(fd),
                 interrupted: None,
                 tty,
                 own_pgrp,
+                handed: false,
             })
         }
     }
@@ -113,13 +123,26 @@ impl Signals {
         self.interrupted
     }
 
-    /// Whether runs get the terminal's foreground.
+    /// Whether timecmd is in the foreground of a terminal (a run that needs it gets it).
     pub fn hands_off_terminal(&self) -> bool {
         self.tty.is_some()
     }
 
     /// Reads every pending signal without waiting; returns the interrupting ones in order.
+    /// A Ctrl-Z between runs stops timecmd at once.
     fn drain(&mut self) -> Vec<i32> {
+        let got = self.drain_all();
+        let (stops, rest): (Vec<i32>, Vec<i32>) =
+            got.into_iter().partition(|&s| s == libc::SIGTSTP);
+        if !stops.is_empty() {
+            // SAFETY: stops timecmd itself; the shell's `fg` continues it.
+            unsafe { libc::raise(libc::SIGSTOP) };
+        }
+        rest
+    }
+
+    /// Every pending signal but SIGCHLD, in order.
+    fn drain_all(&mut self) -> Vec<i32> {
         let mut got = Vec::new();
         loop {
             // SAFETY: signalfd_siginfo is plain data; read writes at most its size.
@@ -182,7 +205,7 @@ impl Signals {
         } else {
             libc::WNOHANG
         };
-        self.give_terminal(pid);
+        self.handed = false;
         // An interrupt that arrived just before the spawn still stops this run.
         if let Some(sig) = self.interrupted.filter(|_| stop_if_interrupted) {
             interrupt = Some(sig);
@@ -221,13 +244,15 @@ impl Signals {
             if rc < 0 {
                 let e = io::Error::last_os_error();
                 if e.kind() != io::ErrorKind::Interrupted {
-                    self.give_terminal(self.own_pgrp);
+                    self.take_terminal_back();
                     return Err(e);
                 }
             }
             if fds[0].revents != 0 {
-                for sig in self.drain() {
-                    if interrupt.is_none() {
+                for sig in self.drain_all() {
+                    if sig == libc::SIGTSTP {
+                        self.suspend_with(pid);
+                    } else if interrupt.is_none() {
                         interrupt = Some(sig);
                         self.interrupted.get_or_insert(sig);
                         // SAFETY: kill of the process group we created.
@@ -256,7 +281,7 @@ impl Signals {
                     self.on_stop(pid, libc::WSTOPSIG(status));
                     continue;
                 }
-                self.give_terminal(self.own_pgrp);
+                self.take_terminal_back();
                 if let Some(p) = pipe {
                     drain_pipe(p, &mut buf);
                 }
@@ -271,7 +296,7 @@ impl Signals {
             if r < 0 {
                 let e = io::Error::last_os_error();
                 if e.kind() != io::ErrorKind::Interrupted {
-                    self.give_terminal(self.own_pgrp);
+                    self.take_terminal_back();
                     return Err(e);
                 }
             }
@@ -291,17 +316,43 @@ impl Signals {
         }
     }
 
-    /// A run stopped (only reported when it has the terminal): continue it after a
-    /// background read or write; after Ctrl-Z, stop timecmd too and resume both together.
+    /// Gives the terminal back to timecmd's group if the run had it.
+    fn take_terminal_back(&mut self) {
+        if self.handed {
+            self.give_terminal(self.own_pgrp);
+            self.handed = false;
+        }
+    }
+
+    /// A run stopped (only reported on a terminal). On a read from or a mode change of the
+    /// terminal it gets the terminal and goes on. After Ctrl-Z typed while it had the
+    /// terminal, timecmd stops too and both go on after `fg`. A stop that someone else sent
+    /// stays as it is.
     fn on_stop(&mut self, pid: libc::pid_t, sig: i32) {
         if sig != libc::SIGTTIN && sig != libc::SIGTTOU {
-            self.give_terminal(self.own_pgrp);
+            if !self.handed {
+                return;
+            }
+            self.take_terminal_back();
             // SAFETY: stops timecmd itself; the shell's `fg` continues it.
             unsafe { libc::raise(libc::SIGSTOP) };
         }
         self.give_terminal(pid);
+        self.handed = true;
         // SAFETY: continues the process group we created.
         unsafe { libc::kill(-pid, libc::SIGCONT) };
+    }
+
+    /// Ctrl-Z reached timecmd during a run: stop the run's group, then timecmd; after `fg`
+    /// continue both.
+    fn suspend_with(&mut self, pid: libc::pid_t) {
+        // SAFETY: stops and later continues the process group we created, and stops
+        // timecmd itself until the shell continues it.
+        unsafe {
+            libc::kill(-pid, libc::SIGSTOP);
+            libc::raise(libc::SIGSTOP);
+            libc::kill(-pid, libc::SIGCONT);
+        }
     }
 }
 
