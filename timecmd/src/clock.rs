@@ -25,6 +25,7 @@ pub fn clock_resolution_s() -> f64 {
     }
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
+
 /// The peak RSS of timecmd's own memory (VmHWM): a child's max RSS never reads below it,
 /// because the kernel carries the spawner's peak into the child at exec.
 pub fn own_peak_rss_bytes() -> Option<u64> {

@@ -132,7 +132,7 @@ pub fn command() -> Command {
             Arg::new("ignore-failure")
                 .long("ignore-failure")
                 .action(ArgAction::SetTrue)
-                .help("Keep going after a run that fails (non-zero exit, signal, time limit) and count it in the statistics"),
+                .help("Keep going after a run that fails (non-zero exit, signal, time limit); count the runs that ended in the statistics"),
         )
         .arg(
             Arg::new("shell")

@@ -45,6 +45,7 @@ impl std::fmt::Debug for Reaped {
             .finish()
     }
 }
+
 /// The blocked signals, their signalfd, and the terminal hand-off.
 pub struct Signals {
     fd: OwnedFd,

@@ -92,6 +92,7 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
     };
     finish(&plan, &mut rep, &outcome, handoff)
 }
+
 /// The machine facts of `Probe::machine`, with each probe made once: `machine` asks for the
 /// container and the VM twice, and a single run of a short command feels every 20 us.
 fn machine_facts() -> Map<String, Value> {
@@ -113,6 +114,7 @@ fn machine_facts() -> Map<String, Value> {
         "vm": vm.unwrap_or_else(|| "none".into()),
     }))
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

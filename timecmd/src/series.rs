@@ -41,6 +41,7 @@ pub struct Outcome {
     pub stop: Option<Stop>,
     pub cleanup_error: Option<String>,
 }
+
 /// Writes a record; an I/O failure on the record output ends timecmd (exit 125, or quietly
 /// on a broken pipe).
 pub fn io_fail(e: &std::io::Error) -> Failure {
@@ -54,6 +55,7 @@ pub fn io_fail(e: &std::io::Error) -> Failure {
         f
     }
 }
+
 /// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
 /// says what went wrong; `Err((_, true))` when it died of the Ctrl-C it got with the terminal.
 fn helper(

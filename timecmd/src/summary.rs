@@ -26,6 +26,7 @@ fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
     v.set(&format!("{name}_max_s"), s.max);
     Some(s)
 }
+
 /// Writes the summary and the human text; returns the exit status.
 pub fn finish(
     plan: &Plan,
@@ -151,6 +152,7 @@ pub fn finish(
     };
     Ok(ExitCode::from(code))
 }
+
 /// hyperfine's wording, for the outliers found.
 fn outlier_warnings(o: &Outliers) -> Vec<String> {
     let mut w = Vec::new();
