@@ -7,7 +7,10 @@ pub mod docs;
 pub type CommandFn = fn() -> clap::Command;
 
 /// Every tool crate of the workspace with its clap Command, in the order of `members`.
-pub const TOOLS: &[(&str, CommandFn)] = &[("blkwrite", blkwrite::command)];
+pub const TOOLS: &[(&str, CommandFn)] = &[
+    ("blkwrite", blkwrite::command),
+    ("timecmd", timecmd::command),
+];
 
 use measure::Record;
 use std::path::{Path, PathBuf};

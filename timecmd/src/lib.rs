@@ -1,0 +1,203 @@
+//! timecmd: a command timer that replaces time(1) and `/usr/bin/time -v`, with hyperfine's rigour.
+//!
+//! Runs a command once (like `time`) or many times (like hyperfine), measures each run with
+//! CLOCK_MONOTONIC around the spawn and the reaping and with that run's own `wait4` rusage,
+//! and reports `benchmatrix/1` JSON lines: `begin`, a `sample` per run, a `summary`.
+
+mod clock;
+pub mod exit;
+mod human;
+mod plan;
+pub mod reap;
+mod runner;
+mod series;
+pub mod spawn;
+pub mod stats;
+mod summary;
+pub mod usage;
+
+use clap::{Arg, ArgAction, Command, value_parser};
+use measure::Failure;
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// timecmd's own failure, as env(1) reports it.
+pub const EXIT_OWN_FAILURE: u8 = 125;
+/// The command was found but could not be executed.
+pub const EXIT_NOT_EXECUTABLE: u8 = 126;
+/// The command was not found.
+pub const EXIT_NOT_FOUND: u8 = 127;
+/// The last run was killed by `--time-limit`, as timeout(1) reports it.
+pub const EXIT_TIMED_OUT: u8 = 124;
+
+const LONG_ABOUT: &str = "\
+Runs COMMAND directly (no shell unless --shell), once like time(1) or -n times like hyperfine, \
+and measures each run exactly: CLOCK_MONOTONIC read right before the spawn and right after \
+the reaping, and the run's own resource usage from wait4(2): user and system CPU time, max \
+RSS, minor and major page faults, voluntary and involuntary context switches, file system \
+input and output. Each run is spawned with posix_spawn(3) into a process group of its own.
+
+The command inherits stdin, stdout and stderr (--output redirects its stdout). Records are \
+benchmatrix/1 JSON lines on stderr, or in -o FILE: a begin record (the command, the options \
+and the machine), a sample per measured run, and a summary (mean, median, standard deviation, \
+min and max of wall, user and sys time, max RSS; headline wall_median_s), written on every \
+path: at the end, after a failure and after Ctrl-C. Warm-up runs are not recorded.
+
+Exit status: the last run's exit status, or 128+N when a signal N ended it; 124 when the \
+last run hit --time-limit (as timeout(1)); 125 when timecmd itself failed (bad options, \
+--prepare failed, I/O), 126 when COMMAND is not executable, 127 when it is not found (as \
+env(1)); 128+N when timecmd got signal N (130 for Ctrl-C: the running command gets the \
+signal, the summary is written). Without --ignore-failure, the first failing run (non-zero \
+exit, signal, time limit) stops the series.
+
+A human summary goes to stderr when stderr is a terminal; a warning goes to stderr when the \
+runs disagree (a modified Z-score on the median absolute deviation above 14.8, as hyperfine \
+tests for outliers).";
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  time tar xjf linux.tar.bz2
+      timecmd -- tar xjf linux.tar.bz2
+  /usr/bin/time -v make -j8   (max RSS, faults, context switches)
+      timecmd --label para/lvm --prepare 'make clean' -n 3 -- make -j8
+  hyperfine -N --warmup 1 --runs 10 'gzip -kf big.file'
+      timecmd -w 1 -n 10 -- gzip -kf big.file
+  hyperfine --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big.file'
+      timecmd -n 5 --output null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' -- cat big.file
+  time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
+      timecmd --shell 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
+  timeout 60 ./flaky-test, ten times, keeping going on failure
+      timecmd -n 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
+  The median wall time, from the summary (the last record):
+      timecmd -o - --output null -n 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s";
+
+/// The command line interface: the one source for --help and the man page.
+pub fn command() -> Command {
+    let cmd = Command::new("timecmd")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Time a command like time(1) and hyperfine: wall, CPU, max RSS and rusage per run, as JSON lines")
+        .long_about(LONG_ABOUT)
+        .after_help(EXAMPLES)
+        .arg(
+            Arg::new("runs")
+                .short('n')
+                .short_alias('c')
+                .long("runs")
+                .value_name("N")
+                .default_value("1")
+                .value_parser(value_parser!(u64).range(1..))
+                .help("Measured runs (1 is like time); -c is the same"),
+        )
+        .arg(
+            Arg::new("warmup")
+                .short('w')
+                .long("warmup")
+                .value_name("N")
+                .default_value("0")
+                .value_parser(value_parser!(u64))
+                .help("Unrecorded runs before the measured ones, to warm caches"),
+        )
+        .arg(
+            Arg::new("setup")
+                .long("setup")
+                .value_name("CMD")
+                .help("Shell command run once before all runs (e.g. building the input); a failure stops timecmd (exit 125)"),
+        )
+        .arg(
+            Arg::new("prepare")
+                .long("prepare")
+                .value_name("CMD")
+                .help("Shell command run before every run, warm-ups included (e.g. dropping caches); its stdout is discarded; a failure stops timecmd (exit 125)"),
+        )
+        .arg(
+            Arg::new("cleanup")
+                .long("cleanup")
+                .value_name("CMD")
+                .help("Shell command run once after the last run (also after a failure or Ctrl-C)"),
+        )
+        .arg(
+            Arg::new("time-limit")
+                .long("time-limit")
+                .value_name("DURATION")
+                .value_parser(|s: &str| {
+                    let d = measure::units::parse_duration(s)?;
+                    if d.is_zero() {
+                        return Err("--time-limit must be more than zero, e.g. 30s".to_string());
+                    }
+                    Ok(d)
+                })
+                .help("Kill a run's whole process group (SIGKILL) after DURATION (e.g. 30s, 500ms) and record it as timed out"),
+        )
+        .arg(
+            Arg::new("ignore-failure")
+                .long("ignore-failure")
+                .action(ArgAction::SetTrue)
+                .help("Keep going after a run that fails (non-zero exit, signal, time limit); count the runs that ended in the statistics"),
+        )
+        .arg(
+            Arg::new("shell")
+                .long("shell")
+                .value_name("SHELL")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("sh")
+                .help("Run COMMAND (its words joined by spaces) as one string through SHELL -c (default sh)"),
+        )
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("WHERE")
+                .default_value("inherit")
+                .value_parser(|s: &str| spawn::Stdout::parse(s))
+                .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run)"),
+        )
+        .arg(
+            Arg::new("input")
+                .long("input")
+                .value_name("WHERE")
+                .default_value("inherit")
+                .value_parser(|s: &str| spawn::Stdin::parse(s))
+                .help("The command's stdin: inherit, null, or FILE (every run reads it from the start)"),
+        )
+        .arg(
+            Arg::new("records")
+                .short('o')
+                .long("records")
+                .value_name("FILE")
+                .help("Append the JSON records to FILE instead of stderr; - is stdout"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(ArgAction::SetTrue)
+                .help("No human summary and no outlier warning on stderr"),
+        )
+        .arg(
+            Arg::new("command")
+                .value_name("COMMAND")
+                .num_args(1..)
+                .required(true)
+                .trailing_var_arg(true)
+                .value_parser(value_parser!(OsString))
+                .help("The command and its arguments (put -- before it when it starts with -)"),
+        );
+    measure::label::args(cmd)
+}
+
+/// Runs timecmd with `args` (the program name first) and returns its exit status.
+pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
+    // Usage errors exit 125 (not 2), as env(1) and timeout(1) do, so that they cannot be
+    // mistaken for the command's own exit status 2.
+    let m = measure::cli::parse(command(), args).map_err(|f| {
+        if f.code == measure::exit::CANNOT {
+            Failure {
+                code: EXIT_OWN_FAILURE,
+                message: f.message,
+            }
+        } else {
+            f
+        }
+    })?;
+    runner::run(&m)
+}

@@ -1,0 +1,72 @@
+//! What the flags ask for: the command line, the runs, the helpers, the redirections.
+
+use crate::spawn::{Stdin, Stdout};
+use clap::ArgMatches;
+use std::ffi::OsString;
+use std::time::Duration;
+
+/// What the flags ask for.
+#[derive(Debug)]
+pub struct Plan {
+    pub argv: Vec<OsString>,
+    /// The command as one line: the default row name.
+    pub display: String,
+    pub shell: Option<String>,
+    pub runs: u64,
+    pub warmup: u64,
+    pub setup: Option<String>,
+    pub prepare: Option<String>,
+    pub cleanup: Option<String>,
+    pub time_limit: Option<Duration>,
+    pub ignore_failure: bool,
+    pub output: Stdout,
+    pub input: Stdin,
+    pub quiet: bool,
+}
+
+impl Plan {
+    pub fn from_matches(m: &ArgMatches) -> Plan {
+        let words: Vec<OsString> = m
+            .get_many::<OsString>("command")
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let display = words
+            .iter()
+            .map(|w| w.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let shell = m.get_one::<String>("shell").cloned();
+        let argv = match &shell {
+            Some(sh) => vec![sh.into(), "-c".into(), display.clone().into()],
+            None => words,
+        };
+        Plan {
+            argv,
+            display,
+            shell,
+            runs: m.get_one::<u64>("runs").copied().unwrap_or(1),
+            warmup: m.get_one::<u64>("warmup").copied().unwrap_or(0),
+            setup: m.get_one::<String>("setup").cloned(),
+            prepare: m.get_one::<String>("prepare").cloned(),
+            cleanup: m.get_one::<String>("cleanup").cloned(),
+            time_limit: m.get_one::<Duration>("time-limit").copied(),
+            ignore_failure: m.get_flag("ignore-failure"),
+            output: m
+                .get_one::<Stdout>("output")
+                .cloned()
+                .unwrap_or(Stdout::Inherit),
+            input: m
+                .get_one::<Stdin>("input")
+                .cloned()
+                .unwrap_or(Stdin::Inherit),
+            quiet: m.get_flag("quiet"),
+        }
+    }
+
+    /// The shell for --prepare and --cleanup.
+    pub fn helper_shell(&self) -> &str {
+        self.shell.as_deref().unwrap_or("sh")
+    }
+}

@@ -1,0 +1,128 @@
+//! The invocation: flags to plan, the begin record, the series, the summary; the summary is
+//! written on every path.
+
+use crate::EXIT_OWN_FAILURE;
+use crate::clock::clock_resolution_s;
+use crate::plan::Plan;
+use crate::reap::Signals;
+use crate::series::{io_fail, series};
+use crate::spawn::Spawner;
+use crate::summary::finish;
+use clap::ArgMatches;
+use measure::Failure;
+use measure::record::Status;
+use measure::writer::{Reporter, Summary, Values, info};
+use serde_json::{Map, Value, json};
+use std::process::ExitCode;
+
+/// Reads the flags, runs the series, writes the records, and returns the exit status.
+pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
+    let plan = Plan::from_matches(m);
+    let own = |f: Failure| {
+        if f.code == measure::exit::CANNOT {
+            Failure {
+                code: EXIT_OWN_FAILURE,
+                message: f.message,
+            }
+        } else {
+            f
+        }
+    };
+    let env = measure::label::envelope("timecmd", env!("CARGO_PKG_VERSION"), m, &plan.display)
+        .map_err(own)?;
+    let out = measure::cli::open_output(
+        m.get_one::<String>("records").map(String::as_str),
+        measure::cli::DefaultOutput::Stderr,
+    )
+    .map_err(own)?;
+    let mut rep = Reporter::new(env, out);
+
+    let mut begin = info(json!({
+        "command": plan.argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
+        "shell": plan.shell,
+        "runs": plan.runs,
+        "warmup": plan.warmup,
+        "setup": plan.setup,
+        "prepare": plan.prepare,
+        "cleanup": plan.cleanup,
+        "time_limit_s": plan.time_limit.map(|d| d.as_secs_f64()),
+        "ignore_failure": plan.ignore_failure,
+        "output": plan.output.describe(),
+        "input": plan.input.describe(),
+        "cwd": std::env::current_dir().ok().map(|p| p.display().to_string()),
+        "clock": "CLOCK_MONOTONIC",
+        "clock_resolution_s": clock_resolution_s(),
+        // SAFETY: sysconf only reads a system constant.
+        "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
+    }));
+    begin.extend(machine_facts());
+    let spawner = Spawner::new(&plan.argv, &plan.input, &plan.output);
+    if let Ok(sp) = &spawner {
+        begin.insert("executable".into(), json!(sp.executable()));
+    }
+    rep.begin(begin).map_err(|e| io_fail(&e))?;
+
+    let started = spawner
+        .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "setting up the command", e))
+        .and_then(|sp| {
+            Signals::install()
+                .map(|sig| (sig, sp))
+                .map_err(|e| Failure::new(EXIT_OWN_FAILURE, "blocking signals for the runs", e))
+        });
+    let result = match started {
+        Ok((mut signals, mut sp)) => {
+            let r = series(&plan, &mut rep, &mut signals, &mut sp);
+            r.map(|o| (o, signals.hands_off_terminal()))
+        }
+        Err(f) => Err(f),
+    };
+    let (outcome, handoff) = match result {
+        Ok(o) => o,
+        Err(f) => {
+            let msg = f.message.clone().unwrap_or_default();
+            let _ = rep.summary(Summary {
+                status: Status::Failed,
+                error: Some(msg),
+                headline: None,
+                values: Values::new(),
+                info: info(json!({"runs_requested": plan.runs})),
+            });
+            return Err(f);
+        }
+    };
+    finish(&plan, &mut rep, &outcome, handoff)
+}
+
+/// The machine facts of `Probe::machine`, with each probe made once: `machine` asks for the
+/// container and the VM twice, and a single run of a short command feels every 20 us.
+fn machine_facts() -> Map<String, Value> {
+    let p = measure::envfacts::Probe::system();
+    let container = p.container();
+    let vm = p.vm();
+    let virtualization = container
+        .clone()
+        .or_else(|| vm.clone())
+        .unwrap_or_else(|| "none".into());
+    info(json!({
+        "hostname": p.hostname(),
+        "kernel": p.kernel(),
+        "cpu_model": p.cpu_model(),
+        "cpu_count": p.cpu_count(),
+        "memory_bytes": p.memory_bytes(),
+        "virtualization": virtualization,
+        "container": container,
+        "vm": vm.unwrap_or_else(|| "none".into()),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_facts_match_the_probe() {
+        let ours = machine_facts();
+        let theirs = measure::envfacts::Probe::system().machine();
+        assert_eq!(ours, theirs);
+    }
+}

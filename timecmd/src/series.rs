@@ -1,0 +1,265 @@
+//! The series: setup, then prepare and run for every warm-up and measured run, then cleanup;
+//! a sample record per measured run.
+
+use crate::EXIT_OWN_FAILURE;
+use crate::clock::now_ns;
+use crate::exit::{Exit, signal_name};
+use crate::human;
+use crate::plan::Plan;
+use crate::reap::{Reaped, Signals};
+use crate::spawn::{SpawnError, Spawner, Stdin, Stdout};
+use crate::usage::RunUsage;
+use measure::Failure;
+use measure::writer::{Reporter, info};
+use serde_json::{Map, Value, json};
+
+/// Why the series ended before its last run.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    /// timecmd got this signal (or the run that had the terminal died of Ctrl-C).
+    Interrupted(i32),
+    /// The command could not be started.
+    Spawn(SpawnError),
+    /// --prepare failed, or something else of timecmd's own.
+    Own(String),
+    /// A run failed and --ignore-failure was not given.
+    RunFailed(String),
+}
+
+/// What the series did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The runs the statistics count (successful ones, and failed ones with --ignore-failure).
+    pub counted: Vec<RunUsage>,
+    /// Measured runs started (not warm-ups).
+    pub measured: u64,
+    pub failed: u64,
+    pub timed_out: u64,
+    /// The last run's (warm-up or measured) status and whether it timed out.
+    pub last_exit: Option<Exit>,
+    pub last_timed_out: bool,
+    pub stop: Option<Stop>,
+    pub cleanup_error: Option<String>,
+}
+
+/// Writes a record; an I/O failure on the record output ends timecmd (exit 125, or quietly
+/// on a broken pipe).
+pub fn io_fail(e: &std::io::Error) -> Failure {
+    let f = Failure::io("writing records", e);
+    if f.code == measure::exit::CANNOT {
+        Failure {
+            code: EXIT_OWN_FAILURE,
+            message: f.message,
+        }
+    } else {
+        f
+    }
+}
+
+/// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
+/// says what went wrong; `Err((_, true))` when it died of the Ctrl-C it got with the terminal.
+fn helper(
+    signals: &mut Signals,
+    shell: &str,
+    what: &str,
+    cmd: &str,
+    stop_if_interrupted: bool,
+) -> Result<(), (String, bool)> {
+    let mut sp = Spawner::new(&[shell, "-c", cmd], &Stdin::Null, &Stdout::Null)
+        .map_err(|e| (format!("{what} '{cmd}': {e}"), false))?;
+    let pid = sp
+        .spawn()
+        .map_err(|e| (format!("{what} '{cmd}': {}", e.message), false))?;
+    let r = signals
+        .wait(pid, None, None, stop_if_interrupted)
+        .map_err(|e| (format!("{what} '{cmd}': waiting for it: {e}"), false))?;
+    match Exit::from_status(r.status) {
+        Exit::Code(0) => Ok(()),
+        Exit::Code(c) => Err((format!("{what} '{cmd}' exited with status {c}"), false)),
+        Exit::Signal(s) => Err((
+            format!(
+                "{what} '{cmd}' was killed by signal {s} (SIG{})",
+                signal_name(s)
+            ),
+            s == libc::SIGINT && signals.hands_off_terminal(),
+        )),
+    }
+}
+
+/// How a run ended, in words.
+fn describe_exit(e: Exit) -> String {
+    match e {
+        Exit::Code(c) => format!("exited with status {c}"),
+        Exit::Signal(s) => format!("was killed by signal {s} (SIG{})", signal_name(s)),
+    }
+}
+
+/// The sample's info for a run that was reaped.
+fn run_info(index: u64, exit: Exit, pid: libc::pid_t) -> Map<String, Value> {
+    let (code, sig) = match exit {
+        Exit::Code(c) => (json!(c), Value::Null),
+        Exit::Signal(s) => (Value::Null, json!(s)),
+    };
+    let mut m = info(json!({
+        "run": index,
+        "ok": exit.success(),
+        "exit_code": code,
+        "exit_status": exit.shell_code(),
+        "pid": pid,
+    }));
+    if !sig.is_null() {
+        m.insert("signal".into(), sig);
+        if let Exit::Signal(s) = exit {
+            m.insert(
+                "signal_name".into(),
+                json!(format!("SIG{}", signal_name(s))),
+            );
+        }
+    }
+    m
+}
+
+/// Runs the series, writing a sample per measured run; the outcome feeds the summary.
+pub fn series(
+    plan: &Plan,
+    rep: &mut Reporter,
+    signals: &mut Signals,
+    sp: &mut Spawner,
+) -> Result<Outcome, Failure> {
+    let mut out = Outcome::default();
+    if let Some(c) = &plan.setup {
+        if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true) {
+            out.stop = Some(match signals.interrupted() {
+                Some(sig) => Stop::Interrupted(sig),
+                None if ctrl_c => Stop::Interrupted(libc::SIGINT),
+                None => Stop::Own(e),
+            });
+            return Ok(out);
+        }
+    }
+    let total = plan.warmup + plan.runs;
+    for i in 0..total {
+        let warm = i < plan.warmup;
+        let index = i.saturating_sub(plan.warmup) + 1;
+        let which = if warm {
+            format!("warm-up run {} of {}", i + 1, plan.warmup)
+        } else {
+            format!("run {index} of {}", plan.runs)
+        };
+        if let Some(sig) = signals.poll_interrupt() {
+            out.stop = Some(Stop::Interrupted(sig));
+            break;
+        }
+        if let Some(p) = &plan.prepare {
+            if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
+                out.stop = Some(match signals.interrupted() {
+                    Some(sig) => Stop::Interrupted(sig),
+                    None if ctrl_c => Stop::Interrupted(libc::SIGINT),
+                    None => Stop::Own(format!("before {which}: {e}")),
+                });
+                break;
+            }
+            if let Some(sig) = signals.poll_interrupt() {
+                out.stop = Some(Stop::Interrupted(sig));
+                break;
+            }
+        }
+        sp.prepare_output();
+        let deadline = plan.time_limit.map(|l| l.as_nanos() as u64);
+        // The measured span: from right before the spawn to right after the reaping.
+        let start = now_ns();
+        let pid = match sp.spawn() {
+            Ok(pid) => pid,
+            Err(e) => {
+                if !warm {
+                    out.measured += 1;
+                    out.failed += 1;
+                    rep.sample_failed(&e.message, info(json!({"run": index, "ok": false})))
+                        .map_err(|e| io_fail(&e))?;
+                }
+                out.stop = Some(Stop::Spawn(e));
+                break;
+            }
+        };
+        let reaped: Reaped = signals
+            .wait(pid, deadline.map(|d| start + d), sp.pipe_fd(), true)
+            .map_err(|e| Failure::new(EXIT_OWN_FAILURE, format!("waiting for {which}"), e))?;
+        let exit = Exit::from_status(reaped.status);
+        let usage = RunUsage::new(start, reaped.end_ns, &reaped.usage);
+        out.last_exit = Some(exit);
+        out.last_timed_out = reaped.timed_out;
+        // The run that had the terminal died of Ctrl-C: the user meant timecmd too.
+        let interrupt = reaped.interrupt.or_else(|| {
+            (signals.hands_off_terminal() && exit == Exit::Signal(libc::SIGINT))
+                .then_some(libc::SIGINT)
+        });
+        if !warm {
+            out.measured += 1;
+        }
+        if let Some(sig) = interrupt {
+            if !warm {
+                out.failed += 1;
+                let mut inf = run_info(index, exit, pid);
+                inf.insert("interrupted".into(), json!(true));
+                rep.sample_failed(
+                    &format!(
+                        "interrupted by SIG{} after {:.3} s: the run was cut short",
+                        signal_name(sig),
+                        usage.wall_s
+                    ),
+                    inf,
+                )
+                .map_err(|e| io_fail(&e))?;
+            }
+            out.stop = Some(Stop::Interrupted(sig));
+            break;
+        }
+        if reaped.timed_out {
+            let limit = plan.time_limit.map_or(0.0, |d| d.as_secs_f64());
+            let msg = format!(
+                "{which} timed out after {} (--time-limit): killed its process group",
+                human::secs(limit)
+            );
+            if !warm {
+                out.failed += 1;
+                out.timed_out += 1;
+                let mut inf = run_info(index, exit, pid);
+                inf.insert("timed_out".into(), json!(true));
+                inf.insert("time_limit_s".into(), json!(limit));
+                rep.sample_failed(&msg, inf).map_err(|e| io_fail(&e))?;
+            }
+            if !plan.ignore_failure {
+                out.stop = Some(Stop::RunFailed(msg));
+                break;
+            }
+            continue;
+        }
+        let ok = exit.success();
+        if !warm {
+            if !ok {
+                out.failed += 1;
+            }
+            rep.sample(usage.values(), run_info(index, exit, pid))
+                .map_err(|e| io_fail(&e))?;
+            if ok || plan.ignore_failure {
+                out.counted.push(usage);
+            }
+        }
+        if !ok && !plan.ignore_failure {
+            out.stop = Some(Stop::RunFailed(format!("{which} {}", describe_exit(exit))));
+            break;
+        }
+    }
+    if let Some(c) = &plan.cleanup
+        && let Err((e, _)) = helper(signals, plan.helper_shell(), "--cleanup", c, false)
+    {
+        out.cleanup_error = Some(e);
+    }
+    if out.stop.is_none()
+        && let Some(sig) = signals.poll_interrupt()
+    {
+        // Ctrl-C during --cleanup: the runs are complete, but timecmd was told to stop.
+        out.stop = Some(Stop::Interrupted(sig));
+    }
+    Ok(out)
+}

@@ -1,0 +1,173 @@
+//! The summary record, the human summary and warnings on stderr, and the exit status.
+
+use crate::clock::own_peak_rss_bytes;
+use crate::exit::{Exit, signal_name};
+use crate::human;
+use crate::plan::Plan;
+use crate::series::{Outcome, Stop, io_fail};
+use crate::stats::{self, Outliers};
+use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
+use measure::Failure;
+use measure::record::Status;
+use measure::writer::{Reporter, Summary, Values, info};
+use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Statistics of one field over the counted runs into `v` as `<name>_mean_s` etc.
+fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
+    let s = stats::stats(xs)?;
+    v.set(&format!("{name}_mean_s"), s.mean);
+    v.set(&format!("{name}_median_s"), s.median);
+    if let Some(sd) = s.stddev {
+        v.set(&format!("{name}_stddev_s"), sd);
+    }
+    v.set(&format!("{name}_min_s"), s.min);
+    v.set(&format!("{name}_max_s"), s.max);
+    Some(s)
+}
+
+/// Writes the summary and the human text; returns the exit status.
+pub fn finish(
+    plan: &Plan,
+    rep: &mut Reporter,
+    o: &Outcome,
+    handoff: bool,
+) -> Result<ExitCode, Failure> {
+    let wall: Vec<f64> = o.counted.iter().map(|u| u.wall_s).collect();
+    let user: Vec<f64> = o.counted.iter().map(|u| u.user_s).collect();
+    let sys: Vec<f64> = o.counted.iter().map(|u| u.sys_s).collect();
+    let mut v = Values::new();
+    v.set_count("runs_count", o.counted.len() as u64);
+    v.set_count("failed_runs_count", o.failed);
+    v.set_count("timed_out_runs_count", o.timed_out);
+    let wall_stats = put_stats(&mut v, "wall", &wall);
+    let user_stats = put_stats(&mut v, "user", &user);
+    let sys_stats = put_stats(&mut v, "sys", &sys);
+    let max_rss = o.counted.iter().map(|u| u.max_rss_bytes).max();
+    if let Some(r) = max_rss {
+        v.set_count("max_rss_bytes", r);
+        let rss: Vec<f64> = o.counted.iter().map(|u| u.max_rss_bytes as f64).collect();
+        if let Some(med) = stats::median(&rss) {
+            v.set_count("max_rss_median_bytes", med.round() as u64);
+        }
+    }
+    if let Some(w) = &wall_stats
+        && w.median > 0.0
+    {
+        let cpu: f64 = user_stats.map_or(0.0, |s| s.median) + sys_stats.map_or(0.0, |s| s.median);
+        v.set("cpu_median_ratio", cpu / w.median);
+    }
+    let outl = stats::outliers(&wall);
+    v.set_count("outlier_count", outl.count as u64);
+
+    let stop_text = o.stop.as_ref().map(|s| match s {
+        Stop::Interrupted(sig) => format!(
+            "interrupted by SIG{} after {} of {} runs",
+            signal_name(*sig),
+            o.counted.len(),
+            plan.runs
+        ),
+        Stop::Spawn(e) => e.message.clone(),
+        Stop::Own(m) => m.clone(),
+        Stop::RunFailed(m) => {
+            if o.measured < plan.runs || o.counted.is_empty() && plan.warmup > 0 {
+                format!("{m}; the series stopped (--ignore-failure keeps going)")
+            } else {
+                m.clone()
+            }
+        }
+    });
+    let status = if o.counted.is_empty() {
+        Status::Failed
+    } else if o.stop.is_none() && o.counted.len() as u64 == plan.runs {
+        Status::Ok
+    } else {
+        Status::Partial
+    };
+    let error = match (&status, &stop_text) {
+        (Status::Ok, _) => None,
+        (_, Some(t)) => Some(t.clone()),
+        (_, None) => Some(format!("{} of {} runs failed", o.failed, plan.runs)),
+    };
+    let mut inf = info(json!({
+        "runs_requested": plan.runs,
+        "runs_measured": o.measured,
+        "warmup": plan.warmup,
+        "rss_floor_bytes": own_peak_rss_bytes(),
+        "terminal_handoff": handoff,
+    }));
+    if let Some(e) = o.last_exit {
+        inf.insert("last_exit_status".into(), json!(e.shell_code()));
+    }
+    if let Some(c) = &o.cleanup_error {
+        inf.insert("cleanup_error".into(), json!(c));
+    }
+    let warnings = outlier_warnings(&outl);
+    if !warnings.is_empty() {
+        inf.insert("warnings".into(), json!(warnings));
+    }
+    rep.summary(Summary {
+        status,
+        error,
+        headline: Some("wall_median_s".into()),
+        values: v,
+        info: inf,
+    })
+    .map_err(|e| io_fail(&e))?;
+
+    // Human text: errors always; the summary only on a terminal; warnings unless -q.
+    let mut err = std::io::stderr().lock();
+    // A failing last run speaks for itself (as under time(1)); say so only when it cut the
+    // series short.
+    let cut_short = match &o.stop {
+        Some(Stop::RunFailed(_)) => o.measured < plan.runs || o.last_timed_out,
+        Some(_) => true,
+        None => false,
+    };
+    if let Some(t) = stop_text.as_ref().filter(|_| cut_short) {
+        let _ = writeln!(err, "timecmd: {t}");
+    }
+    if let Some(c) = &o.cleanup_error {
+        let _ = writeln!(err, "timecmd: warning: {c}");
+    }
+    if !plan.quiet {
+        for w in &warnings {
+            let _ = writeln!(err, "timecmd: warning: {w}");
+        }
+        if measure::cli::is_terminal(2)
+            && let (Some(w), Some(u), Some(s), Some(r)) =
+                (wall_stats, user_stats, sys_stats, max_rss)
+        {
+            let _ = err.write_all(human::summary(&plan.display, &w, &u, &s, r).as_bytes());
+        }
+    }
+
+    let code = match &o.stop {
+        Some(Stop::Interrupted(sig)) => (128 + sig).clamp(0, 255) as u8,
+        Some(Stop::Spawn(e)) => e.code,
+        Some(Stop::Own(_)) => EXIT_OWN_FAILURE,
+        _ if o.last_timed_out => EXIT_TIMED_OUT,
+        _ => o.last_exit.map_or(EXIT_OWN_FAILURE, Exit::shell_code),
+    };
+    Ok(ExitCode::from(code))
+}
+
+/// hyperfine's wording, for the outliers found.
+fn outlier_warnings(o: &Outliers) -> Vec<String> {
+    let mut w = Vec::new();
+    if o.slow_first {
+        w.push(
+            "the first run was much slower than the rest: caches were probably cold; \
+             use --warmup, or --prepare to make every run start cold"
+                .to_string(),
+        );
+    } else if o.count > 0 {
+        w.push(format!(
+            "{} statistical outlier(s) among the runs: re-run on a quiet system, \
+             or use --warmup or --prepare",
+            o.count
+        ));
+    }
+    w
+}
