@@ -103,7 +103,11 @@ fn help_version_and_usage_errors() {
         let bad = run(Command::new(&exe).arg("--no-such-flag"));
         // timecmd passes its command's status on, so its own failures are 125 as env(1)'s.
         let usage_code = if tool == "timecmd" { 125 } else { 2 };
-        assert_eq!(bad.status.code(), Some(usage_code), "{tool}: a bad flag exits {usage_code}");
+        assert_eq!(
+            bad.status.code(),
+            Some(usage_code),
+            "{tool}: a bad flag exits {usage_code}"
+        );
         assert!(
             String::from_utf8_lossy(&bad.stderr).contains("--no-such-flag"),
             "{tool}: the usage error names the flag"
