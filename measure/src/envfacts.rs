@@ -15,6 +15,8 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct Probe {
     root: PathBuf,
+    /// /proc/cpuinfo, read once: the model, the count and the flags all come from it.
+    cpuinfo: std::sync::OnceLock<String>,
 }
 
 /// One layer of the block stack beneath a mount.
@@ -47,13 +49,14 @@ pub fn hostname() -> String {
 
 impl Probe {
     pub fn system() -> Self {
-        Probe {
-            root: PathBuf::from("/"),
-        }
+        Probe::at("/")
     }
 
     pub fn at(root: impl Into<PathBuf>) -> Self {
-        Probe { root: root.into() }
+        Probe {
+            root: root.into(),
+            cpuinfo: std::sync::OnceLock::new(),
+        }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -80,8 +83,9 @@ impl Probe {
         self.read("proc/sys/kernel/osrelease")
     }
 
-    fn cpuinfo(&self) -> String {
-        self.read("proc/cpuinfo").unwrap_or_default()
+    fn cpuinfo(&self) -> &str {
+        self.cpuinfo
+            .get_or_init(|| self.read("proc/cpuinfo").unwrap_or_default())
     }
 
     /// The CPU model name (`model name` on x86, `Model`/`Hardware` or the CPU part elsewhere).

@@ -12,7 +12,7 @@ use clap::ArgMatches;
 use measure::Failure;
 use measure::record::Status;
 use measure::writer::{Reporter, Summary, Values, info};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use std::process::ExitCode;
 
 /// Reads the flags, runs the series, writes the records, and returns the exit status.
@@ -55,7 +55,7 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
         // SAFETY: sysconf only reads a system constant.
         "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
     }));
-    begin.extend(machine_facts());
+    begin.extend(measure::envfacts::Probe::system().machine());
     let spawner = Spawner::new(&plan.argv, &plan.input, &plan.output);
     if let Ok(sp) = &spawner {
         begin.insert("executable".into(), json!(sp.executable()));
@@ -91,38 +91,4 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
         }
     };
     finish(&plan, &mut rep, &outcome, handoff)
-}
-
-/// The machine facts of `Probe::machine`, with each probe made once: `machine` asks for the
-/// container and the VM twice, and a single run of a short command feels every 20 us.
-fn machine_facts() -> Map<String, Value> {
-    let p = measure::envfacts::Probe::system();
-    let container = p.container();
-    let vm = p.vm();
-    let virtualization = container
-        .clone()
-        .or_else(|| vm.clone())
-        .unwrap_or_else(|| "none".into());
-    info(json!({
-        "hostname": p.hostname(),
-        "kernel": p.kernel(),
-        "cpu_model": p.cpu_model(),
-        "cpu_count": p.cpu_count(),
-        "memory_bytes": p.memory_bytes(),
-        "virtualization": virtualization,
-        "container": container,
-        "vm": vm.unwrap_or_else(|| "none".into()),
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn machine_facts_match_the_probe() {
-        let ours = machine_facts();
-        let theirs = measure::envfacts::Probe::system().machine();
-        assert_eq!(ours, theirs);
-    }
 }
