@@ -30,9 +30,9 @@ impl Family {
 
 /// Parses a port number, naming the flag on error.
 pub fn parse_port(s: &str, what: &str) -> Result<u16, String> {
-    s.trim().parse::<u16>().map_err(|_| {
-        format!("{what} {s:?}: expected a TCP port number 0..65535 (e.g. 2222)")
-    })
+    s.trim()
+        .parse::<u16>()
+        .map_err(|_| format!("{what} {s:?}: expected a TCP port number 0..65535 (e.g. 2222)"))
 }
 
 /// Splits `HOST:PORT`, `[V6]:PORT` or `V6ADDR:PORT`-less forms into host and port text.
@@ -118,7 +118,11 @@ pub fn resolve_one(host: &str, port: u16, fam: Family, what: &str) -> Result<Soc
 /// Parses a local bind address (`ADDR` or `ADDR:PORT`) for a connecting side.
 pub fn parse_bind(s: &str, fam: Family) -> Result<SocketAddr, String> {
     let s = s.trim();
-    if let Ok(ip) = s.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+    if let Ok(ip) = s
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
         return Ok(SocketAddr::new(ip, 0));
     }
     if let Some((host, port)) = split_host_port(s) {
@@ -181,7 +185,11 @@ mod tests {
             "[::1]:5".parse().unwrap()
         );
         assert!(parse_connect("127.0.0.1", Family::Any).is_err());
-        assert!(parse_connect("h:x", Family::Any).unwrap_err().contains("port"));
+        assert!(
+            parse_connect("h:x", Family::Any)
+                .unwrap_err()
+                .contains("port")
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ impl Cpu {
         }
     }
 
-    pub fn add(self, o: Cpu) -> Cpu {
+    pub fn plus(self, o: Cpu) -> Cpu {
         Cpu {
             user_s: self.user_s + o.user_s,
             sys_s: self.sys_s + o.sys_s,
@@ -57,6 +57,6 @@ mod tests {
         assert!(x > 0);
         let d = Cpu::now().since(a);
         assert!(d.total_s() >= 0.0);
-        assert_eq!(d.add(Cpu::default()), d);
+        assert_eq!(d.plus(Cpu::default()), d);
     }
 }

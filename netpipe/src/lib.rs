@@ -64,81 +64,72 @@ EXAMPLES
 
 /// The one source of --help and the man page.
 pub fn command() -> Command {
-    let cmd = Command::new("netpipe")
-        .version(env!("CARGO_PKG_VERSION"))
-        .about(ABOUT)
-        .long_about(LONG_ABOUT)
-        .after_help(AFTER_HELP)
-        .args_conflicts_with_subcommands(true)
-        .subcommand_negates_reqs(true)
-        .arg(
-            Arg::new("listen")
-                .short('l')
-                .action(ArgAction::SetTrue)
-                .help("Listen for a connection and write what arrives to stdout (nc -l)"),
-        )
-        .arg(
-            Arg::new("port")
-                .short('p')
-                .value_name("PORT")
-                .help("With -l: the port to listen on; else the local source port (nc -p)"),
-        )
-        .arg(
-            Arg::new("source")
-                .short('s')
-                .value_name("ADDR")
-                .help("Local address to bind (nc -s); with -l, the address to listen on"),
-        )
-        .arg(
-            Arg::new("keep")
-                .short('k')
-                .action(ArgAction::SetTrue)
-                .help("With -l: accept one connection after another (nc -k); stdin goes to the first"),
-        )
-        .arg(
-            Arg::new("nc-timeout")
-                .short('w')
-                .value_name("SECS")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
-                .help("Connect and idle timeout (nc -w), e.g. 5 or 500ms"),
-        )
-        .arg(
-            Arg::new("nc-N")
-                .short('N')
-                .action(ArgAction::SetTrue)
-                .help("Accepted for nc compatibility: netpipe always half-closes after stdin EOF"),
-        )
-        .arg(
-            Arg::new("nc-n")
-                .short('n')
-                .action(ArgAction::SetTrue)
-                .help("Accepted for nc compatibility (numeric addresses are never looked up anyway)"),
-        )
-        .arg(
-            Arg::new("nc-v")
-                .short('v')
-                .action(ArgAction::SetTrue)
-                .help("Accepted for nc compatibility: the human summary shows when stderr is a terminal"),
-        )
-        .arg(
-            Arg::new("window")
-                .long("window")
-                .value_name("SIZE")
-                .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Socket send and receive buffers (default: the kernel's autotuning)"),
-        )
-        .arg(
-            Arg::new("no-delay")
-                .long("no-delay")
-                .action(ArgAction::SetTrue)
-                .help("Disable Nagle's algorithm (TCP_NODELAY)"),
-        )
-        .arg(
-            Arg::new("args")
-                .value_name("[HOST] PORT")
-                .num_args(0..=2)
-                .help("Connect to HOST PORT; with -l: [ADDR] PORT to listen on"),
-        );
+    let cmd =
+        Command::new("netpipe")
+            .version(env!("CARGO_PKG_VERSION"))
+            .about(ABOUT)
+            .long_about(LONG_ABOUT)
+            .after_help(AFTER_HELP)
+            .args_conflicts_with_subcommands(true)
+            .subcommand_negates_reqs(true)
+            .arg(
+                Arg::new("listen")
+                    .short('l')
+                    .action(ArgAction::SetTrue)
+                    .help("Listen for a connection and write what arrives to stdout (nc -l)"),
+            )
+            .arg(
+                Arg::new("port")
+                    .short('p')
+                    .value_name("PORT")
+                    .help("With -l: the port to listen on; else the local source port (nc -p)"),
+            )
+            .arg(
+                Arg::new("source")
+                    .short('s')
+                    .value_name("ADDR")
+                    .help("Local address to bind (nc -s); with -l, the address to listen on"),
+            )
+            .arg(Arg::new("keep").short('k').action(ArgAction::SetTrue).help(
+                "With -l: accept one connection after another (nc -k); stdin goes to the first",
+            ))
+            .arg(
+                Arg::new("nc-timeout")
+                    .short('w')
+                    .value_name("SECS")
+                    .value_parser(|s: &str| measure::units::parse_seconds(s))
+                    .help("Connect and idle timeout (nc -w), e.g. 5 or 500ms"),
+            )
+            .arg(
+                Arg::new("nc-N").short('N').action(ArgAction::SetTrue).help(
+                    "Accepted for nc compatibility: netpipe always half-closes after stdin EOF",
+                ),
+            )
+            .arg(Arg::new("nc-n").short('n').action(ArgAction::SetTrue).help(
+                "Accepted for nc compatibility (numeric addresses are never looked up anyway)",
+            ))
+            .arg(Arg::new("nc-v").short('v').action(ArgAction::SetTrue).help(
+                "Accepted for nc compatibility: the human summary shows when stderr is a terminal",
+            ))
+            .arg(
+                Arg::new("window")
+                    .long("window")
+                    .value_name("SIZE")
+                    .value_parser(|s: &str| measure::units::parse_size(s))
+                    .help("Socket send and receive buffers (default: the kernel's autotuning)"),
+            )
+            .arg(
+                Arg::new("no-delay")
+                    .long("no-delay")
+                    .action(ArgAction::SetTrue)
+                    .help("Disable Nagle's algorithm (TCP_NODELAY)"),
+            )
+            .arg(
+                Arg::new("args")
+                    .value_name("[HOST] PORT")
+                    .num_args(0..=2)
+                    .help("Connect to HOST PORT; with -l: [ADDR] PORT to listen on"),
+            );
     let cmd = common(cmd, true)
         .subcommand(measuring(
             "send",
@@ -153,7 +144,7 @@ pub fn command() -> Command {
 
 /// Flags both modes share.
 fn common(cmd: Command, netcat: bool) -> Command {
-    let cmd = cmd
+    cmd
         .arg(
             Arg::new("ipv4")
                 .short('4')
@@ -195,8 +186,7 @@ fn common(cmd: Command, netcat: bool) -> Command {
                 } else {
                     "Append records to FILE instead of stdout"
                 }),
-        );
-    cmd
+        )
 }
 
 fn measuring(name: &'static str, about: &'static str) -> Command {
@@ -294,10 +284,18 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .long("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Bytes per send or receive call [default: 256k to send, 4M to receive]"),
+                .help("Bytes per send or receive call [default: 256k to send (1M with splice: the pipe size), 4M to receive]"),
         );
     let cmd = if name == "send" {
         cmd.arg(
+            Arg::new("send-method")
+                .long("send-method")
+                .value_name("METHOD")
+                .value_parser(["splice", "copy"])
+                .default_value("splice")
+                .help("splice: tee+splice the buffer's pages into the socket, no copy (falls back to copy); copy: send() from the buffer, as iperf3 does"),
+        )
+        .arg(
             Arg::new("pattern")
                 .long("pattern")
                 .value_name("PATTERN")
@@ -349,10 +347,13 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
     } else if let Some(c) = m.get_one::<String>("connect") {
         session::Endpoint::Connect(
             c.clone(),
-            addr::parse_connect(c, fam).map_err(|e| Failure::new(exit::CANNOT, "--connect", msg_tail(&e)))?,
+            addr::parse_connect(c, fam)
+                .map_err(|e| Failure::new(exit::CANNOT, "--connect", msg_tail(&e)))?,
         )
     } else {
-        return Err(Failure::usage("give --listen [ADDR:]PORT or --connect HOST:PORT"));
+        return Err(Failure::usage(
+            "give --listen [ADDR:]PORT or --connect HOST:PORT",
+        ));
     };
     let bind = m
         .get_one::<String>("bind")
@@ -365,10 +366,14 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
         None => Some(Duration::from_secs(30)),
     };
     if dur(m, "time").is_some_and(|d| d.is_zero()) {
-        return Err(Failure::usage("--time 0: give a positive duration such as 10 or 500ms"));
+        return Err(Failure::usage(
+            "--time 0: give a positive duration such as 10 or 500ms",
+        ));
     }
     if dur(m, "interval").is_some_and(|d| d < Duration::from_millis(10)) {
-        return Err(Failure::usage("--interval: give at least 10ms, e.g. 1 or 500ms"));
+        return Err(Failure::usage(
+            "--interval: give at least 10ms, e.g. 1 or 500ms",
+        ));
     }
     let block = match m.get_one::<u64>("block-size") {
         Some(&b) if b == 0 || b > (1 << 30) => {
@@ -397,6 +402,10 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
             .ok()
             .flatten()
             .is_some_and(|p| p == "random"),
+        method: match m.try_get_one::<String>("send-method").ok().flatten() {
+            Some(x) if x == "copy" => session::SendMethod::Copy,
+            _ => session::SendMethod::Splice,
+        },
         opts: sock::SockOpts {
             window,
             no_delay: m.get_flag("no-delay"),
@@ -428,7 +437,7 @@ fn msg_tail(e: &str) -> String {
 
 fn window(m: &ArgMatches) -> Result<Option<usize>, Failure> {
     match m.get_one::<u64>("window") {
-        Some(&w) if w < 1024 || w > (1 << 31) => Err(Failure::usage(
+        Some(&w) if !(1024..=(1 << 31)).contains(&w) => Err(Failure::usage(
             "--window: give 1k .. 2G, e.g. 4M (the kernel doubles it and caps it at net.core.rmem_max/wmem_max)",
         )),
         Some(&w) => Ok(Some(w as usize)),

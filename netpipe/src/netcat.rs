@@ -46,6 +46,8 @@ struct Moved {
     rx_end: Option<Instant>,
     tx_first: Option<Instant>,
     tx_end: Option<Instant>,
+    /// When the peer's EOF arrived.
+    eof_at: Option<Instant>,
     error: Option<String>,
     interrupted: bool,
     stdout_gone: bool,
@@ -255,7 +257,7 @@ fn connection(
     let t0 = Instant::now();
     let m = transfer(Arc::new(s), listener, with_stdin, plan.idle);
     let cpu = Cpu::now().since(cpu0);
-    tot.cpu = tot.cpu.add(cpu);
+    tot.cpu = tot.cpu.plus(cpu);
     tot.active_s += t0.elapsed().as_secs_f64();
     tot.conns += 1;
     tot.rx += m.rx;
@@ -267,7 +269,12 @@ fn connection(
     let (dir, bytes, span) = if m.rx > 0 {
         ("received", m.rx, m.rx_first.zip(m.rx_end))
     } else {
-        ("sent", m.tx, m.tx_first.zip(m.tx_end))
+        // The sender's figure ends when the peer closed, if it did after our last byte.
+        let end = match (m.tx_end, m.eof_at) {
+            (Some(t), Some(e)) if e > t => Some(e),
+            (t, _) => t,
+        };
+        ("sent", m.tx, m.tx_first.zip(end))
     };
     let mut v = Values::new();
     v.set_count("received_bytes", m.rx);
@@ -343,7 +350,8 @@ fn is_dev_null(fd: RawFd) -> bool {
 /// Both directions of one connection. Returns when the socket reached EOF (and, for a
 /// client, stdin has been sent), on a fault, or on Ctrl-C.
 fn transfer(s: Arc<Socket>, listener: bool, with_stdin: bool, idle: Option<Duration>) -> Moved {
-    let (tx_done, rx_done) = mpsc::channel::<(u64, Option<Instant>, Option<Instant>, Option<String>)>();
+    let (tx_done, rx_done) =
+        mpsc::channel::<(u64, Option<Instant>, Option<Instant>, Option<String>)>();
     let sent_any = Arc::new(AtomicBool::new(false));
     if with_stdin {
         let s2 = Arc::clone(&s);
@@ -593,6 +601,7 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
             if m.rx > 0 {
                 m.rx_end = Some(now);
             }
+            m.eof_at = Some(now);
             return Ok(());
         }
         let e = io::Error::last_os_error();
@@ -655,7 +664,10 @@ fn drain_pipe(r: RawFd, mut n: usize) -> io::Result<()> {
             continue;
         }
         if rc == 0 {
-            return Err(io::Error::new(io::ErrorKind::WriteZero, "stdout took nothing"));
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                "stdout took nothing",
+            ));
         }
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {
@@ -694,7 +706,10 @@ fn write_all(fd: RawFd, mut b: &[u8]) -> io::Result<()> {
             return Err(e);
         }
         if rc == 0 {
-            return Err(io::Error::new(io::ErrorKind::WriteZero, "stdout took nothing"));
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                "stdout took nothing",
+            ));
         }
         b = &b[rc as usize..];
     }

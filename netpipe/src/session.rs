@@ -65,7 +65,17 @@ pub struct Plan {
     pub keep_open: bool,
     pub block: usize,
     pub random: bool,
+    pub method: SendMethod,
     pub opts: SockOpts,
+}
+
+/// How a sender hands its buffer to the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMethod {
+    /// tee + splice of pages put in a pipe once: no copy.
+    Splice,
+    /// send() from the buffer: one copy, as iperf3 and nc do.
+    Copy,
 }
 
 impl Plan {
@@ -89,6 +99,7 @@ impl Plan {
             "connect_timeout_s": self.connect_timeout.map(|t| t.as_secs_f64()),
             "keep_open": self.keep_open,
             "block_bytes": self.block,
+            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy" }) } else { None },
             "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zeros" }) } else { None },
             "window_bytes": self.opts.window,
             "no_delay": self.opts.no_delay,
@@ -132,7 +143,10 @@ struct Tally {
 /// Runs `send` or `recv`: begin, sessions, samples, summary.
 pub fn run(plan: Plan, rep: &mut Reporter) -> Result<u8, Failure> {
     let mut begin = plan.info();
-    begin.insert("machine".into(), Value::Object(measure::envfacts::Probe::system().machine()));
+    begin.insert(
+        "machine".into(),
+        Value::Object(measure::envfacts::Probe::system().machine()),
+    );
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
         Endpoint::Listen(a) => match sock::listen_any(*a, plan.v6_only, &plan.opts) {
@@ -187,7 +201,9 @@ pub fn run(plan: Plan, rep: &mut Reporter) -> Result<u8, Failure> {
 }
 
 fn msg_cause(m: &str) -> String {
-    m.split_once(": ").map(|(_, c)| c.to_string()).unwrap_or_else(|| m.to_string())
+    m.split_once(": ")
+        .map(|(_, c)| c.to_string())
+        .unwrap_or_else(|| m.to_string())
 }
 
 /// Status, error and exit code from what happened.
@@ -260,8 +276,14 @@ fn write_summary(
 ) -> Result<(), Failure> {
     let mut v = Values::new();
     if t.measured_s > 0.0 && t.measured_bytes > 0 {
-        v.set("throughput_bits_per_s", t.measured_bytes as f64 * 8.0 / t.measured_s);
-        v.set("throughput_bytes_per_s", t.measured_bytes as f64 / t.measured_s);
+        v.set(
+            "throughput_bits_per_s",
+            t.measured_bytes as f64 * 8.0 / t.measured_s,
+        );
+        v.set(
+            "throughput_bytes_per_s",
+            t.measured_bytes as f64 / t.measured_s,
+        );
     }
     v.set_count(plan.role.bytes_key(), t.bytes);
     v.set_count("measured_bytes", t.measured_bytes);
@@ -377,12 +399,17 @@ fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result<Liv
     let role = plan.role;
     let block = plan.block;
     let random = plan.random;
+    let method = plan.method;
     let handle = std::thread::Builder::new()
         .name("netpipe-stream".into())
         .spawn(move || match role {
             Role::Send => {
-                let buf = stream::pattern(block, random);
-                stream::send(&s2, &c2, &p2, &buf)
+                let mut src = match method {
+                    SendMethod::Splice => stream::Source::splice(block, random),
+                    SendMethod::Copy => None,
+                }
+                .unwrap_or_else(|| stream::Source::copy(block, random));
+                stream::send(&s2, &c2, &p2, &mut src)
             }
             Role::Recv => {
                 let mut buf = vec![0u8; block.max(4 << 20)];
@@ -433,7 +460,10 @@ fn session(
     }
     let want = plan.parallel.unwrap_or(usize::MAX);
     let omit_ns = plan.omit.as_nanos() as u64;
-    let iv_ns = plan.interval.map(|d| d.as_nanos() as u64).filter(|&n| n > 0);
+    let iv_ns = plan
+        .interval
+        .map(|d| d.as_nanos() as u64)
+        .filter(|&n| n > 0);
     // (time, per-stream bytes) when the warm-up ended.
     let mut omit_snap: Option<(u64, Vec<u64>)> = None;
     let mut iv_last: Option<(u64, u64, u64)> = None; // (ns, bytes, retransmits)
@@ -504,7 +534,16 @@ fn session(
         && total(&live) > last_bytes
         && end_ns > last_ns
     {
-        emit_interval(plan, rep, &live, &mut iv_last, end_ns, f, omit_ns, t.sessions)?;
+        emit_interval(
+            plan,
+            rep,
+            &live,
+            &mut iv_last,
+            end_ns,
+            f,
+            omit_ns,
+            t.sessions,
+        )?;
     }
     let mut outs = Vec::with_capacity(live.len());
     for l in live {
@@ -520,7 +559,7 @@ fn session(
     }
     let cpu = Cpu::now().since(cpu0);
     let active_s = Duration::from_nanos(end_ns).as_secs_f64();
-    t.cpu = t.cpu.add(cpu);
+    t.cpu = t.cpu.plus(cpu);
     t.active_s += active_s;
     t.sessions += 1;
     let sess = t.sessions - 1;
@@ -718,7 +757,11 @@ fn human_summary(plan: &Plan, t: &Tally) {
     };
     eprintln_human(&format!(
         "netpipe: {} {} in {} over {} stream(s) = {rate} ({}'s clock){retr}{cpu}",
-        if plan.role == Role::Send { "sent" } else { "received" },
+        if plan.role == Role::Send {
+            "sent"
+        } else {
+            "received"
+        },
         measure::units::format_bytes(t.bytes as f64),
         measure::units::format_seconds(t.measured_s),
         t.streams,

@@ -302,15 +302,15 @@ mod tests {
 
     #[test]
     fn listen_connect_accept_and_tcp_info() {
-        let l = listen(
-            "127.0.0.1:0".parse().unwrap(),
-            false,
+        let l = listen("127.0.0.1:0".parse().unwrap(), false, &SockOpts::default()).unwrap();
+        let addr = l.local_addr().unwrap().as_socket().unwrap();
+        let c = connect(
+            &[addr],
+            None,
             &SockOpts::default(),
+            Some(Duration::from_secs(5)),
         )
         .unwrap();
-        let addr = l.local_addr().unwrap().as_socket().unwrap();
-        let c = connect(&[addr], None, &SockOpts::default(), Some(Duration::from_secs(5)))
-            .unwrap();
         let (s, peer) = accept(&l, Some(Instant::now() + Duration::from_secs(5))).unwrap();
         assert_eq!(peer, c.local_addr().unwrap().as_socket().unwrap());
         let ti = tcp_info(c.as_raw_fd()).unwrap();
@@ -322,16 +322,16 @@ mod tests {
     #[test]
     fn refused_connect_says_so() {
         // Bind a port and close it so that nothing listens there.
-        let l = listen(
-            "127.0.0.1:0".parse().unwrap(),
-            false,
-            &SockOpts::default(),
-        )
-        .unwrap();
+        let l = listen("127.0.0.1:0".parse().unwrap(), false, &SockOpts::default()).unwrap();
         let addr = l.local_addr().unwrap().as_socket().unwrap();
         drop(l);
-        let e = connect(&[addr], None, &SockOpts::default(), Some(Duration::from_secs(5)))
-            .unwrap_err();
+        let e = connect(
+            &[addr],
+            None,
+            &SockOpts::default(),
+            Some(Duration::from_secs(5)),
+        )
+        .unwrap_err();
         assert!(describe(&e, None).contains("refused"), "{e:?}");
     }
 }

@@ -4,7 +4,7 @@
 use crate::sock::{self, TcpInfo};
 use socket2::Socket;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -195,16 +195,163 @@ fn classify(e: &io::Error) -> End {
     }
 }
 
-/// Sends from `buf` (cycled) until the budget, the time limit, Ctrl-C or a fault; then
-/// half-closes and waits for the peer to close, so that the end time covers delivery.
-pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &[u8]) -> Outcome {
+/// Where a sender's bytes come from.
+pub enum Source {
+    /// send() from a buffer, cycled: one copy into the kernel per byte.
+    Copy { buf: Vec<u8>, off: usize },
+    /// The buffer's pages are put into pipe `a` once (vmsplice); each round tee()s their
+    /// references into pipe `b` and splices `b` into the socket: no byte is copied.
+    Splice {
+        _buf: Vec<u8>,
+        /// Pipe a (read end, write end) holds the pattern; pipe b carries it to the socket.
+        a: (OwnedFd, OwnedFd),
+        b: (OwnedFd, OwnedFd),
+        cap: usize,
+        in_b: usize,
+    },
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+impl Source {
+    /// A copying source of `len` bytes.
+    pub fn copy(len: usize, random: bool) -> Source {
+        Source::Copy {
+            buf: pattern(len, random),
+            off: 0,
+        }
+    }
+
+    /// A splicing source holding up to `len` bytes (the pipe size caps it), or `None` when
+    /// the kernel refuses pipes, vmsplice or tee.
+    pub fn splice(len: usize, random: bool) -> Option<Source> {
+        let page = 4096usize;
+        let (ra, wa) = pipe()?;
+        let (rb, wb) = pipe()?;
+        let want = len.clamp(page, 1 << 20) as libc::c_int;
+        // SAFETY: F_SETPIPE_SZ/F_GETPIPE_SZ on pipes we own; the kernel may round or
+        // refuse the size, and we read back what it chose.
+        let cap = unsafe {
+            libc::fcntl(wa.as_raw_fd(), libc::F_SETPIPE_SZ, want);
+            libc::fcntl(wb.as_raw_fd(), libc::F_SETPIPE_SZ, want);
+            libc::fcntl(wa.as_raw_fd(), libc::F_GETPIPE_SZ)
+                .min(libc::fcntl(wb.as_raw_fd(), libc::F_GETPIPE_SZ))
+        };
+        if cap <= 0 {
+            return None;
+        }
+        let cap = cap as usize;
+        let buf = pattern(cap + page, random);
+        let start = buf.as_ptr().align_offset(page);
+        if start + cap > buf.len() {
+            return None;
+        }
+        let mut put = 0usize;
+        // Bounded: each pass adds bytes to the pipe or gives up.
+        while put < cap {
+            let iov = libc::iovec {
+                // SAFETY: start + put < start + cap <= buf.len(): in bounds.
+                iov_base: unsafe { buf.as_ptr().add(start + put) } as *mut libc::c_void,
+                iov_len: cap - put,
+            };
+            // SAFETY: one iovec into our buffer, which lives as long as the pipe (both are
+            // in the returned Source) and is never written again.
+            let n = unsafe { libc::vmsplice(wa.as_raw_fd(), &iov, 1, libc::SPLICE_F_NONBLOCK) };
+            if n <= 0 {
+                return None;
+            }
+            put += n as usize;
+        }
+        Some(Source::Splice {
+            _buf: buf,
+            a: (ra, wa),
+            b: (rb, wb),
+            cap,
+            in_b: 0,
+        })
+    }
+
+    pub fn word(&self) -> &'static str {
+        match self {
+            Source::Copy { .. } => "copy",
+            Source::Splice { .. } => "splice",
+        }
+    }
+
+    /// The most bytes one call moves.
+    fn chunk(&self) -> u64 {
+        match self {
+            Source::Copy { buf, .. } => buf.len() as u64,
+            Source::Splice { cap, .. } => *cap as u64,
+        }
+    }
+
+    /// Moves up to `want` bytes into socket `fd`; returns how many the socket took.
+    fn push(&mut self, fd: i32, want: usize) -> io::Result<usize> {
+        match self {
+            Source::Copy { buf, off } => {
+                let len = want.min(buf.len() - *off);
+                // SAFETY: buf[off..off+len] is in bounds and stays alive during the call.
+                let rc = unsafe {
+                    libc::send(fd, buf.as_ptr().add(*off).cast(), len, libc::MSG_NOSIGNAL)
+                };
+                if rc < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                *off = (*off + rc as usize) % buf.len();
+                Ok(rc as usize)
+            }
+            Source::Splice {
+                a, b, cap, in_b, ..
+            } => {
+                if *in_b == 0 {
+                    // SAFETY: tee between two pipes we own.
+                    let t =
+                        unsafe { libc::tee(a.0.as_raw_fd(), b.1.as_raw_fd(), want.min(*cap), 0) };
+                    if t <= 0 {
+                        return Err(if t == 0 {
+                            io::Error::other("tee moved nothing")
+                        } else {
+                            io::Error::last_os_error()
+                        });
+                    }
+                    *in_b = t as usize;
+                }
+                // SAFETY: splice from our pipe into the socket, no offsets.
+                let n = unsafe {
+                    libc::splice(
+                        b.0.as_raw_fd(),
+                        std::ptr::null_mut(),
+                        fd,
+                        std::ptr::null_mut(),
+                        (*in_b).min(want),
+                        libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
+                    )
+                };
+                if n < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                *in_b -= n as usize;
+                Ok(n as usize)
+            }
+        }
+    }
+}
+
+/// Sends from `src` until the budget, the time limit, Ctrl-C or a fault; then half-closes
+/// and waits for the peer to close, so that the end time covers delivery.
+pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome {
     let fd = s.as_raw_fd();
     let start = ctl.now_ns();
     ctl.mark_first(start);
-    let mut off = 0usize;
     let mut claimed = 0u64;
     let mut last_move = Instant::now();
     let mut sent = 0u64;
+    let chunk = src.chunk();
     // Ends on the limit, Ctrl-C, the idle timeout or an error; each pass waits a tick at most.
     let end = loop {
         if ctl.stop.load(Ordering::Relaxed) {
@@ -215,43 +362,28 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &[u8]) -> Outcome {
             break End::Limit;
         }
         if claimed == 0 {
-            claimed = ctl.claim(buf.len() as u64);
+            claimed = ctl.claim(chunk);
             if claimed == 0 {
                 break End::Limit;
             }
         }
-        let len = (claimed as usize).min(buf.len() - off);
-        // SAFETY: buf[off..off+len] is in bounds (len <= buf.len() - off) and stays alive.
-        let rc = unsafe {
-            libc::send(
-                fd,
-                buf.as_ptr().add(off).cast(),
-                len,
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        if rc > 0 {
-            let n = rc as usize;
-            claimed -= n as u64;
-            off = (off + n) % buf.len();
-            sent += n as u64;
-            prog.bytes.fetch_add(n as u64, Ordering::AcqRel);
-            last_move = now;
-            continue;
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            continue;
-        }
-        if sock::is_tick(&e) {
-            if let Some(idle) = ctl.idle
-                && last_move.elapsed() >= idle
-            {
-                break End::Idle(idle);
+        match src.push(fd, claimed as usize) {
+            Ok(n) => {
+                claimed -= n as u64;
+                sent += n as u64;
+                prog.bytes.fetch_add(n as u64, Ordering::AcqRel);
+                last_move = now;
             }
-            continue;
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if sock::is_tick(&e) => {
+                if let Some(idle) = ctl.idle
+                    && last_move.elapsed() >= idle
+                {
+                    break End::Idle(idle);
+                }
+            }
+            Err(e) => break classify(&e),
         }
-        break classify(&e);
     };
     let mut end_ns = ctl.now_ns();
     let mut tcp = sock::tcp_info(fd);
@@ -391,6 +523,16 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
         tcp: None,
         peer_closed: false,
     }
+}
+
+fn pipe() -> Option<(OwnedFd, OwnedFd)> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 writes two descriptors into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    // SAFETY: both descriptors were just created and belong to nobody else.
+    Some(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// The data a sender sends: zeros, or an incompressible pattern (xorshift64*, seeded from
