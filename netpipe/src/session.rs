@@ -706,7 +706,7 @@ fn emit_interval(
         "start_s": (l_ns - first) as f64 / 1e9,
         "end_s": (now - first) as f64 / 1e9,
         "streams": live.len(),
-        "omitted": now <= first + omit_ns,
+        "omitted": l_ns < first + omit_ns,
         "measured_by": plan.role.word(),
     }));
     rep.interval(v, i).map_err(|e| Failure::io("records", &e))?;
