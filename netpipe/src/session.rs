@@ -137,6 +137,8 @@ struct Tally {
     active_s: f64,
     errors: Vec<String>,
     interrupted: bool,
+    /// Ctrl-C came while streams were moving data (not between sessions).
+    cut: bool,
     omit_short: bool,
 }
 
@@ -211,7 +213,8 @@ fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, u8) {
     let unlimited = plan.bytes.is_none() && plan.time.is_none();
     if t.interrupted {
         // Ctrl-C is how an unlimited sender or a --keep-open listener is meant to end.
-        let clean = t.errors.is_empty() && t.measured_bytes > 0 && (unlimited || plan.keep_open);
+        let expected = !t.cut || (plan.role == Role::Send && unlimited);
+        let clean = t.errors.is_empty() && t.measured_bytes > 0 && expected;
         let status = if clean {
             Status::Ok
         } else if t.bytes > 0 {
@@ -475,6 +478,7 @@ fn session(
         if measure::cli::interrupted() && !ctl.stop.load(Ordering::Relaxed) {
             ctl.stop.store(true, Ordering::Relaxed);
             t.interrupted = true;
+            t.cut = true;
         }
         if let Some(l) = listener
             && live.len() < want
