@@ -1,6 +1,7 @@
 //! Faults: refused and timed-out connects, resets, a peer that vanishes, a silent client,
 //! Ctrl-C. Each ends with a message, a summary that keeps the bytes that arrived, and a
 //! non-zero exit.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 use common::*;

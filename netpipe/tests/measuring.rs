@@ -1,5 +1,6 @@
 //! Measuring mode on loopback: exact byte counts (odd, zero, over 4 GiB), both directions,
 //! parallel streams, intervals and warm-up, keep-open, and real nc/socat as the peer.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 use common::*;

@@ -1,4 +1,5 @@
 //! Netcat mode against real nc (netcat-openbsd) and socat, both ways, byte for byte.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! Shared helpers for netpipe's integration tests: the binary, ports, records, peers.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::Value;
 use std::io::Write;
