@@ -502,7 +502,12 @@ fn session(
         let mut wake = now + TICK.as_nanos() as u64;
         if let Some(f) = ctl.first_ns() {
             if omit_snap.is_none() && now >= f + omit_ns {
-                let snap: Vec<u64> = live.iter().map(|l| l.prog.bytes()).collect();
+                // Without --omit nothing is left out; else what moved until now is.
+                let snap: Vec<u64> = if omit_ns == 0 {
+                    Vec::new()
+                } else {
+                    live.iter().map(|l| l.prog.bytes()).collect()
+                };
                 omit_snap = Some((if omit_ns == 0 { f } else { now }, snap));
             }
             if omit_snap.is_none() {

@@ -195,16 +195,22 @@ fn classify(e: &io::Error) -> End {
     }
 }
 
+/// How many pipes of pattern pages a splicing sender cycles through.
+const RING: usize = 8;
+
 /// Where a sender's bytes come from.
 pub enum Source {
     /// send() from a buffer, cycled: one copy into the kernel per byte.
     Copy { buf: Vec<u8>, off: usize },
-    /// The buffer's pages are put into pipe `a` once (vmsplice); each round tee()s their
-    /// references into pipe `b` and splices `b` into the socket: no byte is copied.
+    /// The buffer's pages are put into a ring of pipes `a` once (vmsplice); each round
+    /// tee()s the references of the next one into pipe `b` and splices `b` into the socket:
+    /// no byte is copied. The ring spreads the page reference counts that the sending and
+    /// the freeing CPUs update over more pages.
     Splice {
         _buf: Vec<u8>,
-        /// Pipe a (read end, write end) holds the pattern; pipe b carries it to the socket.
-        a: (OwnedFd, OwnedFd),
+        /// The ring (read end, write end) holding the pattern; pipe b carries it onward.
+        a: Vec<(OwnedFd, OwnedFd)>,
+        next: usize,
         b: (OwnedFd, OwnedFd),
         cap: usize,
         in_b: usize,
@@ -230,45 +236,57 @@ impl Source {
     /// the kernel refuses pipes, vmsplice or tee.
     pub fn splice(len: usize, random: bool) -> Option<Source> {
         let page = 4096usize;
-        let (ra, wa) = pipe()?;
         let (rb, wb) = pipe()?;
         let want = len.clamp(page, 1 << 20) as libc::c_int;
-        // SAFETY: F_SETPIPE_SZ/F_GETPIPE_SZ on pipes we own; the kernel may round or
+        // SAFETY: F_SETPIPE_SZ/F_GETPIPE_SZ on a pipe we own; the kernel may round or
         // refuse the size, and we read back what it chose.
         let cap = unsafe {
-            libc::fcntl(wa.as_raw_fd(), libc::F_SETPIPE_SZ, want);
             libc::fcntl(wb.as_raw_fd(), libc::F_SETPIPE_SZ, want);
-            libc::fcntl(wa.as_raw_fd(), libc::F_GETPIPE_SZ)
-                .min(libc::fcntl(wb.as_raw_fd(), libc::F_GETPIPE_SZ))
+            libc::fcntl(wb.as_raw_fd(), libc::F_GETPIPE_SZ)
         };
         if cap <= 0 {
             return None;
         }
         let cap = cap as usize;
-        let buf = pattern(cap + page, random);
+        let buf = pattern(cap * RING + page, random);
         let start = buf.as_ptr().align_offset(page);
-        if start + cap > buf.len() {
+        if start + cap * RING > buf.len() {
             return None;
         }
-        let mut put = 0usize;
-        // Bounded: each pass adds bytes to the pipe or gives up.
-        while put < cap {
-            let iov = libc::iovec {
-                // SAFETY: start + put < start + cap <= buf.len(): in bounds.
-                iov_base: unsafe { buf.as_ptr().add(start + put) } as *mut libc::c_void,
-                iov_len: cap - put,
+        let mut ring = Vec::with_capacity(RING);
+        for i in 0..RING {
+            let (ra, wa) = pipe()?;
+            // SAFETY: as above, on a pipe we own.
+            let got = unsafe {
+                libc::fcntl(wa.as_raw_fd(), libc::F_SETPIPE_SZ, cap as libc::c_int);
+                libc::fcntl(wa.as_raw_fd(), libc::F_GETPIPE_SZ)
             };
-            // SAFETY: one iovec into our buffer, which lives as long as the pipe (both are
-            // in the returned Source) and is never written again.
-            let n = unsafe { libc::vmsplice(wa.as_raw_fd(), &iov, 1, libc::SPLICE_F_NONBLOCK) };
-            if n <= 0 {
+            if got < cap as libc::c_int {
                 return None;
             }
-            put += n as usize;
+            let base = start + i * cap;
+            let mut put = 0usize;
+            // Bounded: each pass adds bytes to the pipe or gives up.
+            while put < cap {
+                let iov = libc::iovec {
+                    // SAFETY: base + put < start + cap * RING <= buf.len(): in bounds.
+                    iov_base: unsafe { buf.as_ptr().add(base + put) } as *mut libc::c_void,
+                    iov_len: cap - put,
+                };
+                // SAFETY: one iovec into our buffer, which lives as long as the pipes (all
+                // are in the returned Source) and is never written again.
+                let n = unsafe { libc::vmsplice(wa.as_raw_fd(), &iov, 1, libc::SPLICE_F_NONBLOCK) };
+                if n <= 0 {
+                    return None;
+                }
+                put += n as usize;
+            }
+            ring.push((ra, wa));
         }
         Some(Source::Splice {
             _buf: buf,
-            a: (ra, wa),
+            a: ring,
+            next: 0,
             b: (rb, wb),
             cap,
             in_b: 0,
@@ -306,12 +324,18 @@ impl Source {
                 Ok(rc as usize)
             }
             Source::Splice {
-                a, b, cap, in_b, ..
+                a,
+                next,
+                b,
+                cap,
+                in_b,
+                ..
             } => {
                 if *in_b == 0 {
+                    let src = a[*next].0.as_raw_fd();
+                    *next = (*next + 1) % a.len();
                     // SAFETY: tee between two pipes we own.
-                    let t =
-                        unsafe { libc::tee(a.0.as_raw_fd(), b.1.as_raw_fd(), want.min(*cap), 0) };
+                    let t = unsafe { libc::tee(src, b.1.as_raw_fd(), want.min(*cap), 0) };
                     if t <= 0 {
                         return Err(if t == 0 {
                             io::Error::other("tee moved nothing")

@@ -74,6 +74,11 @@ fn odd_byte_count_is_exact_on_both_sides() {
         assert_eq!(cs["status"], "ok");
         assert_eq!(ls["headline"], "throughput_bits_per_s");
         assert_eq!(num(ls, "received_bytes"), n as f64);
+        assert_eq!(
+            num(ls, "measured_bytes"),
+            n as f64,
+            "nothing omitted without --omit"
+        );
         assert_eq!(num(cs, "sent_bytes"), n as f64);
         assert_eq!(ls["info"]["measured_by"], "receiver");
         assert_eq!(cs["info"]["measured_by"], "sender");
