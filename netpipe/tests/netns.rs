@@ -127,30 +127,36 @@ fn iperf3_rate(link: &Link, secs: &str) -> Option<f64> {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    // iperf3 has no readiness signal on stdout that we read here; try for a few seconds.
-    for _ in 0..50 {
-        let (st, out, _) = run(
-            link.in_a().args([
-                "iperf3",
-                "-c",
-                "10.99.0.2",
-                "-p",
-                "5201",
-                "-t",
-                secs,
-                "-O",
-                "1",
-                "-J",
-            ]),
-            LIMIT,
-        );
-        if st.success() {
-            let v: Value = serde_json::from_str(&out).unwrap();
-            return v["end"]["sum_received"]["bits_per_second"].as_f64();
+    // Wait (at most 10 s) until the server listens inside namespace b.
+    for _ in 0..500 {
+        let o = link
+            .in_b()
+            .args(["ss", "-Hltn", "sport = :5201"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&o.stdout).contains("LISTEN") {
+            break;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(20));
     }
-    None
+    let (st, out, err) = run(
+        link.in_a().args([
+            "iperf3",
+            "-c",
+            "10.99.0.2",
+            "-p",
+            "5201",
+            "-t",
+            secs,
+            "-O",
+            "1",
+            "-J",
+        ]),
+        LIMIT,
+    );
+    assert!(st.success(), "iperf3 over the link failed: {err} {out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["end"]["sum_received"]["bits_per_second"].as_f64()
 }
 
 #[test]
