@@ -201,7 +201,6 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
         .arg(
             Arg::new("connect")
                 .long("connect")
-                .short('c')
                 .value_name("HOST:PORT")
                 .help("Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)"),
         )

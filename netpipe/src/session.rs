@@ -721,7 +721,7 @@ fn emit_interval(
     rep.interval(v, i).map_err(|e| Failure::io("records", &e))?;
     if measure::cli::is_terminal(2) && secs > 0.0 {
         eprintln_human(&format!(
-            "netpipe: {:>7.2}-{:<7.2} s  {:>10}  {}",
+            "netpipe: {:>7.2}-{:<7.2}s {:>10}  {}",
             (l_ns - first) as f64 / 1e9,
             (now - first) as f64 / 1e9,
             measure::units::format_bytes(d as f64),
