@@ -475,6 +475,11 @@ fn session(
     // Bounded: ends when every stream has ended; streams end on EOF, limits, the idle
     // timeout or Ctrl-C (which sets `stop`). Each pass waits a tick at most.
     loop {
+        let all_done = live.iter().all(|l| l.prog.is_done());
+        if all_done {
+            // Ctrl-C from here on falls between sessions, not into a transfer.
+            break;
+        }
         if measure::cli::interrupted() && !ctl.stop.load(Ordering::Relaxed) {
             ctl.stop.store(true, Ordering::Relaxed);
             t.interrupted = true;
@@ -494,9 +499,6 @@ fn session(
                     break;
                 }
             }
-        }
-        if live.iter().all(|l| l.prog.is_done()) {
-            break;
         }
         let now = ctl.now_ns();
         let mut wake = now + TICK.as_nanos() as u64;
@@ -623,8 +625,18 @@ fn session(
             inf.insert("mss_bytes".into(), json!(ti.snd_mss));
             inf.insert("pmtu_bytes".into(), json!(ti.pmtu));
         }
-        let clean = o.end.is_clean() || (o.end == End::Stopped && o.bytes > 0);
-        if !o.end.is_clean() && o.end != End::Stopped {
+        // A sender without a limit sends until stopped: the receiver closing is its end.
+        let receiver_ended = plan.role == Role::Send
+            && plan.bytes.is_none()
+            && plan.time.is_none()
+            && matches!(o.end, End::PeerGone(_))
+            && o.bytes > 0;
+        if receiver_ended {
+            inf.insert("ended_by".into(), json!("receiver"));
+        }
+        let ok_end = o.end.is_clean() || receiver_ended;
+        let clean = ok_end || (o.end == End::Stopped && o.bytes > 0);
+        if !ok_end && o.end != End::Stopped {
             t.failed_streams += 1;
             let msg = format!(
                 "{} {}: {} after {} bytes",
@@ -656,7 +668,7 @@ fn session(
             v.set("rttvar_s", ti.rttvar_s);
             v.set_count("cwnd_bytes", ti.cwnd_bytes());
         }
-        if !o.end.is_clean() {
+        if !ok_end {
             rep.sample(v, {
                 let mut x = inf;
                 x.insert("error".into(), json!(o.end.describe()));

@@ -132,6 +132,17 @@ fn reverse_direction_send_listens_recv_connects() {
 }
 
 #[test]
+fn the_receiver_ends_an_unlimited_listening_sender() {
+    // iperf3 -R style: the sender serves, the connecting receiver decides how long.
+    let (lc, lr, cc, cr) = pair("send", &[], "recv", &["--time", "0.5"]);
+    assert_eq!((lc, cc), (0, 0), "{lr:#?}");
+    assert_eq!(summary(&lr)["status"], "ok");
+    assert_eq!(summary(&cr)["status"], "ok");
+    assert_eq!(of_type(&lr, "sample")[0]["info"]["ended_by"], "receiver");
+    assert!(num(summary(&cr), "received_bytes") > 0.0);
+}
+
+#[test]
 fn parallel_streams_share_the_byte_budget() {
     let n = 30_000_001u64;
     let (lc, lr, cc, cr) = pair("recv", &[], "send", &["-P", "3", "--bytes", &n.to_string()]);

@@ -317,3 +317,35 @@ fn silent_peer_hits_the_idle_timeout() {
     let r = read_records(&recs);
     assert_ne!(summary(&r)["status"], "ok");
 }
+
+#[test]
+fn dev_null_output_is_discarded_in_the_kernel_and_counted() {
+    let d = tmp();
+    let input = path(&d, "in");
+    let recs = path(&d, "r.jsonl");
+    random_file(&input, ODD);
+    let l = Guard::spawn(
+        np().args(["-l", "127.0.0.1", "0", "-o"])
+            .arg(&recs)
+            .stdin(Stdio::null())
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/null")
+                    .unwrap(),
+            ),
+    );
+    let port = listen_port(&recs);
+    let (st, _, e) = run(
+        np().args(["127.0.0.1", &port.to_string()])
+            .stdin(open(&input)),
+        LIMIT,
+    );
+    assert!(st.success(), "{e}");
+    let (lst, _, _) = l.wait_output(LIMIT);
+    assert!(lst.success());
+    assert_eq!(
+        num(summary(&read_records(&recs)), "received_bytes"),
+        ODD as f64
+    );
+}
