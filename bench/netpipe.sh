@@ -46,7 +46,9 @@ run_iperf3() {
     wait_listen "$PORT"
     timeout 60 iperf3 -c 127.0.0.1 -p "$PORT" -t "$SECS" -J >"$TMP/ip.json"
     wait $srv || true
-    jq '.end.sum_received.bits_per_second' "$TMP/ip.json"
+    # bits/s, and CPU seconds (user+sys, both ends) per GB moved.
+    jq -r '.end.sum_received.bits_per_second as $b
+        | "\($b) \((.end.cpu_utilization_percent.host_total + .end.cpu_utilization_percent.remote_total) / 100 / ($b / 8e9))"' "$TMP/ip.json"
 }
 
 # One netpipe run with send method $1: prints the receiver's bits per second.
@@ -55,9 +57,11 @@ run_netpipe() {
     timeout 60 "$NP" recv --listen "127.0.0.1:$PORT" -o "$TMP/np.jsonl" &
     srv=$!
     wait_listen "$PORT"
-    timeout 60 "$NP" send --connect "127.0.0.1:$PORT" --time "$SECS" --send-method "$1" >/dev/null
+    timeout 60 "$NP" send --connect "127.0.0.1:$PORT" --time "$SECS" --send-method "$1" >"$TMP/nps.jsonl"
     wait $srv
-    jq 'select(.type == "summary") | .values.throughput_bits_per_s' "$TMP/np.jsonl"
+    cs=$(jq 'select(.type == "summary") | .values.cpu_seconds_per_s' "$TMP/nps.jsonl")
+    jq -r --argjson cs "$cs" 'select(.type == "summary") | .values
+        | "\(.throughput_bits_per_s) \((.cpu_seconds_per_s + $cs) / (.throughput_bits_per_s / 8e9))"' "$TMP/np.jsonl"
 }
 
 # One pipe-to-pipe run with nc ($1 = nc) or netpipe ($1 = np): prints bits per second
@@ -85,9 +89,9 @@ echo "bench: $ROUNDS rounds, $SECS s per memory run, $COUNT_MB MiB per pipe run,
 echo "bench: $(nproc) CPUs, $(uname -r), $("$NP" --version), $(iperf3 --version | head -1)" >&2
 r=1
 while [ $r -le "$ROUNDS" ]; do
-    a=$(run_iperf3);         echo "$a" >>"$TMP/iperf3"
-    b=$(run_netpipe splice); echo "$b" >>"$TMP/np_splice"
-    c=$(run_netpipe copy);   echo "$c" >>"$TMP/np_copy"
+    set -- $(run_iperf3);         a=$1; echo "$1" >>"$TMP/iperf3"; echo "$2" >>"$TMP/iperf3_cpu"
+    set -- $(run_netpipe splice); b=$1; echo "$1" >>"$TMP/np_splice"; echo "$2" >>"$TMP/np_splice_cpu"
+    set -- $(run_netpipe copy);   c=$1; echo "$1" >>"$TMP/np_copy"; echo "$2" >>"$TMP/np_copy_cpu"
     d=$(run_pipe nc);        echo "$d" >>"$TMP/nc"
     e=$(run_pipe np);        echo "$e" >>"$TMP/np_pipe"
     echo "round $r: iperf3 $a  netpipe(splice) $b  netpipe(copy) $c  dd|nc $d  dd|netpipe $e (bits/s)" >&2
@@ -96,9 +100,11 @@ done
 
 mi=$(median <"$TMP/iperf3"); ms=$(median <"$TMP/np_splice"); mc=$(median <"$TMP/np_copy")
 mn=$(median <"$TMP/nc"); mp=$(median <"$TMP/np_pipe")
-awk -v mi="$mi" -v ms="$ms" -v mc="$mc" -v mn="$mn" -v mp="$mp" 'BEGIN {
+ci=$(median <"$TMP/iperf3_cpu"); cs=$(median <"$TMP/np_splice_cpu"); cc=$(median <"$TMP/np_copy_cpu")
+awk -v mi="$mi" -v ms="$ms" -v mc="$mc" -v mn="$mn" -v mp="$mp" -v ci="$ci" -v cs="$cs" -v cc="$cc" 'BEGIN {
     printf "memory to discard, 1 stream (median Gb/s): iperf3 %.2f  netpipe splice %.2f  netpipe copy %.2f\n", mi/1e9, ms/1e9, mc/1e9
     printf "  ratio netpipe(splice)/iperf3 = %.2f   netpipe(copy)/iperf3 = %.2f\n", ms/mi, mc/mi
+    printf "  process CPU s per GB, both ends (median; softirq time not charged): iperf3 %.3f  netpipe splice %.3f  copy %.3f\n", ci, cs, cc
     printf "pipe to pipe, dd | X (median Gb/s): nc %.2f  netpipe %.2f\n", mn/1e9, mp/1e9
     printf "  ratio netpipe/nc = %.2f\n", mp/mn
 }'
