@@ -283,7 +283,7 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .long("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Bytes per send or receive call [default: 256k to send (1M with splice: the pipe size), 4M to receive]"),
+                .help("Bytes per send or receive call [default: 1M to send with splice (the pipe size, at most 1M), 256k with copy, 4M to receive]"),
         );
     let cmd = if name == "send" {
         cmd.arg(
@@ -374,12 +374,18 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
             "--interval: give at least 10ms, e.g. 1 or 500ms",
         ));
     }
+    let send_copy = m
+        .try_get_one::<String>("send-method")
+        .ok()
+        .flatten()
+        .is_some_and(|x| x == "copy");
     let block = match m.get_one::<u64>("block-size") {
         Some(&b) if b == 0 || b > (1 << 30) => {
             return Err(Failure::usage("--block-size: give 1 byte .. 1G, e.g. 128k"));
         }
         Some(&b) => b as usize,
-        None if role == session::Role::Send => 256 << 10,
+        None if role == session::Role::Send && send_copy => 256 << 10,
+        None if role == session::Role::Send => 1 << 20,
         None => 4 << 20,
     };
     let window = window(m)?;
@@ -401,9 +407,10 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
             .ok()
             .flatten()
             .is_some_and(|p| p == "random"),
-        method: match m.try_get_one::<String>("send-method").ok().flatten() {
-            Some(x) if x == "copy" => session::SendMethod::Copy,
-            _ => session::SendMethod::Splice,
+        method: if send_copy {
+            session::SendMethod::Copy
+        } else {
+            session::SendMethod::Splice
         },
         opts: sock::SockOpts {
             window,

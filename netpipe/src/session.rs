@@ -565,6 +565,7 @@ fn session(
             end_ns: None,
             tcp: None,
             peer_closed: false,
+            method: "",
         });
         outs.push((out, l.local, l.peer));
     }
@@ -615,6 +616,7 @@ fn session(
         }));
         if plan.role == Role::Send {
             inf.insert("peer_closed".into(), json!(o.peer_closed));
+            inf.insert("send_method".into(), json!(o.method));
         }
         if let Some(ti) = &o.tcp {
             t.retrans += u64::from(ti.total_retrans);

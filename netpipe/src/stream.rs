@@ -181,6 +181,8 @@ pub struct Outcome {
     pub tcp: Option<TcpInfo>,
     /// Whether the peer closed after the sender's half-close (all data consumed).
     pub peer_closed: bool,
+    /// How the sender moved its bytes (`splice` or `copy`); empty for a receiver.
+    pub method: &'static str,
 }
 
 fn classify(e: &io::Error) -> End {
@@ -435,6 +437,7 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
         end_ns: (sent > 0).then_some(end_ns),
         tcp,
         peer_closed,
+        method: src.word(),
     }
 }
 
@@ -546,6 +549,7 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
         end_ns: if got > 0 { end_ns } else { None },
         tcp: None,
         peer_closed: false,
+        method: "",
     }
 }
 

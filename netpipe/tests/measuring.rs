@@ -91,6 +91,7 @@ fn odd_byte_count_is_exact_on_both_sides() {
             assert!(s[0]["values"][k].is_number(), "{k} in {}", s[0]);
         }
         assert_eq!(s[0]["info"]["peer_closed"], true);
+        assert_eq!(s[0]["info"]["send_method"], method);
         let b = of_type(&cr, "begin");
         assert_eq!(b[0]["info"]["send_method"], method);
     }
