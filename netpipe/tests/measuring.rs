@@ -250,6 +250,19 @@ fn nc_and_socat_as_the_peer() {
         assert_eq!(std::fs::metadata(&out).unwrap().len(), 3_000_017);
         assert!(std::fs::read(&out).unwrap().iter().all(|&b| b == 0));
         assert_eq!(num(summary(&r), "sent_bytes"), 3_000_017.0);
+        // `nc -N -l < file` serves, `recv --connect` pulls.
+        let port = free_port();
+        let mut nc = Guard::spawn(
+            std::process::Command::new("nc")
+                .args(["-N", "-l", "127.0.0.1", &port.to_string()])
+                .stdin(open(&input))
+                .stdout(Stdio::null()),
+        );
+        wait_listen(port);
+        let (c, r, e) = connect("recv", port, &[]);
+        assert_eq!(c, 0, "{e}");
+        assert!(nc.wait(LIMIT).success());
+        assert_eq!(num(summary(&r), "received_bytes"), 5_000_011.0);
     }
     if have("socat") {
         let port = free_port();

@@ -349,3 +349,33 @@ fn dev_null_output_is_discarded_in_the_kernel_and_counted() {
         ODD as f64
     );
 }
+
+#[test]
+fn listener_serves_stdin_to_socat() {
+    if !have("socat") {
+        return;
+    }
+    let d = tmp();
+    let input = path(&d, "in");
+    let out = path(&d, "out");
+    let recs = path(&d, "r.jsonl");
+    let want = random_file(&input, ODD);
+    let mut l = Guard::spawn(
+        np().args(["-l", "127.0.0.1", "0", "-o"])
+            .arg(&recs)
+            .stdin(open(&input))
+            .stdout(Stdio::null()),
+    );
+    let port = listen_port(&recs);
+    let st = std::process::Command::new("socat")
+        .args([
+            "-u",
+            &format!("TCP:127.0.0.1:{port}"),
+            &format!("CREATE:{}", out.display()),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(l.wait(LIMIT).success());
+    assert!(std::fs::read(&out).unwrap() == want);
+}
