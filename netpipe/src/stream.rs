@@ -209,13 +209,14 @@ pub enum Source {
     /// no byte is copied. The ring spreads the page reference counts that the sending and
     /// the freeing CPUs update over more pages.
     Splice {
-        _buf: Vec<u8>,
         /// The ring (read end, write end) holding the pattern; pipe b carries it onward.
         a: Vec<(OwnedFd, OwnedFd)>,
         next: usize,
         b: (OwnedFd, OwnedFd),
         cap: usize,
         in_b: usize,
+        /// The pattern's memory; declared last so that the pipes go before it does.
+        _buf: Vec<u8>,
     },
 }
 
@@ -286,12 +287,12 @@ impl Source {
             ring.push((ra, wa));
         }
         Some(Source::Splice {
-            _buf: buf,
             a: ring,
             next: 0,
             b: (rb, wb),
             cap,
             in_b: 0,
+            _buf: buf,
         })
     }
 
