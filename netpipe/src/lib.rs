@@ -101,6 +101,12 @@ pub fn command() -> Command {
                     .help("Connect and idle timeout (nc -w), e.g. 5 or 500ms"),
             )
             .arg(
+                Arg::new("no-stdin")
+                    .short('d')
+                    .action(ArgAction::SetTrue)
+                    .help("Do not read stdin (nc -d): only receive"),
+            )
+            .arg(
                 Arg::new("nc-N").short('N').action(ArgAction::SetTrue).help(
                     "Accepted for nc compatibility: netpipe always half-closes after stdin EOF",
                 ),
@@ -265,6 +271,21 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .help("Disable Nagle's algorithm (TCP_NODELAY)"),
         )
         .arg(
+            Arg::new("congestion")
+                .long("congestion")
+                .short('C')
+                .value_name("ALGO")
+                .help("TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)"),
+        )
+        .arg(
+            Arg::new("mss")
+                .long("mss")
+                .short('M')
+                .value_name("BYTES")
+                .value_parser(clap::value_parser!(u32).range(88..=65535))
+                .help("TCP maximum segment size (TCP_MAXSEG), e.g. 1400"),
+        )
+        .arg(
             Arg::new("bind")
                 .long("bind")
                 .short('B')
@@ -415,6 +436,8 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
         opts: sock::SockOpts {
             window,
             no_delay: m.get_flag("no-delay"),
+            congestion: congestion(m)?,
+            mss: m.get_one::<u32>("mss").copied(),
         },
         endpoint,
     };
@@ -435,6 +458,24 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
     )?;
     let mut rep = measure::Reporter::new(env, out);
     session::run(plan, &mut rep)
+}
+
+/// `--congestion`, tried on a scratch socket so that a name the kernel lacks is a usage error.
+fn congestion(m: &ArgMatches) -> Result<Option<String>, Failure> {
+    let Some(c) = m.get_one::<String>("congestion") else {
+        return Ok(None);
+    };
+    let probe = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+        .and_then(|s| s.set_tcp_congestion(c.as_bytes()));
+    if let Err(e) = probe {
+        let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+            .unwrap_or_default();
+        return Err(Failure::usage(format!(
+            "--congestion {c}: {e}; this kernel offers: {}",
+            avail.trim()
+        )));
+    }
+    Ok(Some(c.clone()))
 }
 
 fn msg_tail(e: &str) -> String {
@@ -463,6 +504,7 @@ fn run_netcat(m: &ArgMatches) -> Result<u8, Failure> {
     let opts = sock::SockOpts {
         window: window(m)?,
         no_delay: m.get_flag("no-delay"),
+        ..sock::SockOpts::default()
     };
     let (plan, name) = if listen {
         let (host, port) = match (pos.as_slice(), port_flag) {
@@ -491,6 +533,7 @@ fn run_netcat(m: &ArgMatches) -> Result<u8, Failure> {
                 bind: None,
                 v6_only: fam == Family::V6,
                 keep_open: m.get_flag("keep"),
+                no_stdin: m.get_flag("no-stdin"),
                 idle,
                 connect_timeout,
                 opts,
@@ -543,6 +586,7 @@ fn run_netcat(m: &ArgMatches) -> Result<u8, Failure> {
                 bind,
                 v6_only: fam == Family::V6,
                 keep_open: false,
+                no_stdin: m.get_flag("no-stdin"),
                 idle,
                 connect_timeout,
                 opts,

@@ -32,6 +32,8 @@ pub struct NcPlan {
     pub bind: Option<SocketAddr>,
     pub v6_only: bool,
     pub keep_open: bool,
+    /// -d: never read stdin.
+    pub no_stdin: bool,
     pub idle: Option<Duration>,
     pub connect_timeout: Option<Duration>,
     pub opts: SockOpts,
@@ -204,7 +206,7 @@ fn serve(plan: &NcPlan, l: &Socket, rep: &mut Reporter, tot: &mut Totals) -> Res
         };
         human(&format!("connection from {}", addr::show(&peer)));
         // stdin goes to the first connection only; later ones (-k) only send to us.
-        connection(plan, s, peer, true, first, rep, tot)?;
+        connection(plan, s, peer, true, first && !plan.no_stdin, rep, tot)?;
         first = false;
         if !plan.keep_open || tot.interrupted {
             return Ok(());
@@ -220,7 +222,7 @@ fn client(plan: &NcPlan, rep: &mut Reporter, tot: &mut Totals) -> Result<(), Fai
                 .ok()
                 .and_then(|a| a.as_socket())
                 .unwrap_or(plan.addrs[0]);
-            connection(plan, s, peer, false, true, rep, tot)
+            connection(plan, s, peer, false, !plan.no_stdin, rep, tot)
         }
         Err(WaitEnd::Interrupted) => {
             tot.interrupted = true;

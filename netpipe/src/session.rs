@@ -103,6 +103,8 @@ impl Plan {
             "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zeros" }) } else { None },
             "window_bytes": self.opts.window,
             "no_delay": self.opts.no_delay,
+            "congestion": self.opts.congestion,
+            "mss_bytes": self.opts.mss,
             "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
         }))
     }

@@ -11,18 +11,31 @@ use std::time::{Duration, Instant};
 pub const TICK: Duration = Duration::from_millis(100);
 
 /// Options that shape a data connection.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SockOpts {
     /// SO_SNDBUF and SO_RCVBUF; `None` leaves the kernel's autotuning alone.
     pub window: Option<usize>,
     pub no_delay: bool,
+    /// TCP_CONGESTION, e.g. `cubic` or `bbr` (iperf3 -C).
+    pub congestion: Option<String>,
+    /// TCP_MAXSEG (iperf3 -M).
+    pub mss: Option<u32>,
 }
 
 impl SockOpts {
+    /// What must be set before listen or connect.
     fn apply_buffers(&self, s: &Socket) -> io::Result<()> {
         if let Some(w) = self.window {
             s.set_send_buffer_size(w)?;
             s.set_recv_buffer_size(w)?;
+        }
+        if let Some(c) = &self.congestion {
+            s.set_tcp_congestion(c.as_bytes())
+                .map_err(|e| io::Error::new(e.kind(), format!("congestion control {c:?}: {e}")))?;
+        }
+        if let Some(m) = self.mss {
+            s.set_tcp_mss(m)
+                .map_err(|e| io::Error::new(e.kind(), format!("MSS {m}: {e}")))?;
         }
         Ok(())
     }

@@ -314,3 +314,38 @@ fn ipv6_loopback_when_available() {
     let (lst, _, _) = l.wait_output(LIMIT);
     assert!(lst.success());
 }
+
+#[test]
+fn congestion_control_and_mss() {
+    let (lc, _lr, cc, cr) = pair(
+        "recv",
+        &[],
+        "send",
+        &[
+            "--bytes",
+            "2000003",
+            "--congestion",
+            "reno",
+            "--mss",
+            "1200",
+        ],
+    );
+    assert_eq!((lc, cc), (0, 0));
+    assert_eq!(of_type(&cr, "begin")[0]["info"]["congestion"], "reno");
+    let mss = of_type(&cr, "sample")[0]["info"]["mss_bytes"]
+        .as_u64()
+        .unwrap();
+    assert!(mss <= 1200, "mss {mss}");
+    let (st, _, err) = run(
+        np().args([
+            "send",
+            "--connect",
+            "127.0.0.1:9",
+            "--congestion",
+            "no-such-algo",
+        ]),
+        LIMIT,
+    );
+    assert_eq!(st.code(), Some(2));
+    assert!(err.contains("--congestion no-such-algo"), "{err}");
+}

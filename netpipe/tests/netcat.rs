@@ -379,3 +379,30 @@ fn listener_serves_stdin_to_socat() {
     assert!(l.wait(LIMIT).success());
     assert!(std::fs::read(&out).unwrap() == want);
 }
+
+#[test]
+fn no_stdin_only_receives() {
+    // -d: the client reads no stdin, so it sends nothing and waits for the listener's data.
+    let d = tmp();
+    let input = path(&d, "in");
+    let recs = path(&d, "r.jsonl");
+    let want = random_file(&input, 100_003);
+    let mut l = Guard::spawn(
+        np().args(["-l", "127.0.0.1", "0", "-o"])
+            .arg(&recs)
+            .stdin(open(&input))
+            .stdout(Stdio::null()),
+    );
+    let port = listen_port(&recs);
+    let out = path(&d, "out");
+    let st = np()
+        .args(["-d", "127.0.0.1", &port.to_string()])
+        .stdin(open(&input))
+        .stdout(file(&out))
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(l.wait(LIMIT).success());
+    assert!(std::fs::read(&out).unwrap() == want);
+}
