@@ -1,0 +1,110 @@
+#!/bin/sh
+# Benchmark netpipe against its peers on loopback, alternating A B A B in one run, and print
+# the ratio of the medians:
+#   1. memory to discard, one stream: iperf3 -c/-s  vs  netpipe send/recv (splice and copy)
+#   2. pipe to pipe: dd | nc -N host port, nc -l port > /dev/null  vs  the same with netpipe
+# Usage: bench/netpipe.sh            (ROUNDS=5 SECS=3 COUNT_MB=2048 to change the sizes)
+# Traffic stays on 127.0.0.1. Every loop is bounded by ROUNDS; every command by timeout.
+set -eu
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-5}
+SECS=${SECS:-3}
+COUNT_MB=${COUNT_MB:-2048}
+NP=${NETPIPE:-target/release/netpipe}
+PORT=$((20000 + $$ % 20000))
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+for t in iperf3 nc dd jq awk; do
+    command -v "$t" >/dev/null 2>&1 || { echo "bench: $t is not installed" >&2; exit 2; }
+done
+if [ ! -x "$NP" ]; then
+    cargo build --release -p netpipe >&2
+fi
+
+now() { date +%s.%N; }
+
+# Waits (at most 10 s) until something listens on 127.0.0.1:$1.
+wait_listen() {
+    i=0
+    while [ $i -lt 500 ]; do
+        ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN && return 0
+        sleep 0.02
+        i=$((i + 1))
+    done
+    echo "bench: nothing listens on port $1" >&2
+    return 1
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One iperf3 run: prints the receiver's bits per second.
+run_iperf3() {
+    timeout 60 iperf3 -s -1 -B 127.0.0.1 -p "$PORT" >/dev/null 2>&1 &
+    srv=$!
+    wait_listen "$PORT"
+    timeout 60 iperf3 -c 127.0.0.1 -p "$PORT" -t "$SECS" -J >"$TMP/ip.json"
+    wait $srv || true
+    # bits/s, and CPU seconds (user+sys, both ends) per GB moved.
+    jq -r '.end.sum_received.bits_per_second as $b
+        | "\($b) \((.end.cpu_utilization_percent.host_total + .end.cpu_utilization_percent.remote_total) / 100 / ($b / 8e9))"' "$TMP/ip.json"
+}
+
+# One netpipe run with send method $1: prints the receiver's bits per second.
+run_netpipe() {
+    rm -f "$TMP/np.jsonl"
+    timeout 60 "$NP" recv --listen "127.0.0.1:$PORT" -o "$TMP/np.jsonl" &
+    srv=$!
+    wait_listen "$PORT"
+    timeout 60 "$NP" send --connect "127.0.0.1:$PORT" --time "$SECS" --send-method "$1" >"$TMP/nps.jsonl"
+    wait $srv
+    cs=$(jq 'select(.type == "summary") | .values.cpu_seconds_per_s' "$TMP/nps.jsonl")
+    jq -r --argjson cs "$cs" 'select(.type == "summary") | .values
+        | "\(.throughput_bits_per_s) \((.cpu_seconds_per_s + $cs) / (.throughput_bits_per_s / 8e9))"' "$TMP/np.jsonl"
+}
+
+# One pipe-to-pipe run with nc ($1 = nc) or netpipe ($1 = np): prints bits per second
+# from the sender pipeline's wall time (listener ready before the clock starts).
+run_pipe() {
+    if [ "$1" = nc ]; then
+        timeout 120 nc -l 127.0.0.1 "$PORT" </dev/null >/dev/null &
+    else
+        timeout 120 "$NP" -l 127.0.0.1 "$PORT" </dev/null >/dev/null 2>/dev/null &
+    fi
+    srv=$!
+    wait_listen "$PORT"
+    t0=$(now)
+    if [ "$1" = nc ]; then
+        dd if=/dev/zero bs=1M count="$COUNT_MB" 2>/dev/null | timeout 120 nc -N 127.0.0.1 "$PORT"
+    else
+        dd if=/dev/zero bs=1M count="$COUNT_MB" 2>/dev/null | timeout 120 "$NP" 127.0.0.1 "$PORT" 2>/dev/null
+    fi
+    wait $srv
+    t1=$(now)
+    awk -v b="$COUNT_MB" -v a="$t0" -v z="$t1" 'BEGIN { printf "%.0f\n", b * 1048576 * 8 / (z - a) }'
+}
+
+echo "bench: $ROUNDS rounds, $SECS s per memory run, $COUNT_MB MiB per pipe run, port $PORT" >&2
+echo "bench: $(nproc) CPUs, $(uname -r), $("$NP" --version), $(iperf3 --version | head -1)" >&2
+r=1
+while [ $r -le "$ROUNDS" ]; do
+    set -- $(run_iperf3);         a=$1; echo "$1" >>"$TMP/iperf3"; echo "$2" >>"$TMP/iperf3_cpu"
+    set -- $(run_netpipe splice); b=$1; echo "$1" >>"$TMP/np_splice"; echo "$2" >>"$TMP/np_splice_cpu"
+    set -- $(run_netpipe copy);   c=$1; echo "$1" >>"$TMP/np_copy"; echo "$2" >>"$TMP/np_copy_cpu"
+    d=$(run_pipe nc);        echo "$d" >>"$TMP/nc"
+    e=$(run_pipe np);        echo "$e" >>"$TMP/np_pipe"
+    echo "round $r: iperf3 $a  netpipe(splice) $b  netpipe(copy) $c  dd|nc $d  dd|netpipe $e (bits/s)" >&2
+    r=$((r + 1))
+done
+
+mi=$(median <"$TMP/iperf3"); ms=$(median <"$TMP/np_splice"); mc=$(median <"$TMP/np_copy")
+mn=$(median <"$TMP/nc"); mp=$(median <"$TMP/np_pipe")
+ci=$(median <"$TMP/iperf3_cpu"); cs=$(median <"$TMP/np_splice_cpu"); cc=$(median <"$TMP/np_copy_cpu")
+awk -v mi="$mi" -v ms="$ms" -v mc="$mc" -v mn="$mn" -v mp="$mp" -v ci="$ci" -v cs="$cs" -v cc="$cc" 'BEGIN {
+    printf "memory to discard, 1 stream (median Gb/s): iperf3 %.2f  netpipe splice %.2f  netpipe copy %.2f\n", mi/1e9, ms/1e9, mc/1e9
+    printf "  ratio netpipe(splice)/iperf3 = %.2f   netpipe(copy)/iperf3 = %.2f\n", ms/mi, mc/mi
+    printf "  process CPU s per GB, both ends (median; softirq time not charged): iperf3 %.3f  netpipe splice %.3f  copy %.3f\n", ci, cs, cc
+    printf "pipe to pipe, dd | X (median Gb/s): nc %.2f  netpipe %.2f\n", mn/1e9, mp/1e9
+    printf "  ratio netpipe/nc = %.2f\n", mp/mn
+}'

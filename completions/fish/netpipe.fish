@@ -1,0 +1,103 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_netpipe_global_optspecs
+    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= label= name= tag= h/help V/version
+end
+
+function __fish_netpipe_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_netpipe_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_netpipe_using_subcommand
+    set -l cmd (__fish_netpipe_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c netpipe -n "__fish_netpipe_needs_command" -s p -d 'With -l: the port to listen on; else the local source port (nc -p)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -s s -d 'Local address to bind (nc -s); with -l, the address to listen on' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -s w -d 'Connect and idle timeout (nc -w), e.g. 5 or 500ms' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l window -d 'Socket send and receive buffers (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l idle-timeout -d 'End a connection on which nothing arrives for this long (default: wait forever, like nc)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -s o -l output -d 'Append records to FILE instead of stderr (- is stdout, which carries payload: avoid)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -s l -d 'Listen for a connection and write what arrives to stdout (nc -l)'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s k -d 'With -l: accept one connection after another (nc -k); stdin goes to the first'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s d -d 'Do not read stdin (nc -d): only receive'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s N -d 'Accepted for nc compatibility: netpipe always half-closes after stdin EOF'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s n -d 'Accepted for nc compatibility (numeric addresses are never looked up anyway)'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s v -d 'Accepted for nc compatibility: the human summary shows when stderr is a terminal'
+complete -c netpipe -n "__fish_netpipe_needs_command" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s 4 -d 'IPv4 only'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c netpipe -n "__fish_netpipe_needs_command" -s V -l version -d 'Print version'
+complete -c netpipe -n "__fish_netpipe_needs_command" -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
+complete -c netpipe -n "__fish_netpipe_needs_command" -a "recv" -d 'Receive and discard without copying, and measure (the sink, like iperf3 -s)'
+complete -c netpipe -n "__fish_netpipe_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s n -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s w -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l block-size -d 'Bytes per send or receive call [default: 1M to send with splice (the pipe size, at most 1M), 256k with copy, 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'splice: tee+splice the buffer\'s pages into the socket, no copy (falls back to copy); copy: send() from the buffer, as iperf3 does' -r -f -a "splice\t''
+copy\t''"
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Data to send: zeros, or random (incompressible)' -r -f -a "zeros\t''
+random\t''"
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s N -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s h -l help -d 'Print help'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s n -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s w -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l block-size -d 'Bytes per send or receive call [default: 1M to send with splice (the pipe size, at most 1M), 256k with copy, 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s N -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s h -l help -d 'Print help'
+complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "recv" -d 'Receive and discard without copying, and measure (the sink, like iperf3 -s)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,4 @@
+//! The netpipe binary: parses nothing itself, see the library.
+fn main() -> std::process::ExitCode {
+    measure::cli::main("netpipe", netpipe::run)
+}

@@ -1,0 +1,222 @@
+//! Shared helpers for netpipe's integration tests: the binary, ports, records, peers.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use serde_json::Value;
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_netpipe")
+}
+
+pub fn np() -> Command {
+    Command::new(bin())
+}
+
+/// Whether a tool is on PATH; prints `skipped: why` when it is not.
+pub fn have(tool: &str) -> bool {
+    let ok = Command::new("sh")
+        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: {tool} is not installed");
+    }
+    ok
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A port that was free a moment ago on 127.0.0.1.
+pub fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Waits (at most 10 s) until something listens on TCP `port`.
+pub fn wait_listen(port: u16) {
+    let hex = format!(":{port:04X} ");
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            if let Ok(t) = std::fs::read_to_string(f) {
+                for line in t.lines().skip(1) {
+                    let cols: Vec<&str> = line.split_whitespace().collect();
+                    if cols.len() > 3
+                        && format!("{} ", &cols[1][cols[1].len() - 5..]) == hex
+                        && cols[3] == "0A"
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("nothing listens on port {port} after 10 s");
+}
+
+/// A scratch directory that goes away.
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Random bytes of `n` length written to `path`.
+pub fn random_file(path: &Path, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    let mut x: u64 = 0x1234_5678_9abc_def1 ^ (n as u64);
+    for b in v.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    std::fs::write(path, &v).unwrap();
+    v
+}
+
+/// Parses JSON lines, skipping lines that are not JSON objects; each record line is also
+/// checked by measure's strict reader.
+pub fn records(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| {
+            measure::parse_line(l).unwrap_or_else(|e| panic!("bad record {l}: {e}"));
+            serde_json::from_str::<Value>(l).unwrap()
+        })
+        .collect()
+}
+
+pub fn read_records(path: &Path) -> Vec<Value> {
+    records(&std::fs::read_to_string(path).unwrap_or_default())
+}
+
+pub fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
+    recs.iter().filter(|r| r["type"] == t).collect()
+}
+
+pub fn summary(recs: &[Value]) -> &Value {
+    let s = of_type(recs, "summary");
+    assert_eq!(s.len(), 1, "one summary expected in {recs:#?}");
+    s[0]
+}
+
+pub fn num(v: &Value, key: &str) -> f64 {
+    v["values"][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no values.{key} in {v}"))
+}
+
+/// Waits (at most 10 s) for the begin record in `path` and returns the port it listens on.
+pub fn listen_port(path: &Path) -> u16 {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        for r in read_records(path) {
+            if r["type"] == "begin"
+                && let Some(l) = r["info"]["listen"].as_str()
+            {
+                return l.rsplit(':').next().unwrap().parse().unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!(
+        "no begin record with a listen address in {}",
+        path.display()
+    );
+}
+
+/// A child that is killed (by its PID) if the test ends early.
+pub struct Guard(pub Option<Child>);
+
+impl Guard {
+    pub fn spawn(cmd: &mut Command) -> Guard {
+        Guard(Some(cmd.spawn().unwrap()))
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.0.as_ref().unwrap().id() as i32
+    }
+
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill with the PID of our own child.
+        unsafe { libc::kill(self.pid(), sig) };
+    }
+
+    /// Waits at most `limit` for the child to end.
+    pub fn wait(&mut self, limit: Duration) -> ExitStatus {
+        let start = Instant::now();
+        let c = self.0.as_mut().unwrap();
+        while start.elapsed() < limit {
+            if let Some(st) = c.try_wait().unwrap() {
+                self.0 = None;
+                return st;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("child {} still running after {limit:?}", c.id());
+    }
+
+    pub fn wait_output(mut self, limit: Duration) -> (ExitStatus, String, String) {
+        let mut c = self.0.take().unwrap();
+        let start = Instant::now();
+        loop {
+            if c.try_wait().unwrap().is_some() {
+                break;
+            }
+            if start.elapsed() > limit {
+                let _ = c.kill();
+                panic!("child still running after {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let o = c.wait_with_output().unwrap();
+        (
+            o.status,
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Runs `cmd` to its end (at most `limit`), returning status, stdout and stderr.
+pub fn run(cmd: &mut Command, limit: Duration) -> (ExitStatus, String, String) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    Guard::spawn(cmd).wait_output(limit)
+}
+
+pub fn file(p: &Path) -> std::fs::File {
+    std::fs::File::create(p).unwrap()
+}
+
+pub fn open(p: &Path) -> std::fs::File {
+    std::fs::File::open(p).unwrap()
+}
+
+pub fn path(d: &tempfile::TempDir, name: &str) -> PathBuf {
+    d.path().join(name)
+}
+
+/// Writes `data` to a child's stdin from a thread.
+pub fn feed(child: &mut Child, data: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    })
+}

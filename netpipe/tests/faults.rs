@@ -1,0 +1,260 @@
+//! Faults: refused and timed-out connects, resets, a peer that vanishes, a silent client,
+//! Ctrl-C. Each ends with a message, a summary that keeps the bytes that arrived, and a
+//! non-zero exit.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
+    let g = Guard::spawn(
+        np().args([role, "--listen", "127.0.0.1:0", "-o"])
+            .arg(recs)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
+    let port = listen_port(recs);
+    (g, port)
+}
+
+fn sender(port: u16, extra: &[&str]) -> Guard {
+    Guard::spawn(
+        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+}
+
+fn values_bytes(s: &Value) -> f64 {
+    s["values"]["received_bytes"]
+        .as_f64()
+        .or(s["values"]["sent_bytes"].as_f64())
+        .unwrap()
+}
+
+#[test]
+fn refused_connect() {
+    let port = free_port();
+    let (st, out, err) = run(
+        np().args([
+            "send",
+            "--connect",
+            &format!("127.0.0.1:{port}"),
+            "--bytes",
+            "1M",
+        ]),
+        LIMIT,
+    );
+    assert_eq!(st.code(), Some(1));
+    assert!(err.contains("refused"), "{err}");
+    let r = records(&out);
+    let s = summary(&r);
+    assert_eq!(s["status"], "failed");
+    assert!(s["error"].as_str().unwrap().contains("refused"));
+}
+
+#[test]
+fn reset_by_the_receiver() {
+    // The receiver stops after 1 MB and closes with data unread: the kernel resets.
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &["--bytes", "1M"]);
+    let s = sender(port, &["--send-method", "copy", "--time", "30"]);
+    let (st, out, err) = s.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(
+        err.contains("reset") || err.contains("closed"),
+        "clear message expected: {err}"
+    );
+    let r = records(&out);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "partial");
+    assert!(values_bytes(sm) >= 1_048_576.0);
+    let (lst, _, _) = l.wait_output(LIMIT);
+    assert!(lst.success());
+    assert_eq!(
+        num(summary(&read_records(&recs)), "received_bytes"),
+        1_048_576.0
+    );
+}
+
+#[test]
+fn sender_vanishes_mid_transfer() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &["--bytes", "1T"]);
+    let s = sender(port, &[]);
+    std::thread::sleep(Duration::from_millis(400));
+    s.signal(libc::SIGKILL);
+    drop(s);
+    let (st, _, err) = l.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("peer closed after"), "{err}");
+    let r = read_records(&recs);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "partial");
+    assert!(num(sm, "received_bytes") > 0.0);
+}
+
+#[test]
+fn receiver_vanishes_mid_transfer() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    // With a limit, the receiver going away before it is reached is a fault.
+    let s = sender(port, &["--time", "30"]);
+    std::thread::sleep(Duration::from_millis(400));
+    l.signal(libc::SIGKILL);
+    drop(l);
+    let (st, out, err) = s.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("reset") || err.contains("closed"), "{err}");
+    let r = records(&out);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "partial");
+    assert!(num(sm, "sent_bytes") > 0.0);
+}
+
+#[test]
+fn silent_client_hits_the_idle_timeout() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &["--idle-timeout", "0.4"]);
+    let _silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let (st, _, err) = l.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1));
+    assert!(
+        err.contains("idle-timeout") || err.contains("idle"),
+        "{err}"
+    );
+    let r = read_records(&recs);
+    assert_eq!(summary(&r)["status"], "failed");
+    let s = of_type(&r, "sample");
+    assert_eq!(s.len(), 1);
+    assert!(s[0]["error"].is_string());
+}
+
+#[test]
+fn keep_open_survives_a_bad_client() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (mut l, port) = listener("recv", &recs, &["--keep-open", "--idle-timeout", "0.3"]);
+    {
+        let _silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        std::thread::sleep(Duration::from_millis(600));
+    }
+    let (st, _, err) = sender(port, &["--bytes", "777777"]).wait_output(LIMIT);
+    assert!(st.success(), "{err}");
+    l.signal(libc::SIGINT);
+    assert_eq!(l.wait(LIMIT).code(), Some(130));
+    let r = read_records(&recs);
+    let s = summary(&r);
+    assert_eq!(num(s, "session_count"), 2.0);
+    assert_eq!(num(s, "failed_stream_count"), 1.0);
+    assert_eq!(num(s, "received_bytes"), 777_777.0);
+    assert_eq!(s["status"], "partial");
+}
+
+#[test]
+fn ctrl_c_on_the_receiver_keeps_what_arrived() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (mut l, port) = listener("recv", &recs, &[]);
+    let s = sender(port, &[]);
+    std::thread::sleep(Duration::from_millis(400));
+    l.signal(libc::SIGINT);
+    assert_eq!(l.wait(LIMIT).code(), Some(130));
+    let r = read_records(&recs);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "partial");
+    assert!(sm["error"].as_str().unwrap().contains("interrupted"));
+    assert!(num(sm, "received_bytes") > 0.0);
+    // An unlimited sender takes the receiver's close as its end.
+    let (st, out, err) = s.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(0), "{err}");
+    assert_eq!(summary(&records(&out))["status"], "ok");
+}
+
+#[test]
+fn ctrl_c_ends_an_unlimited_sender_cleanly() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    let s = sender(port, &["-i", "0.1"]);
+    std::thread::sleep(Duration::from_millis(400));
+    s.signal(libc::SIGINT);
+    let (st, out, _) = s.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(130));
+    let r = records(&out);
+    assert_eq!(summary(&r)["status"], "ok");
+    let (lst, _, _) = l.wait_output(LIMIT);
+    assert!(lst.success());
+    let lr = read_records(&recs);
+    assert_eq!(
+        summary(&lr)["values"]["received_bytes"],
+        summary(&r)["values"]["sent_bytes"]
+    );
+}
+
+/// A network namespace that is deleted on drop.
+struct Netns(String);
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip")
+            .args(["netns", "del", &self.0])
+            .status();
+    }
+}
+
+fn sh(cmd: &str) {
+    let st = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .status()
+        .unwrap();
+    assert!(st.success(), "{cmd}");
+}
+
+#[test]
+fn connect_timeout_into_a_black_hole() {
+    if !is_root() || !have("ip") {
+        eprintln!("skipped: needs root and iproute2 for a network namespace");
+        return;
+    }
+    // Inside our own namespace, 10.77.0.2 is on a veth link where nobody answers ARP.
+    let ns = Netns(format!("npto{}", std::process::id()));
+    sh(&format!("ip netns add {}", ns.0));
+    sh(&format!(
+        "ip -n {0} link set lo up && ip -n {0} link add v0 type veth peer name v1 && \
+         ip -n {0} addr add 10.77.0.1/24 dev v0 && ip -n {0} link set v0 up && \
+         ip -n {0} link set v1 up",
+        ns.0
+    ));
+    let (st, out, err) = run(
+        std::process::Command::new("ip").args([
+            "netns",
+            "exec",
+            &ns.0,
+            bin(),
+            "send",
+            "--connect",
+            "10.77.0.2:5001",
+            "--connect-timeout",
+            "0.5",
+        ]),
+        LIMIT,
+    );
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("no answer within"), "{err}");
+    assert_eq!(summary(&records(&out))["status"], "failed");
+}
