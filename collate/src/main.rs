@@ -1,0 +1,4 @@
+//! The collate binary: parses nothing itself, see the library.
+fn main() -> std::process::ExitCode {
+    measure::cli::main("collate", collate::run)
+}

@@ -1,0 +1,289 @@
+//! Reading JSON lines: every input in order, one pass, each line checked by the strict
+//! `measure::parse_line`, with bad lines named as `FILE:LINE: what is wrong`.
+//!
+//! Parsing is the cost (a few microseconds a line), so blocks of lines are parsed on worker
+//! threads while the caller consumes the records strictly in input order: the result is the
+//! same as a sequential read, first-appearance order included. The queues are bounded, so
+//! memory stays a few blocks deep whatever the input size.
+
+use measure::{Failure, Kind, Record, exit};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+
+/// Where a line came from, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: Arc<str>,
+    pub line: u64,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// What to do with a line that is not a valid record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnInvalid {
+    /// Stop with `FILE:LINE: why` and exit 2 (the default: a dropped line would silently
+    /// move a median, so the user decides).
+    Fail,
+    /// Count it, remember the first few messages, and go on (`--skip-invalid`).
+    Skip,
+}
+
+/// What reading found besides the records.
+#[derive(Debug, Default)]
+pub struct ReadReport {
+    pub lines: u64,
+    pub records: u64,
+    pub skipped: u64,
+    /// The first few skipped lines' messages.
+    pub examples: Vec<String>,
+}
+
+/// A record that matters to collate (samples and summaries); begin and interval lines are
+/// checked and dropped by the workers, so they cost no memory.
+pub type Item = (Record, Place);
+
+/// Lines per block handed to a worker.
+const BLOCK_LINES: usize = 2048;
+/// Blocks in flight at once (bounds memory).
+const IN_FLIGHT: usize = 8;
+
+struct Block {
+    file: Arc<str>,
+    first_line: u64,
+    text: Vec<u8>,
+    reply: SyncSender<Parsed>,
+}
+
+/// A parsed block: the records kept, and the first invalid lines (all of them under `Skip`).
+struct Parsed {
+    items: Vec<Item>,
+    bad: Vec<(Place, String)>,
+    lines: u64,
+}
+
+fn parse_block(b: Block, keep_types: &[Kind]) {
+    let mut items = Vec::new();
+    let mut bad = Vec::new();
+    // Every line in the block ends with a newline (fill_block sees to it).
+    let body = b.text.strip_suffix(b"\n").unwrap_or(&b.text);
+    let mut lines = 0;
+    for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
+        lines += 1;
+        let place = Place {
+            file: b.file.clone(),
+            line: b.first_line + i as u64,
+        };
+        match parse_raw(raw) {
+            Ok(Some(r)) => {
+                if keep_types.contains(&r.kind) {
+                    items.push((r, place));
+                }
+            }
+            Ok(None) => {}
+            Err(why) => bad.push((place, why)),
+        }
+    }
+    let _ = b.reply.send(Parsed { items, bad, lines });
+}
+
+/// One raw line: `None` for a blank line (skipped: concatenated files often have them),
+/// else the strictly parsed record or why it is not one.
+pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(raw).map_err(|e| {
+        format!(
+            "not UTF-8 text (bad byte at column {}): a record is one JSON object per line",
+            e.valid_up_to() + 1
+        )
+    })?;
+    measure::parse_line(text).map(Some).map_err(|e| e.to_string())
+}
+
+/// Reads up to BLOCK_LINES complete lines into `buf`; returns how many (a last line without
+/// its newline gets one).
+fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> io::Result<u64> {
+    let mut n = 0;
+    while n < BLOCK_LINES as u64 {
+        let got = r.read_until(b'\n', buf)?;
+        if got == 0 {
+            break;
+        }
+        if buf.last() != Some(&b'\n') {
+            buf.push(b'\n');
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Opens an input: `-` is stdin.
+fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
+    if path == "-" {
+        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
+    }
+    let f = File::open(path).map_err(|e| {
+        Failure::new(
+            exit::CANNOT,
+            path,
+            format!("{e} (give JSON lines files written by the benchmatrix tools, or - for stdin)"),
+        )
+    })?;
+    if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(Failure::new(
+            exit::CANNOT,
+            path,
+            "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
+        ));
+    }
+    Ok(Box::new(BufReader::with_capacity(1 << 16, f) as BufReader<File>))
+}
+
+/// Reads every input in order and hands each sample and summary to `sink`, in input order.
+/// `inputs` empty means stdin. Under `OnInvalid::Fail` the first bad line ends the read with
+/// `FILE:LINE: why` (exit 2); under `Skip` bad lines are counted in the report.
+pub fn read_all(
+    inputs: &[String],
+    on_invalid: OnInvalid,
+    keep_types: &[Kind],
+    mut sink: impl FnMut(Record, &Place) -> Result<(), Failure>,
+) -> Result<ReadReport, Failure> {
+    let inputs: Vec<String> = if inputs.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        inputs.to_vec()
+    };
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let mut report = ReadReport::default();
+    let keep: Vec<Kind> = keep_types.to_vec();
+    std::thread::scope(|scope| -> Result<(), Failure> {
+        let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        for _ in 0..workers {
+            let rx = Arc::clone(&job_rx);
+            let keep = keep.clone();
+            scope.spawn(move || {
+                loop {
+                    let job = match rx.lock() {
+                        Ok(guard) => guard.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(b) => parse_block(b, &keep),
+                        Err(_) => return,
+                    }
+                }
+            });
+        }
+        // The reader thread reads blocks and queues (in order) the receivers of their results.
+        let (order_tx, order_rx) = sync_channel::<Result<Receiver<Parsed>, Failure>>(IN_FLIGHT);
+        let reader_inputs = inputs.clone();
+        scope.spawn(move || {
+            for path in reader_inputs {
+                let mut r = match open(&path) {
+                    Ok(r) => r,
+                    Err(f) => {
+                        let _ = order_tx.send(Err(f));
+                        return;
+                    }
+                };
+                let file: Arc<str> = Arc::from(path.as_str());
+                let mut line = 1u64;
+                loop {
+                    let mut text = Vec::with_capacity(BLOCK_LINES * 256);
+                    let n = match fill_block(&mut r, &mut text) {
+                        Ok(n) => n,
+                        Err(e) => {
+                            let _ = order_tx.send(Err(Failure::new(
+                                exit::CANNOT,
+                                format!("{path}:{line}"),
+                                e,
+                            )));
+                            return;
+                        }
+                    };
+                    if n == 0 {
+                        break;
+                    }
+                    let (tx, rx) = sync_channel(1);
+                    if order_tx.send(Ok(rx)).is_err() {
+                        return;
+                    }
+                    let block = Block {
+                        file: file.clone(),
+                        first_line: line,
+                        text,
+                        reply: tx,
+                    };
+                    if job_tx.send(block).is_err() {
+                        return;
+                    }
+                    line += n;
+                }
+            }
+            drop(job_tx);
+        });
+        let result = (|| -> Result<(), Failure> {
+            for next in order_rx.iter() {
+                let rx = next?;
+                let parsed = rx.recv().map_err(|_| {
+                    Failure::new(exit::CANNOT, "reading", "a parser thread stopped")
+                })?;
+                report.lines += parsed.lines;
+                if let Some((place, why)) = parsed.bad.first()
+                    && on_invalid == OnInvalid::Fail
+                {
+                    // Records before the bad line in this block still count for nothing:
+                    // the run stops here.
+                    return Err(Failure::new(
+                        exit::CANNOT,
+                        place,
+                        format!("{why} (use --skip-invalid to skip bad lines and count them)"),
+                    ));
+                }
+                for (place, why) in parsed.bad {
+                    report.skipped += 1;
+                    if report.examples.len() < 3 {
+                        report.examples.push(format!("{place}: {why}"));
+                    }
+                }
+                for (rec, place) in parsed.items {
+                    report.records += 1;
+                    sink(rec, &place)?;
+                }
+            }
+            Ok(())
+        })();
+        // On an early return the receivers go away; the reader and workers notice their
+        // sends failing and stop.
+        drop(order_rx);
+        result
+    })?;
+    Ok(report)
+}
+
+/// Reads all of `r` (for tests and the fuzz target): the records of one stream, or the
+/// first bad line's message as `NAME:LINE: why`.
+pub fn parse_stream(mut r: impl Read, name: &str) -> Result<Vec<Record>, String> {
+    let mut text = Vec::new();
+    r.read_to_end(&mut text).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for (i, raw) in text.split(|&c| c == b'\n').enumerate() {
+        if let Some(rec) = parse_raw(raw).map_err(|e| format!("{name}:{}: {e}", i + 1))? {
+            out.push(rec);
+        }
+    }
+    Ok(out)
+}
