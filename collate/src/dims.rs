@@ -132,6 +132,43 @@ impl Dim {
     }
 }
 
+/// Where the values of dimensions come from: a record, or the parts of a record's group key
+/// (what the reader threads extract, so that the records themselves need not travel).
+pub trait Source {
+    fn get<'a>(&'a self, d: &Dim, metric: &'a str) -> &'a str;
+}
+
+impl Source for Record {
+    fn get<'a>(&'a self, d: &Dim, metric: &'a str) -> &'a str {
+        d.value(self, metric)
+    }
+}
+
+/// The values of `dims` in order (one part each); metric-dependent dimensions come from
+/// the metric.
+#[derive(Debug)]
+pub struct Parts<'a> {
+    pub dims: &'a [Dim],
+    pub parts: Vec<&'a str>,
+}
+
+impl Source for Parts<'_> {
+    fn get<'a>(&'a self, d: &Dim, metric: &'a str) -> &'a str {
+        match d {
+            Dim::Metric => metric,
+            Dim::Unit => measure::record::unit_suffix(metric)
+                .map(|s| &s[1..])
+                .unwrap_or(""),
+            _ => self
+                .dims
+                .iter()
+                .position(|x| x == d)
+                .and_then(|i| self.parts.get(i).copied())
+                .unwrap_or(""),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,7 @@
 //! negates, juxtaposition or `AND` is and, `OR` is or, parentheses group. `key=value` is
 //! accepted for `key:value`. Keys are those of `--rows`/`--cols`.
 
-use crate::dims::Dim;
-use measure::Record;
+use crate::dims::{Dim, Source};
 
 /// A parsed filter expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -283,11 +282,11 @@ impl Filter {
         }
     }
 
-    pub fn matches(&self, r: &Record, metric: &str) -> bool {
+    pub fn matches(&self, r: &dyn Source, metric: &str) -> bool {
         match self {
             Filter::All => true,
             Filter::Match(d, pats) => {
-                let v = d.value(r, metric);
+                let v = r.get(d, metric);
                 pats.iter().any(|p| p.matches(v))
             }
             Filter::Not(f) => !f.matches(r, metric),
@@ -300,6 +299,7 @@ impl Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use measure::Record;
 
     fn rec(name: &str, label: &str, disk: &str) -> Record {
         let line = serde_json::json!({"schema":"benchmatrix/1","tool":"t","version":"0","type":"sample",

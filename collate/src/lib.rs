@@ -19,7 +19,7 @@ use collect::{Collector, MetricChoice, Spec};
 use dims::Dim;
 use filter::Filter;
 use matrix::Options;
-use measure::{Failure, Kind, exit};
+use measure::{Failure, exit};
 use read::OnInvalid;
 use render::Format;
 use stats::Stat;
@@ -229,8 +229,9 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
         filter: filter.clone(),
         metrics,
     });
-    let report = read::read_all(&files, on_invalid, &[Kind::Sample, Kind::Summary], |r, _| {
-        collector.add(&r);
+    let group_dims = collector.group_dims.clone();
+    let report = read::read_all(&files, on_invalid, &group_dims, |b| {
+        collector.add_batch(b);
         Ok(())
     })?;
     let mut err = std::io::stderr();

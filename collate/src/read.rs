@@ -6,7 +6,9 @@
 //! same as a sequential read, first-appearance order included. The queues are bounded, so
 //! memory stays a few blocks deep whatever the input size.
 
-use measure::{Failure, Kind, Record, exit};
+use crate::collect::Batch;
+use crate::dims::Dim;
+use measure::{Failure, Record, exit};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -45,9 +47,6 @@ pub struct ReadReport {
     pub examples: Vec<String>,
 }
 
-/// A record that matters to collate (samples and summaries); begin and interval lines are
-/// checked and dropped by the workers, so they cost no memory.
-pub type Item = (Record, Place);
 
 /// Lines per block handed to a worker.
 const BLOCK_LINES: usize = 2048;
@@ -61,15 +60,18 @@ struct Block {
     reply: SyncSender<Parsed>,
 }
 
-/// A parsed block: the records kept, and the first invalid lines (all of them under `Skip`).
+/// A parsed block: what collate keeps of its samples and summaries (begin and interval
+/// lines are checked and dropped here, so they cost no memory), and its invalid lines.
 struct Parsed {
-    items: Vec<Item>,
+    batch: Batch,
     bad: Vec<(Place, String)>,
     lines: u64,
 }
 
-fn parse_block(b: Block, keep_types: &[Kind]) {
-    let mut items = Vec::new();
+/// Parses a block on a worker thread; the records are reduced to their [`Batch`] extract
+/// here, so that they are freed on the thread that allocated them.
+fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
+    let mut batch = Batch::default();
     let mut bad = Vec::new();
     // Every line in the block ends with a newline (fill_block sees to it).
     let body = b.text.strip_suffix(b"\n").unwrap_or(&b.text);
@@ -81,16 +83,15 @@ fn parse_block(b: Block, keep_types: &[Kind]) {
             line: b.first_line + i as u64,
         };
         match parse_raw(raw) {
-            Ok(Some(r)) => {
-                if keep_types.contains(&r.kind) {
-                    items.push((r, place));
-                }
-            }
+            Ok(Some(r)) => batch.push(&r, group_dims, place.line),
             Ok(None) => {}
             Err(why) => bad.push((place, why)),
         }
     }
-    let _ = b.reply.send(Parsed { items, bad, lines });
+    let mut text = b.text;
+    text.clear();
+    let _ = pool.try_send(text);
+    let _ = b.reply.send(Parsed { batch, bad, lines });
 }
 
 /// One raw line: `None` for a blank line (skipped: concatenated files often have them),
@@ -148,14 +149,15 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, f) as BufReader<File>))
 }
 
-/// Reads every input in order and hands each sample and summary to `sink`, in input order.
-/// `inputs` empty means stdin. Under `OnInvalid::Fail` the first bad line ends the read with
-/// `FILE:LINE: why` (exit 2); under `Skip` bad lines are counted in the report.
+/// Reads every input in order and hands the samples and summaries, extracted by
+/// `group_dims`, to `sink` in batches, in input order. `inputs` empty means stdin. Under
+/// `OnInvalid::Fail` the first bad line ends the read with `FILE:LINE: why` (exit 2), before
+/// any record of its block reaches the sink; under `Skip` bad lines are counted in the report.
 pub fn read_all(
     inputs: &[String],
     on_invalid: OnInvalid,
-    keep_types: &[Kind],
-    mut sink: impl FnMut(Record, &Place) -> Result<(), Failure>,
+    group_dims: &[Dim],
+    mut sink: impl FnMut(&Batch) -> Result<(), Failure>,
 ) -> Result<ReadReport, Failure> {
     let inputs: Vec<String> = if inputs.is_empty() {
         vec!["-".to_string()]
@@ -167,13 +169,14 @@ pub fn read_all(
         .unwrap_or(1)
         .clamp(1, 8);
     let mut report = ReadReport::default();
-    let keep: Vec<Kind> = keep_types.to_vec();
     std::thread::scope(|scope| -> Result<(), Failure> {
         let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
         let job_rx = Arc::new(Mutex::new(job_rx));
+        // Block buffers go back to the reader for reuse.
+        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT * 2);
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
-            let keep = keep.clone();
+            let pool = pool_tx.clone();
             scope.spawn(move || {
                 loop {
                     let job = match rx.lock() {
@@ -181,7 +184,7 @@ pub fn read_all(
                         Err(_) => return,
                     };
                     match job {
-                        Ok(b) => parse_block(b, &keep),
+                        Ok(b) => parse_block(b, group_dims, &pool),
                         Err(_) => return,
                     }
                 }
@@ -202,7 +205,9 @@ pub fn read_all(
                 let file: Arc<str> = Arc::from(path.as_str());
                 let mut line = 1u64;
                 loop {
-                    let mut text = Vec::with_capacity(BLOCK_LINES * 256);
+                    let mut text = pool_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(BLOCK_LINES * 256));
                     let n = match fill_block(&mut r, &mut text) {
                         Ok(n) => n,
                         Err(e) => {
@@ -259,10 +264,8 @@ pub fn read_all(
                         report.examples.push(format!("{place}: {why}"));
                     }
                 }
-                for (rec, place) in parsed.items {
-                    report.records += 1;
-                    sink(rec, &place)?;
-                }
+                report.records += parsed.batch.len() as u64;
+                sink(&parsed.batch)?;
             }
             Ok(())
         })();
