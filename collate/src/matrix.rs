@@ -170,6 +170,50 @@ pub fn fmt_number(v: f64, suffix: &str) -> String {
     sig3(v)
 }
 
+/// Decimals for a row's numbers: three significant digits of the row's typical value, the
+/// same for every cell (so the column of a row reads evenly), less the trailing zeros that
+/// every cell has (`7`, `84`, `230` rather than `7.00`, `84.0`, `230`).
+pub fn row_decimals(values: &[f64]) -> usize {
+    let mut abs: Vec<f64> = values
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .collect();
+    if abs.is_empty() {
+        return 0;
+    }
+    abs.sort_by(f64::total_cmp);
+    let typical = stats::quantile_sorted(&abs, 0.5);
+    if typical == 0.0 {
+        return 0;
+    }
+    let d = (2 - typical.log10().floor() as i32).clamp(0, 9) as usize;
+    for fewer in 0..d {
+        let step = 10f64.powi((d - fewer) as i32);
+        if abs.iter().all(|v| {
+            let scaled = (v * 10f64.powi(d as i32)).round();
+            scaled % step == 0.0
+        }) {
+            return fewer;
+        }
+    }
+    d
+}
+
+/// A cell's number with the row's decimals, or more where the value is so small that they
+/// would leave no significant digit (never `0` for a value that is not).
+pub fn fmt_fixed(v: f64, row_decimals: usize) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let mut d = row_decimals;
+    if v != 0.0 {
+        let need = -(v.abs().log10().floor() as i32);
+        d = d.max(need.clamp(0, 12) as usize);
+    }
+    format!("{v:.d$}")
+}
+
 /// `±2%`, `±0.4%`.
 fn fmt_spread(center: f64, lo: f64, hi: f64) -> Option<String> {
     if center == 0.0 || !lo.is_finite() || !hi.is_finite() {
@@ -288,7 +332,6 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     }
     let mut rows: Vec<Row> = Vec::new();
     let mut any_ci = false;
-    let mut any_short = false;
     let q = o.stat.quantile();
     let ci_min = q.map(|q| stats::ci_min_samples(q, CONFIDENCE));
     for (row_id, members) in by_row.iter().enumerate() {
@@ -342,7 +385,6 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
                     if ci.bounded(v.len()) {
                         Some(ci.bounds(&v))
                     } else {
-                        any_short = true;
                         None
                     }
                 }
@@ -439,15 +481,17 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
                 }
             }
         }
-        let (suffix, scale) = (r.suffix.clone(), r.scale.clone());
+        let scale = r.scale.clone();
+        let shown: Vec<f64> = r.cells.iter().flatten().map(|c| scale.apply(c.value)).collect();
+        let decimals = row_decimals(&shown);
         for cell in r.cells.iter_mut().flatten() {
-            cell.text = cell_text(cell, &suffix, &scale, o.show_ci);
+            cell.text = cell_text(cell, decimals, &scale, o.show_ci);
         }
     }
     let mut notes = Vec::new();
     if let (Some(q), Some(min)) = (q, ci_min)
         && o.show_ci
-        && (any_ci || any_short)
+        && any_ci
     {
         let what = if q == 0.5 {
             "median".to_string()
@@ -510,8 +554,8 @@ fn compare(base: &[f64], base_value: f64, cell: &[f64], value: f64) -> Delta {
     }
 }
 
-fn cell_text(cell: &Cell, suffix: &str, scale: &Scale, show_ci: bool) -> String {
-    let mut t = fmt_number(scale.apply(cell.value), suffix);
+fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> String {
+    let mut t = fmt_fixed(scale.apply(cell.value), decimals);
     if show_ci
         && let Some((lo, hi)) = cell.ci
         && let Some(s) = fmt_spread(cell.value, lo, hi)
@@ -651,6 +695,15 @@ mod tests {
         assert_eq!(fmt_number(12.0, "_count"), "12");
         assert_eq!(fmt_number(7.0, "_s"), "7.00");
         assert_eq!(fmt_spread(100.0, 98.0, 103.0).as_deref(), Some("±3%"));
+        assert_eq!(row_decimals(&[7.0, 84.0, 230.0]), 0);
+        assert_eq!(row_decimals(&[17.0, 14.0, 25.0]), 0);
+        assert_eq!(row_decimals(&[1.503, 1.49, 1.5]), 2);
+        assert_eq!(row_decimals(&[0.2, 0.1, 0.03]), 2);
+        assert_eq!(row_decimals(&[12.5, 14.0]), 1);
+        assert_eq!(fmt_fixed(0.004, 0), "0.004");
+        assert_eq!(fmt_fixed(7.0, 0), "7");
+        assert_eq!(fmt_fixed(230.0, 0), "230");
+        assert_eq!(fmt_fixed(1.5, 2), "1.50");
         assert_eq!(fmt_spread(100.0, 99.7, 100.2).as_deref(), Some("±0.3%"));
         assert!((min_p(5, 5) - 0.007_936_507_936_507_936).abs() < 1e-15);
         assert!(min_p(3, 3) > ALPHA && min_p(4, 4) < ALPHA);

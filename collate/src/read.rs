@@ -48,8 +48,11 @@ pub struct ReadReport {
 }
 
 
-/// Lines per block handed to a worker.
+/// Lines per block handed to a worker (at most).
 const BLOCK_LINES: usize = 2048;
+/// Bytes per block (about; a block ends after the line that reaches it), so that long lines
+/// do not make big blocks.
+const BLOCK_BYTES: usize = 256 * 1024;
 /// Blocks in flight at once (bounds memory).
 const IN_FLIGHT: usize = 8;
 
@@ -114,7 +117,7 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
 /// its newline gets one).
 fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> io::Result<u64> {
     let mut n = 0;
-    while n < BLOCK_LINES as u64 {
+    while n < BLOCK_LINES as u64 && buf.len() < BLOCK_BYTES {
         let got = r.read_until(b'\n', buf)?;
         if got == 0 {
             break;
@@ -173,7 +176,7 @@ pub fn read_all(
         let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
         let job_rx = Arc::new(Mutex::new(job_rx));
         // Block buffers go back to the reader for reuse.
-        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT * 2);
+        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT);
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let pool = pool_tx.clone();
@@ -207,7 +210,7 @@ pub fn read_all(
                 loop {
                     let mut text = pool_rx
                         .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(BLOCK_LINES * 256));
+                        .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
                     let n = match fill_block(&mut r, &mut text) {
                         Ok(n) => n,
                         Err(e) => {

@@ -154,13 +154,19 @@ fn text(t: &Table) -> String {
 /// (or `<nowiki>` when it holds `%%` itself); an empty text becomes a space so that it is
 /// not taken for a merged cell.
 pub fn doku_escape(s: &str) -> String {
-    const MARKUP: [&str; 14] = [
-        "|", "^", "**", "//", "__", "''", "[[", "{{", "<", ">", "((", "\\\\", "~~", "%%",
+    const MARKUP: [&str; 12] = [
+        "|", "^", "**", "//", "__", "''", "[[", "{{", "((", "\\\\", "~~", "%%",
     ];
     if s.is_empty() {
         return " ".into();
     }
-    if !MARKUP.iter().any(|m| s.contains(m)) {
+    // `<` starts markup only as a tag (`<html>`, `<del>`, `</sub>`); `domU->dom0` and
+    // `domU<->dom0` stay as written (DokuWiki shows them as arrows, as in DESIGN.md).
+    let tag = s
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'/'));
+    if !tag && !MARKUP.iter().any(|m| s.contains(m)) {
         return s.to_string();
     }
     if s.contains("%%") {
@@ -288,7 +294,7 @@ pub fn html_escape(s: &str) -> String {
 
 fn html(t: &Table) -> String {
     let mut o = String::new();
-    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.better, td.worse { font-weight: bold; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down { font-weight: bold; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
     let depth = t.depth();
     for level in 0..depth {
         o.push_str("<tr>");
