@@ -49,11 +49,9 @@ impl Dim {
             "unit" => Dim::Unit,
             _ => {
                 if let Some(n) = k.strip_prefix("label.") {
-                    let level: usize = n
-                        .parse()
-                        .ok()
-                        .filter(|&l| l >= 1)
-                        .ok_or_else(|| format!("\"{s}\": a label level is label.1, label.2, ..."))?;
+                    let level: usize = n.parse().ok().filter(|&l| l >= 1).ok_or_else(|| {
+                        format!("\"{s}\": a label level is label.1, label.2, ...")
+                    })?;
                     Dim::Level(level)
                 } else if let Some(t) = k.strip_prefix("tag.").or_else(|| k.strip_prefix("tags.")) {
                     if t.is_empty() {

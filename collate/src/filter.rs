@@ -1,8 +1,9 @@
 //! `--filter EXPR`: which records (and metrics) go into the matrix, in benchstat's filter
-//! syntax: `key:value` matches a key exactly (`*` in an unquoted value is a wildcard; quote a
-//! value with spaces: `name:"icmp latency"`), `key:(a OR b)` any of several values, `-x`
-//! negates, juxtaposition or `AND` is and, `OR` is or, parentheses group. `key=value` is
-//! accepted for `key:value`. Keys are those of `--rows`/`--cols`.
+//! syntax: `key:value` matches a key's whole value (`*` matches any run of characters, in
+//! quotes too; quote a value with spaces or parentheses: `name:"icmp latency*"`),
+//! `key:(a OR b)` any of several values, `-x` negates, juxtaposition or `AND` is and, `OR` is
+//! or, parentheses group. `key=value` is accepted for `key:value`. Keys are those of
+//! `--rows`/`--cols`.
 
 use crate::dims::{Dim, Source};
 
@@ -16,16 +17,15 @@ pub enum Filter {
     Or(Box<Filter>, Box<Filter>),
 }
 
-/// A value to match: exact when quoted, else `*` matches any run of characters.
+/// A value to match: `*` matches any run of characters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pattern {
     text: String,
-    glob: bool,
 }
 
 impl Pattern {
     pub fn matches(&self, v: &str) -> bool {
-        if !self.glob || !self.text.contains('*') {
+        if !self.text.contains('*') {
             return self.text == v;
         }
         glob_match(&self.text, v)
@@ -200,10 +200,7 @@ impl Parser {
                         let mut pats = Vec::new();
                         loop {
                             match self.next() {
-                                Some(Tok::Word { text, quoted }) => pats.push(Pattern {
-                                    text,
-                                    glob: !quoted,
-                                }),
+                                Some(Tok::Word { text, .. }) => pats.push(Pattern { text }),
                                 _ => {
                                     return Err(format!(
                                         "{}:( must hold values separated by OR",
@@ -229,7 +226,6 @@ impl Parser {
                     dim,
                     vec![Pattern {
                         text: value.to_string(),
-                        glob: !quoted,
                     }],
                 ))
             }
@@ -250,7 +246,9 @@ impl Filter {
         let mut p = Parser { toks, pos: 0 };
         let f = p.or().map_err(|e| format!("--filter {s}: {e}"))?;
         if p.pos < p.toks.len() {
-            return Err(format!("--filter {s}: unexpected text after the expression"));
+            return Err(format!(
+                "--filter {s}: unexpected text after the expression"
+            ));
         }
         Ok(f)
     }
@@ -302,10 +300,11 @@ mod tests {
     use measure::Record;
 
     fn rec(name: &str, label: &str, disk: &str) -> Record {
-        let line = serde_json::json!({"schema":"benchmatrix/1","tool":"t","version":"0","type":"sample",
+        let line =
+            serde_json::json!({"schema":"benchmatrix/1","tool":"t","version":"0","type":"sample",
             "run":"0","seq":0,"at":"x","host":"h","label":label,"name":name,
             "tags":{"disk":disk},"values":{"x_s":1.0}})
-        .to_string();
+            .to_string();
         measure::parse_line(&line).unwrap()
     }
 
@@ -325,7 +324,8 @@ mod tests {
         assert!(m("*"));
         assert!(m("label=*san"));
         assert!(m("label:p*/*/s*n"));
-        assert!(!m("label:\"para/*\""));
+        assert!(m("label:\"para/*\""));
+        assert!(m("name:\"icmp lat*\""));
         assert!(Filter::parse("name:\"x").is_err());
         assert!(Filter::parse("(name:x").is_err());
         assert!(Filter::parse("name").is_err());

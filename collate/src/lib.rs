@@ -187,10 +187,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
                 .map(|k| k.trim().to_string())
                 .filter(|k| !k.is_empty())
                 .collect();
-            if let Some(bad) = keys
-                .iter()
-                .find(|k| !measure::record::has_unit_suffix(k))
-            {
+            if let Some(bad) = keys.iter().find(|k| !measure::record::has_unit_suffix(k)) {
                 return Err(Failure::usage(format!(
                     "--metric {bad}: a metric is a key in values with its unit suffix, e.g. rtt_s or throughput_bits_per_s"
                 )));
@@ -261,7 +258,11 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             err,
             "collate: {} failed sample{} (with an error, no values) left out",
             collector.failed_samples,
-            if collector.failed_samples == 1 { "" } else { "s" }
+            if collector.failed_samples == 1 {
+                ""
+            } else {
+                "s"
+            }
         );
     }
     let table = matrix::build(&collector, &options)?;

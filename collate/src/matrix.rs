@@ -171,8 +171,8 @@ pub fn fmt_number(v: f64, suffix: &str) -> String {
 }
 
 /// Decimals for a row's numbers: three significant digits of the row's typical value, the
-/// same for every cell (so the column of a row reads evenly), less the trailing zeros that
-/// every cell has (`7`, `84`, `230` rather than `7.00`, `84.0`, `230`).
+/// same for every cell (so a row reads evenly), fewer where every value is exact with fewer
+/// (`7`, `84`, `230` rather than `7.00`, `84.0`, `230`).
 pub fn row_decimals(values: &[f64]) -> usize {
     let mut abs: Vec<f64> = values
         .iter()
@@ -188,11 +188,13 @@ pub fn row_decimals(values: &[f64]) -> usize {
         return 0;
     }
     let d = (2 - typical.log10().floor() as i32).clamp(0, 9) as usize;
+    // Fewer decimals only where every value has no more (whole numbers typed by hand, counts),
+    // not where rounding happens to end in zeros: 1.0035 stays 1.00.
     for fewer in 0..d {
-        let step = 10f64.powi((d - fewer) as i32);
+        let f = 10f64.powi(fewer as i32);
         if abs.iter().all(|v| {
-            let scaled = (v * 10f64.powi(d as i32)).round();
-            scaled % step == 0.0
+            let x = v * f;
+            (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0)
         }) {
             return fewer;
         }
@@ -344,7 +346,11 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         let mut suffix: Option<(&str, &str)> = None;
         for &i in members {
             let s = &c.series[i];
-            let v = if use_samples { &s.samples } else { &s.summaries };
+            let v = if use_samples {
+                &s.samples
+            } else {
+                &s.summaries
+            };
             if v.is_empty() {
                 continue;
             }
@@ -462,8 +468,8 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let mut any_few = false;
     for r in &mut rows {
         if let Some(base_of) = &base_of {
-            for j in 0..r.cells.len() {
-                let Some(b) = base_of[j] else { continue };
+            for (j, &b) in base_of.iter().enumerate() {
+                let Some(b) = b else { continue };
                 let delta = if b == j {
                     Delta::Baseline
                 } else {
@@ -482,7 +488,12 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
             }
         }
         let scale = r.scale.clone();
-        let shown: Vec<f64> = r.cells.iter().flatten().map(|c| scale.apply(c.value)).collect();
+        let shown: Vec<f64> = r
+            .cells
+            .iter()
+            .flatten()
+            .map(|c| scale.apply(c.value))
+            .collect();
         let decimals = row_decimals(&shown);
         for cell in r.cells.iter_mut().flatten() {
             cell.text = cell_text(cell, decimals, &scale, o.show_ci);
@@ -637,7 +648,9 @@ fn baseline_columns(
         && let Ok(dim) = Dim::parse(k)
     {
         let key = dim.key();
-        let known = columns.iter().any(|c| c.dims.iter().any(|(ck, _)| *ck == key));
+        let known = columns
+            .iter()
+            .any(|c| c.dims.iter().any(|(ck, _)| *ck == key));
         if !known {
             let keys: Vec<String> = col_dims.iter().map(Dim::key).collect();
             return Err(Failure::usage(format!(
@@ -690,7 +703,7 @@ mod tests {
     #[test]
     fn formats() {
         assert_eq!(fmt_delta(20.0), "+20%");
-        assert_eq!(fmt_delta(-3.14), "-3.1%");
+        assert_eq!(fmt_delta(-3.12), "-3.1%");
         assert_eq!(fmt_delta(0.523), "+0.52%");
         assert_eq!(fmt_number(12.0, "_count"), "12");
         assert_eq!(fmt_number(7.0, "_s"), "7.00");
@@ -700,6 +713,7 @@ mod tests {
         assert_eq!(row_decimals(&[1.503, 1.49, 1.5]), 2);
         assert_eq!(row_decimals(&[0.2, 0.1, 0.03]), 2);
         assert_eq!(row_decimals(&[12.5, 14.0]), 1);
+        assert_eq!(row_decimals(&[1.0035, 1.1]), 2);
         assert_eq!(fmt_fixed(0.004, 0), "0.004");
         assert_eq!(fmt_fixed(7.0, 0), "7");
         assert_eq!(fmt_fixed(230.0, 0), "230");

@@ -47,7 +47,6 @@ pub struct ReadReport {
     pub examples: Vec<String>,
 }
 
-
 /// Lines per block handed to a worker (at most).
 const BLOCK_LINES: usize = 2048;
 /// Bytes per block (about; a block ends after the line that reaches it), so that long lines
@@ -110,7 +109,9 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
             e.valid_up_to() + 1
         )
     })?;
-    measure::parse_line(text).map(Some).map_err(|e| e.to_string())
+    measure::parse_line(text)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Reads up to BLOCK_LINES complete lines into `buf`; returns how many (a last line without
@@ -149,7 +150,9 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
             "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
         ));
     }
-    Ok(Box::new(BufReader::with_capacity(1 << 16, f) as BufReader<File>))
+    Ok(Box::new(
+        BufReader::with_capacity(1 << 16, f) as BufReader<File>
+    ))
 }
 
 /// Reads every input in order and hands the samples and summaries, extracted by
@@ -176,7 +179,7 @@ pub fn read_all(
         let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
         let job_rx = Arc::new(Mutex::new(job_rx));
         // Block buffers go back to the reader for reuse.
-        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT * 8);
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let pool = pool_tx.clone();

@@ -120,7 +120,8 @@ fn text(t: &Table) -> String {
     for level in 0..t.depth() {
         let mut line = " ".repeat(tw);
         for (text, start, span) in t.spans(level) {
-            let total: usize = w[start..start + span].iter().sum::<usize>() + gap.len() * (span - 1);
+            let total: usize =
+                w[start..start + span].iter().sum::<usize>() + gap.len() * (span - 1);
             line.push_str(gap);
             if span == 1 {
                 line.push_str(&pad_left(&text, total));
@@ -365,7 +366,9 @@ fn csv(t: &Table) -> String {
         let key = t.level_keys.get(level).map(String::as_str).unwrap_or("");
         let mut fields = vec![csv_field(key)];
         for c in &t.columns {
-            fields.push(csv_field(c.levels.get(level).map(String::as_str).unwrap_or("")));
+            fields.push(csv_field(
+                c.levels.get(level).map(String::as_str).unwrap_or(""),
+            ));
         }
         out.push_str(&fields.join(","));
         out.push('\n');

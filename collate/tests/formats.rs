@@ -4,6 +4,9 @@
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p collate --test formats` rewrites the golden files.
 
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 use std::path::PathBuf;
@@ -85,7 +88,9 @@ fn design_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
     vec![
         (
             "network throughput domU->dom0",
-            [7., 84., 230., 229., 231., 221., 226., 230., 231., 246., 344.],
+            [
+                7., 84., 230., 229., 231., 221., 226., 230., 231., 246., 344.,
+            ],
             1e6,
             "throughput_bits_per_s",
         ),
@@ -109,7 +114,9 @@ fn design_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
         ),
         (
             "time make -j8 bzImage modules",
-            [1241., 1257., 561., 547., 560., 555., 556., 559., 559., 593., 465.],
+            [
+                1241., 1257., 561., 547., 560., 555., 556., 559., 559., 593., 465.,
+            ],
             1.0,
             "wall_s",
         ),
@@ -212,7 +219,10 @@ fn dokuwiki_merges_like_the_design_table() {
     }
     // The source lines up: every line of the table is as long as the first.
     let width = lines[0].chars().count();
-    assert!(lines[..9].iter().all(|l| l.chars().count() == width), "{text}");
+    assert!(
+        lines[..9].iter().all(|l| l.chars().count() == width),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Shared test helpers: record lines as the tools write them, the fixed fixture, and running
 //! the collate binary.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 use std::io::Write;
@@ -164,8 +164,8 @@ pub fn doku_row(line: &str) -> Vec<DokuCell> {
         let mut closed = false;
         while i < chars.len() {
             let rest: String = chars[i..].iter().collect();
-            if rest.starts_with("%%") {
-                let end = rest[2..].find("%%").expect("unclosed %%") + 4;
+            if let Some(inner) = rest.strip_prefix("%%") {
+                let end = inner.find("%%").expect("unclosed %%") + 4;
                 raw.push_str(&rest[..end]);
                 i += rest[..end].chars().count();
                 continue;
@@ -185,7 +185,10 @@ pub fn doku_row(line: &str) -> Vec<DokuCell> {
         }
         if !closed {
             // The text after the last separator is not a cell.
-            assert!(raw.trim().is_empty(), "text after the last separator: {raw:?}");
+            assert!(
+                raw.trim().is_empty(),
+                "text after the last separator: {raw:?}"
+            );
             break;
         }
         if raw.is_empty() {
