@@ -283,8 +283,20 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         })
         .collect();
     // Columns: in order of first appearance, or as --columns says.
+    let label_depth = spec
+        .cols
+        .iter()
+        .position(|d| *d == Dim::Label)
+        .map(|i| {
+            c.col_vals
+                .iter()
+                .map(|v| v[i].split('/').count())
+                .max()
+                .unwrap_or(1)
+        })
+        .unwrap_or(0);
     let all_cols: Vec<Column> = (0..c.cols.list.len())
-        .map(|id| column(&spec.cols, &c.col_vals[id]))
+        .map(|id| column(&spec.cols, &c.col_vals[id], label_depth))
         .collect();
     let mut used_col = vec![false; all_cols.len()];
     for (s, k) in c.series.iter().zip(&keep) {
@@ -535,7 +547,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     } else if !summary_rows.is_empty() {
         notes.push("Every cell is over summaries (one value per run).".into());
     }
-    let level_keys = level_keys(&spec.cols, &columns);
+    let level_keys = level_keys(&spec.cols, label_depth);
     Ok(Table {
         columns,
         level_keys,
@@ -587,49 +599,38 @@ fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> Stri
 }
 
 /// A column from the values of the column dimensions.
-fn column(dims: &[Dim], vals: &[String]) -> Column {
+/// A column from the values of the column dimensions; the label's levels are padded with
+/// empty ones at the bottom to `label_depth`, so that the dimensions after it line up.
+fn column(dims: &[Dim], vals: &[String], label_depth: usize) -> Column {
     let mut levels = Vec::new();
     let mut kv = Vec::new();
     for (d, v) in dims.iter().zip(vals) {
         kv.push((d.key(), v.clone()));
-        let ls = d.levels(v);
+        let mut ls = d.levels(v);
         if *d == Dim::Label {
             for (i, l) in ls.iter().enumerate() {
                 kv.push((format!("label.{}", i + 1), l.clone()));
             }
+            ls.resize(label_depth.max(ls.len()), String::new());
         }
         levels.extend(ls);
     }
     Column {
-        key: levels.join("/"),
+        key: vals.join("/"),
         levels,
         dims: kv,
     }
 }
 
-fn level_keys(dims: &[Dim], columns: &[Column]) -> Vec<String> {
+fn level_keys(dims: &[Dim], label_depth: usize) -> Vec<String> {
     let mut keys = Vec::new();
     for d in dims {
         if *d == Dim::Label {
-            let max = columns
-                .iter()
-                .map(|c| {
-                    c.dims
-                        .iter()
-                        .filter(|(k, _)| k.starts_with("label."))
-                        .count()
-                })
-                .max()
-                .unwrap_or(1)
-                .max(1);
-            keys.extend((1..=max).map(|i| format!("label.{i}")));
+            keys.extend((1..=label_depth.max(1)).map(|i| format!("label.{i}")));
         } else {
             keys.push(d.key());
         }
     }
-    // Columns with fewer label levels than others are padded at the bottom.
-    let depth = keys.len();
-    let _ = depth;
     keys
 }
 
