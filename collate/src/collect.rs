@@ -84,8 +84,6 @@ pub struct Batch {
     buf: String,
     vals: Vec<((u32, u32), f64)>,
     recs: Vec<Lite>,
-    /// Line numbers of the records, for messages.
-    pub lines: Vec<u64>,
 }
 
 /// One record of a batch.
@@ -116,7 +114,7 @@ impl Batch {
     }
 
     /// Adds a sample or summary (other types are left out) grouped by `group_dims`.
-    pub fn push(&mut self, r: &Record, group_dims: &[Dim], line: u64) {
+    pub fn push(&mut self, r: &Record, group_dims: &[Dim]) {
         if !matches!(r.kind, Kind::Sample | Kind::Summary) {
             return;
         }
@@ -150,7 +148,6 @@ impl Batch {
             headline,
             vals: (va, self.vals.len() as u32),
         });
-        self.lines.push(line);
     }
 
     pub fn len(&self) -> usize {
@@ -243,7 +240,7 @@ impl Collector {
     /// Adds one record (for tests and small inputs; the reader uses batches).
     pub fn add_record(&mut self, r: &Record) {
         let mut b = Batch::default();
-        b.push(r, &self.group_dims.clone(), 0);
+        b.push(r, &self.group_dims.clone());
         self.add_batch(&b);
     }
 

@@ -10,7 +10,7 @@ use crate::collect::Batch;
 use crate::dims::Dim;
 use measure::{Failure, Record, exit};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
@@ -80,14 +80,16 @@ fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
     let mut lines = 0;
     for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
         lines += 1;
-        let place = Place {
-            file: b.file.clone(),
-            line: b.first_line + i as u64,
-        };
         match parse_raw(raw) {
-            Ok(Some(r)) => batch.push(&r, group_dims, place.line),
+            Ok(Some(r)) => batch.push(&r, group_dims),
             Ok(None) => {}
-            Err(why) => bad.push((place, why)),
+            Err(why) => {
+                let place = Place {
+                    file: b.file.clone(),
+                    line: b.first_line + i as u64,
+                };
+                bad.push((place, why));
+            }
         }
     }
     let mut text = b.text;
@@ -281,18 +283,4 @@ pub fn read_all(
         result
     })?;
     Ok(report)
-}
-
-/// Reads all of `r` (for tests and the fuzz target): the records of one stream, or the
-/// first bad line's message as `NAME:LINE: why`.
-pub fn parse_stream(mut r: impl Read, name: &str) -> Result<Vec<Record>, String> {
-    let mut text = Vec::new();
-    r.read_to_end(&mut text).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for (i, raw) in text.split(|&c| c == b'\n').enumerate() {
-        if let Some(rec) = parse_raw(raw).map_err(|e| format!("{name}:{}: {e}", i + 1))? {
-            out.push(rec);
-        }
-    }
-    Ok(out)
 }
