@@ -220,6 +220,12 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
     } else {
         OnInvalid::Fail
     };
+    if files.is_empty() && measure::cli::is_terminal(0) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "collate: reading JSON lines from the terminal (give FILEs or a pipe; Ctrl-D ends)"
+        );
+    }
     let mut collector = Collector::new(Spec {
         rows,
         cols,

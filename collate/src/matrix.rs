@@ -530,7 +530,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
             "Deltas are against {b}, where a Mann-Whitney U test finds a difference at p < {ALPHA}; ~ means no significant difference."
         );
         if any_few {
-            n.push_str(" ? means too few values to tell (4 against 4 is the least that can show a difference).");
+            n.push_str(" ? means too few values to tell: even values entirely apart could not reach p < 0.05 (4 against 4 can).");
         }
         notes.push(n);
     }
