@@ -73,8 +73,12 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1)
 mc=$(median "$WORK/t.collate"); mm=$(median "$WORK/t.mlr")
 rss=$(/usr/bin/time -f %M "$BIN" -f json "$WORK/in.jsonl" 2>&1 >/dev/null | tail -n 1)
 echo "collate: median ${mc} s over $ROUNDS rounds, peak RSS ${rss} KiB for $(wc -c < "$WORK/in.jsonl") bytes of input"
-echo "mlr:     median ${mm} s   ratio mlr/collate = $(echo "$mm $mc" | awk '{ printf "%.1f", $1 / $2 }')x"
+# Paired ratios (each round's mlr time over the same round's collate time) are less
+# sensitive to load from other processes that comes and goes between rounds.
+paste "$WORK/t.mlr" "$WORK/t.collate" | awk '{ print $1 / $2 }' > "$WORK/r.mlr"
+echo "mlr:     median ${mm} s   ratio mlr/collate = $(echo "$mm $mc" | awk '{ printf "%.1f", $1 / $2 }')x (per round: $(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), $1 }' "$WORK/r.mlr"); median $(median "$WORK/r.mlr" | awk '{ printf "%.1f", $1 }')x)"
 if [ "$use_jq" = 1 ]; then
     mj=$(median "$WORK/t.jq")
-    echo "jq:      median ${mj} s   ratio jq/collate = $(echo "$mj $mc" | awk '{ printf "%.1f", $1 / $2 }')x"
+    paste "$WORK/t.jq" "$WORK/t.collate" | awk '{ print $1 / $2 }' > "$WORK/r.jq"
+    echo "jq:      median ${mj} s   ratio jq/collate = $(echo "$mj $mc" | awk '{ printf "%.1f", $1 / $2 }')x (per round median $(median "$WORK/r.jq" | awk '{ printf "%.1f", $1 }')x)"
 fi
