@@ -304,38 +304,28 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
             used_col[s.col as usize] = true;
         }
     }
-    // col_map[j] = the collected column id shown as column j (None for a named column that
-    // has no data).
-    let mut col_map: Vec<Option<usize>> = Vec::new();
-    let mut columns: Vec<Column> = Vec::new();
-    match &o.columns {
-        None => {
-            for (id, col) in all_cols.iter().enumerate() {
-                if used_col[id] {
-                    col_map.push(Some(id));
-                    columns.push(col.clone());
-                }
-            }
-        }
+    // col_map[j] = the collected column shown as column j: those with data in order of first
+    // appearance, or exactly the ones --columns names (all missing if they hold no data).
+    let col_map: Vec<usize> = match &o.columns {
+        None => (0..all_cols.len()).filter(|&id| used_col[id]).collect(),
         Some(names) => {
+            let mut map = Vec::new();
             for name in names {
-                let id = all_cols.iter().position(|col| &col.key == name);
-                if id.is_none() {
+                let Some(id) = all_cols.iter().position(|col| &col.key == name) else {
                     let known: Vec<&str> = all_cols.iter().map(|c| c.key.as_str()).collect();
                     return Err(Failure::usage(format!(
                         "--columns: no column \"{name}\" in the input; the columns are: {}",
                         known.join(", ")
                     )));
-                }
-                col_map.push(id);
-                if let Some(id) = id {
-                    columns.push(all_cols[id].clone());
-                }
+                };
+                map.push(id);
             }
+            map
         }
-    }
+    };
+    let columns: Vec<Column> = col_map.iter().map(|&id| all_cols[id].clone()).collect();
     let col_pos: Vec<Option<usize>> = (0..all_cols.len())
-        .map(|id| col_map.iter().position(|&m| m == Some(id)))
+        .map(|id| col_map.iter().position(|&m| m == id))
         .collect();
     // Rows.
     let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); c.rows.list.len()];
