@@ -9,6 +9,7 @@ pub type CommandFn = fn() -> clap::Command;
 /// Every tool crate of the workspace with its clap Command, in the order of `members`.
 pub const TOOLS: &[(&str, CommandFn)] = &[
     ("blkwrite", blkwrite::command),
+    ("collate", collate::command),
     ("netpipe", netpipe::command),
     ("timecmd", timecmd::command),
 ];

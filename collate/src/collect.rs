@@ -1,0 +1,359 @@
+//! The streaming aggregation: each sample's and summary's values go into the series of its
+//! (row, column, name, metric), in one pass. Memory holds the distinct keys and the values
+//! of the cells, nothing per begin or interval line.
+
+use crate::dims::{Dim, Parts, Source};
+use crate::filter::Filter;
+use measure::{Kind, Record};
+use std::collections::HashMap;
+
+/// Which metrics become rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MetricChoice {
+    /// The headline each summary names (per measurement name); where no summary names one,
+    /// every metric the samples carry.
+    Headline,
+    /// Every metric of samples and summaries.
+    All,
+    /// These keys only.
+    Keys(Vec<String>),
+}
+
+/// What to group by.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub rows: Vec<Dim>,
+    pub cols: Vec<Dim>,
+    pub filter: Filter,
+    pub metrics: MetricChoice,
+}
+
+/// Strings numbered in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Interner {
+    map: HashMap<String, u32>,
+    pub list: Vec<String>,
+}
+
+impl Interner {
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.map.get(s) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.map.insert(s.to_string(), i);
+        self.list.push(s.to_string());
+        i
+    }
+
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+}
+
+/// The values of one metric of one measurement in one (row, column).
+#[derive(Debug)]
+pub struct Series {
+    pub row: u32,
+    pub col: u32,
+    pub name: u32,
+    pub metric: u32,
+    pub samples: Vec<f64>,
+    pub summaries: Vec<f64>,
+}
+
+/// Separates the parts of a group key (the unit separator; a value holding it has it
+/// replaced by a space when the key is built, so that the parts stay aligned).
+pub const SEP: char = '\u{1f}';
+
+/// The part of a record that collate keeps, extracted on the reader threads into a
+/// [`Batch`]: its type, whether it failed, its group key (the values of the grouping
+/// dimensions), the headline it names and its values.
+#[derive(Debug, Clone, Copy)]
+struct Lite {
+    kind: Kind,
+    failed: bool,
+    group: (u32, u32),
+    headline: Option<(u32, u32)>,
+    vals: (u32, u32),
+}
+
+/// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
+#[derive(Debug, Default)]
+pub struct Batch {
+    buf: String,
+    vals: Vec<((u32, u32), f64)>,
+    recs: Vec<Lite>,
+}
+
+/// One record of a batch.
+#[derive(Debug, Clone, Copy)]
+pub struct LiteView<'a> {
+    pub kind: Kind,
+    pub failed: bool,
+    pub group: &'a str,
+    pub headline: Option<&'a str>,
+    vals: &'a [((u32, u32), f64)],
+    buf: &'a str,
+}
+
+impl<'a> LiteView<'a> {
+    pub fn values(&self) -> impl Iterator<Item = (&'a str, f64)> + 'a {
+        let buf = self.buf;
+        self.vals
+            .iter()
+            .map(move |&((a, b), v)| (&buf[a as usize..b as usize], v))
+    }
+}
+
+impl Batch {
+    fn push_str(&mut self, s: &str) -> (u32, u32) {
+        let a = self.buf.len() as u32;
+        self.buf.push_str(s);
+        (a, self.buf.len() as u32)
+    }
+
+    /// Adds a sample or summary (other types are left out) grouped by `group_dims`.
+    pub fn push(&mut self, r: &Record, group_dims: &[Dim]) {
+        if !matches!(r.kind, Kind::Sample | Kind::Summary) {
+            return;
+        }
+        let ga = self.buf.len() as u32;
+        for d in group_dims {
+            let v = d.value(r, "");
+            // A value holding the separator would shift the parts: replace it.
+            if v.contains(SEP) {
+                self.buf.push_str(&v.replace(SEP, " "));
+            } else {
+                self.buf.push_str(v);
+            }
+            self.buf.push(SEP);
+        }
+        let group = (ga, self.buf.len() as u32);
+        let headline = match (&r.kind, &r.headline) {
+            (Kind::Summary, Some(h)) => Some(self.push_str(h)),
+            _ => None,
+        };
+        let va = self.vals.len() as u32;
+        for (k, v) in &r.values {
+            if let Some(x) = v.as_f64() {
+                let key = self.push_str(k);
+                self.vals.push((key, x));
+            }
+        }
+        self.recs.push(Lite {
+            kind: r.kind,
+            failed: r.kind == Kind::Sample && r.error.is_some(),
+            group,
+            headline,
+            vals: (va, self.vals.len() as u32),
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> LiteView<'_> {
+        let l = self.recs[i];
+        let s = |(a, b): (u32, u32)| &self.buf[a as usize..b as usize];
+        LiteView {
+            kind: l.kind,
+            failed: l.failed,
+            group: s(l.group),
+            headline: l.headline.map(s),
+            vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
+            buf: &self.buf,
+        }
+    }
+}
+
+impl Spec {
+    /// The record-level dimensions that decide a record's group: name and type first, then
+    /// every other one that rows, columns or the filter read.
+    pub fn group_dims(&self) -> Vec<Dim> {
+        let mut group_dims = vec![Dim::Name, Dim::Type];
+        let mut all = self.rows.clone();
+        all.extend(self.cols.iter().cloned());
+        self.filter.dims(&mut all);
+        for d in all {
+            if !d.per_metric() && !group_dims.contains(&d) {
+                group_dims.push(d);
+            }
+        }
+        group_dims
+    }
+}
+
+#[derive(Debug)]
+pub struct Collector {
+    pub spec: Spec,
+    /// Record-level dimensions that decide a record's group.
+    pub group_dims: Vec<Dim>,
+    groups: Interner,
+    cache: HashMap<(u32, u32), Option<u32>>,
+    pub metrics: Interner,
+    pub names: Interner,
+    pub rows: Interner,
+    pub row_vals: Vec<Vec<String>>,
+    pub cols: Interner,
+    pub col_vals: Vec<Vec<String>>,
+    pub series: Vec<Series>,
+    series_map: HashMap<(u32, u32, u32, u32), u32>,
+    /// Headline metrics named by summaries, per measurement name.
+    pub headlines: HashMap<u32, Vec<u32>>,
+    pub samples: u64,
+    pub summaries: u64,
+    pub failed_samples: u64,
+    /// Records that the filter let through (at least one metric).
+    pub matched: u64,
+}
+
+impl Collector {
+    pub fn new(spec: Spec) -> Self {
+        let group_dims = spec.group_dims();
+        Collector {
+            spec,
+            group_dims,
+            groups: Interner::default(),
+            cache: HashMap::new(),
+            metrics: Interner::default(),
+            names: Interner::default(),
+            rows: Interner::default(),
+            row_vals: Vec::new(),
+            cols: Interner::default(),
+            col_vals: Vec::new(),
+            series: Vec::new(),
+            series_map: HashMap::new(),
+            headlines: HashMap::new(),
+            samples: 0,
+            summaries: 0,
+            failed_samples: 0,
+            matched: 0,
+        }
+    }
+
+    /// Adds one record (for tests and small inputs; the reader uses batches).
+    pub fn add_record(&mut self, r: &Record) {
+        let mut b = Batch::default();
+        b.push(r, &self.group_dims.clone());
+        self.add_batch(&b);
+    }
+
+    /// Adds every record of a batch, in order.
+    pub fn add_batch(&mut self, b: &Batch) {
+        for i in 0..b.len() {
+            self.add(b.get(i));
+        }
+    }
+
+    /// Adds one record's extract.
+    pub fn add(&mut self, r: LiteView<'_>) {
+        match r.kind {
+            Kind::Sample => self.samples += 1,
+            Kind::Summary => self.summaries += 1,
+            Kind::Begin | Kind::Interval => return,
+        }
+        if r.failed {
+            self.failed_samples += 1;
+        }
+        if r.vals.is_empty() && r.headline.is_none() {
+            return;
+        }
+        let group = self.groups.id(r.group);
+        if let Some(h) = r.headline {
+            let name = r.group.split(SEP).next().unwrap_or("");
+            let n = self.names.id(name);
+            let m = self.metrics.id(h);
+            let list = self.headlines.entry(n).or_default();
+            if !list.contains(&m) {
+                list.push(m);
+            }
+        }
+        let mut any = false;
+        for (key, x) in r.values() {
+            let metric = self.metrics.id(key);
+            let slot = match self.cache.get(&(group, metric)) {
+                Some(&s) => s,
+                None => {
+                    let s = self.resolve(r.group, key, metric);
+                    self.cache.insert((group, metric), s);
+                    s
+                }
+            };
+            if let Some(s) = slot {
+                any = true;
+                let series = &mut self.series[s as usize];
+                if r.kind == Kind::Sample {
+                    series.samples.push(x);
+                } else {
+                    series.summaries.push(x);
+                }
+            }
+        }
+        if any {
+            self.matched += 1;
+        }
+    }
+
+    /// The series a (record group, metric) feeds, or None when the filter or `--metric`
+    /// leaves it out.
+    fn resolve(&mut self, group: &str, key: &str, metric: u32) -> Option<u32> {
+        let dims = self.group_dims.clone();
+        let r = Parts {
+            dims: &dims,
+            parts: group.split(SEP).collect(),
+        };
+        if let MetricChoice::Keys(keys) = &self.spec.metrics
+            && !keys.iter().any(|k| k == key)
+        {
+            return None;
+        }
+        if !self.spec.filter.matches(&r, key) {
+            return None;
+        }
+        let rv: Vec<String> = self
+            .spec
+            .rows
+            .iter()
+            .map(|d| r.get(d, key).to_string())
+            .collect();
+        let cv: Vec<String> = self
+            .spec
+            .cols
+            .iter()
+            .map(|d| r.get(d, key).to_string())
+            .collect();
+        let join = |v: &[String]| v.join(&SEP.to_string());
+        let before = self.rows.list.len();
+        let row = self.rows.id(&join(&rv));
+        if self.rows.list.len() > before {
+            self.row_vals.push(rv);
+        }
+        let before = self.cols.list.len();
+        let col = self.cols.id(&join(&cv));
+        if self.cols.list.len() > before {
+            self.col_vals.push(cv);
+        }
+        let name = self.names.id(r.parts.first().copied().unwrap_or(""));
+        let k = (row, col, name, metric);
+        if let Some(&s) = self.series_map.get(&k) {
+            return Some(s);
+        }
+        let s = self.series.len() as u32;
+        self.series.push(Series {
+            row,
+            col,
+            name,
+            metric,
+            samples: Vec::new(),
+            summaries: Vec::new(),
+        });
+        self.series_map.insert(k, s);
+        Some(s)
+    }
+}

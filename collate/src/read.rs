@@ -1,0 +1,286 @@
+//! Reading JSON lines: every input in order, one pass, each line checked by the strict
+//! `measure::parse_line`, with bad lines named as `FILE:LINE: what is wrong`.
+//!
+//! Parsing is the cost (a few microseconds a line), so blocks of lines are parsed on worker
+//! threads while the caller consumes the records strictly in input order: the result is the
+//! same as a sequential read, first-appearance order included. The queues are bounded, so
+//! memory stays a few blocks deep whatever the input size.
+
+use crate::collect::Batch;
+use crate::dims::Dim;
+use measure::{Failure, Record, exit};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+
+/// Where a line came from, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: Arc<str>,
+    pub line: u64,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// What to do with a line that is not a valid record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnInvalid {
+    /// Stop with `FILE:LINE: why` and exit 2 (the default: a dropped line would silently
+    /// move a median, so the user decides).
+    Fail,
+    /// Count it, remember the first few messages, and go on (`--skip-invalid`).
+    Skip,
+}
+
+/// What reading found besides the records.
+#[derive(Debug, Default)]
+pub struct ReadReport {
+    pub lines: u64,
+    pub records: u64,
+    pub skipped: u64,
+    /// The first few skipped lines' messages.
+    pub examples: Vec<String>,
+}
+
+/// Lines per block handed to a worker (at most).
+const BLOCK_LINES: usize = 2048;
+/// Bytes per block (about; a block ends after the line that reaches it), so that long lines
+/// do not make big blocks.
+const BLOCK_BYTES: usize = 256 * 1024;
+/// Blocks in flight at once (bounds memory).
+const IN_FLIGHT: usize = 8;
+
+struct Block {
+    file: Arc<str>,
+    first_line: u64,
+    text: Vec<u8>,
+    reply: SyncSender<Parsed>,
+}
+
+/// A parsed block: what collate keeps of its samples and summaries (begin and interval
+/// lines are checked and dropped here, so they cost no memory), and its invalid lines.
+struct Parsed {
+    batch: Batch,
+    bad: Vec<(Place, String)>,
+    lines: u64,
+}
+
+/// Parses a block on a worker thread; the records are reduced to their [`Batch`] extract
+/// here, so that they are freed on the thread that allocated them.
+fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
+    let mut batch = Batch::default();
+    let mut bad = Vec::new();
+    // Every line in the block ends with a newline (fill_block sees to it).
+    let body = b.text.strip_suffix(b"\n").unwrap_or(&b.text);
+    let mut lines = 0;
+    for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
+        lines += 1;
+        match parse_raw(raw) {
+            Ok(Some(r)) => batch.push(&r, group_dims),
+            Ok(None) => {}
+            Err(why) => {
+                let place = Place {
+                    file: b.file.clone(),
+                    line: b.first_line + i as u64,
+                };
+                bad.push((place, why));
+            }
+        }
+    }
+    let mut text = b.text;
+    text.clear();
+    let _ = pool.try_send(text);
+    let _ = b.reply.send(Parsed { batch, bad, lines });
+}
+
+/// One raw line: `None` for a blank line (skipped: concatenated files often have them),
+/// else the strictly parsed record or why it is not one.
+pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(raw).map_err(|e| {
+        format!(
+            "not UTF-8 text (bad byte at column {}): a record is one JSON object per line",
+            e.valid_up_to() + 1
+        )
+    })?;
+    measure::parse_line(text)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Reads up to BLOCK_LINES complete lines into `buf`; returns how many (a last line without
+/// its newline gets one).
+fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> io::Result<u64> {
+    let mut n = 0;
+    while n < BLOCK_LINES as u64 && buf.len() < BLOCK_BYTES {
+        let got = r.read_until(b'\n', buf)?;
+        if got == 0 {
+            break;
+        }
+        if buf.last() != Some(&b'\n') {
+            buf.push(b'\n');
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Opens an input: `-` is stdin.
+fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
+    if path == "-" {
+        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
+    }
+    let f = File::open(path).map_err(|e| {
+        Failure::new(
+            exit::CANNOT,
+            path,
+            format!("{e} (give JSON lines files written by the benchmatrix tools, or - for stdin)"),
+        )
+    })?;
+    if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(Failure::new(
+            exit::CANNOT,
+            path,
+            "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
+        ));
+    }
+    Ok(Box::new(
+        BufReader::with_capacity(1 << 16, f) as BufReader<File>
+    ))
+}
+
+/// Reads every input in order and hands the samples and summaries, extracted by
+/// `group_dims`, to `sink` in batches, in input order. `inputs` empty means stdin. Under
+/// `OnInvalid::Fail` the first bad line ends the read with `FILE:LINE: why` (exit 2), before
+/// any record of its block reaches the sink; under `Skip` bad lines are counted in the report.
+pub fn read_all(
+    inputs: &[String],
+    on_invalid: OnInvalid,
+    group_dims: &[Dim],
+    mut sink: impl FnMut(&Batch) -> Result<(), Failure>,
+) -> Result<ReadReport, Failure> {
+    let inputs: Vec<String> = if inputs.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        inputs.to_vec()
+    };
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let mut report = ReadReport::default();
+    std::thread::scope(|scope| -> Result<(), Failure> {
+        let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        // Block buffers go back to the reader for reuse.
+        let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT * 8);
+        for _ in 0..workers {
+            let rx = Arc::clone(&job_rx);
+            let pool = pool_tx.clone();
+            scope.spawn(move || {
+                loop {
+                    let job = match rx.lock() {
+                        Ok(guard) => guard.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(b) => parse_block(b, group_dims, &pool),
+                        Err(_) => return,
+                    }
+                }
+            });
+        }
+        // The reader thread reads blocks and queues (in order) the receivers of their results.
+        let (order_tx, order_rx) = sync_channel::<Result<Receiver<Parsed>, Failure>>(IN_FLIGHT);
+        let reader_inputs = inputs.clone();
+        scope.spawn(move || {
+            for path in reader_inputs {
+                let mut r = match open(&path) {
+                    Ok(r) => r,
+                    Err(f) => {
+                        let _ = order_tx.send(Err(f));
+                        return;
+                    }
+                };
+                let file: Arc<str> = Arc::from(path.as_str());
+                let mut line = 1u64;
+                loop {
+                    let mut text = pool_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
+                    let n = match fill_block(&mut r, &mut text) {
+                        Ok(n) => n,
+                        Err(e) => {
+                            let _ = order_tx.send(Err(Failure::new(
+                                exit::CANNOT,
+                                format!("{path}:{line}"),
+                                e,
+                            )));
+                            return;
+                        }
+                    };
+                    if n == 0 {
+                        break;
+                    }
+                    let (tx, rx) = sync_channel(1);
+                    if order_tx.send(Ok(rx)).is_err() {
+                        return;
+                    }
+                    let block = Block {
+                        file: file.clone(),
+                        first_line: line,
+                        text,
+                        reply: tx,
+                    };
+                    if job_tx.send(block).is_err() {
+                        return;
+                    }
+                    line += n;
+                }
+            }
+            drop(job_tx);
+        });
+        let result = (|| -> Result<(), Failure> {
+            for next in order_rx.iter() {
+                let rx = next?;
+                let parsed = rx.recv().map_err(|_| {
+                    Failure::new(exit::CANNOT, "reading", "a parser thread stopped")
+                })?;
+                report.lines += parsed.lines;
+                if let Some((place, why)) = parsed.bad.first()
+                    && on_invalid == OnInvalid::Fail
+                {
+                    // Records before the bad line in this block still count for nothing:
+                    // the run stops here.
+                    return Err(Failure::new(
+                        exit::CANNOT,
+                        place,
+                        format!("{why} (use --skip-invalid to skip bad lines and count them)"),
+                    ));
+                }
+                for (place, why) in parsed.bad {
+                    report.skipped += 1;
+                    if report.examples.len() < 3 {
+                        report.examples.push(format!("{place}: {why}"));
+                    }
+                }
+                report.records += parsed.batch.len() as u64;
+                sink(&parsed.batch)?;
+            }
+            Ok(())
+        })();
+        // On an early return the receivers go away; the reader and workers notice their
+        // sends failing and stop.
+        drop(order_rx);
+        result
+    })?;
+    Ok(report)
+}

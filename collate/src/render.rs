@@ -1,0 +1,574 @@
+//! The output formats: text, DokuWiki, Markdown (GFM), HTML, CSV, JSON and SVG, each from
+//! the same [`Table`], each escaping what its syntax needs.
+
+use crate::matrix::{Cell, Delta, Table};
+use serde_json::{Value, json};
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Dokuwiki,
+    Markdown,
+    Html,
+    Csv,
+    Json,
+    Svg,
+}
+
+impl Format {
+    pub const NAMES: [&'static str; 7] =
+        ["text", "dokuwiki", "markdown", "html", "csv", "json", "svg"];
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Some(match s {
+            "text" | "txt" => Format::Text,
+            "dokuwiki" | "doku" | "wiki" => Format::Dokuwiki,
+            "markdown" | "md" | "gfm" => Format::Markdown,
+            "html" => Format::Html,
+            "csv" => Format::Csv,
+            "json" => Format::Json,
+            "svg" => Format::Svg,
+            _ => return None,
+        })
+    }
+}
+
+/// Renders the table in `f`.
+pub fn render(t: &Table, f: Format) -> String {
+    match f {
+        Format::Text => text(t),
+        Format::Dokuwiki => dokuwiki(t),
+        Format::Markdown => markdown(t),
+        Format::Html => html(t),
+        Format::Csv => csv(t),
+        Format::Json => json_doc(t),
+        Format::Svg => svg(t),
+    }
+}
+
+/// What a missing cell shows in the human formats (never 0).
+pub const MISSING: &str = "-";
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn cell_text(c: &Option<Cell>) -> &str {
+    c.as_ref().map(|c| c.text.as_str()).unwrap_or(MISSING)
+}
+
+/// Column widths: every cell and single-column header fits with `min_single` spaces of
+/// padding; a header spanning columns fits with `min_span`, counting `sep` characters
+/// between the columns it spans (the last column of a span takes what is missing).
+fn widths(
+    t: &Table,
+    esc: &dyn Fn(&str) -> String,
+    min_single: usize,
+    min_span: usize,
+    sep: usize,
+) -> Vec<usize> {
+    let mut w: Vec<usize> = vec![min_single + 1; t.columns.len()];
+    for r in &t.rows {
+        for (j, c) in r.cells.iter().enumerate() {
+            w[j] = w[j].max(width(&esc(cell_text(c))) + min_single);
+        }
+    }
+    for level in 0..t.depth() {
+        for (text, start, span) in t.spans(level) {
+            if span == 1 {
+                w[start] = w[start].max(width(&esc(&text)) + min_single);
+            }
+        }
+    }
+    for level in 0..t.depth() {
+        for (text, start, span) in t.spans(level) {
+            if span > 1 {
+                let need = width(&esc(&text)) + min_span;
+                let have = w[start..start + span].iter().sum::<usize>() + sep * (span - 1);
+                if need > have {
+                    w[start + span - 1] += need - have;
+                }
+            }
+        }
+    }
+    w
+}
+
+fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn center(s: &str, w: usize) -> String {
+    let free = w.saturating_sub(width(s));
+    let left = free / 2;
+    format!("{}{s}{}", " ".repeat(left), " ".repeat(free - left))
+}
+
+// ---------------------------------------------------------------- text
+
+fn text(t: &Table) -> String {
+    let id = |s: &str| s.to_string();
+    let w = widths(t, &id, 0, 0, 2);
+    let tw = t.rows.iter().map(|r| width(&r.title)).max().unwrap_or(0);
+    let gap = "  ";
+    let mut out = String::new();
+    for level in 0..t.depth() {
+        let mut line = " ".repeat(tw);
+        for (text, start, span) in t.spans(level) {
+            let total: usize =
+                w[start..start + span].iter().sum::<usize>() + gap.len() * (span - 1);
+            line.push_str(gap);
+            if span == 1 {
+                line.push_str(&pad_left(&text, total));
+            } else {
+                line.push_str(&center(&text, total));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for r in &t.rows {
+        let mut line = pad_right(&r.title, tw);
+        for (j, c) in r.cells.iter().enumerate() {
+            line.push_str(gap);
+            line.push_str(&pad_left(cell_text(c), w[j]));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for n in &t.notes {
+        out.push('\n');
+        out.push_str(n);
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------- DokuWiki
+
+/// Escapes a DokuWiki cell: text that holds a table separator or markup goes in `%%...%%`
+/// (or `<nowiki>` when it holds `%%` itself); an empty text becomes a space so that it is
+/// not taken for a merged cell.
+pub fn doku_escape(s: &str) -> String {
+    const MARKUP: [&str; 12] = [
+        "|", "^", "**", "//", "__", "''", "[[", "{{", "((", "\\\\", "~~", "%%",
+    ];
+    if s.is_empty() {
+        return " ".into();
+    }
+    // `<` starts markup only as a tag (`<html>`, `<del>`, `</sub>`); `domU->dom0` and
+    // `domU<->dom0` stay as written (DokuWiki shows them as arrows, as in DESIGN.md).
+    let tag = s
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'/'));
+    if !tag && !MARKUP.iter().any(|m| s.contains(m)) {
+        return s.to_string();
+    }
+    if s.contains("%%") {
+        return format!("<nowiki>{}</nowiki>", s.replace("</nowiki>", "</nowiki >"));
+    }
+    format!("%%{s}%%")
+}
+
+fn dokuwiki(t: &Table) -> String {
+    // Every cell holds at least two spaces before its text so that DokuWiki right-aligns
+    // it; a spanning header holds two on each side, so that DokuWiki centres it.
+    let w = widths(t, &doku_escape, 2, 4, 0);
+    let titles: Vec<String> = t.rows.iter().map(|r| doku_escape(&r.title)).collect();
+    let tw = titles.iter().map(|s| width(s)).max().unwrap_or(1).max(1);
+    let mut out = String::new();
+    for level in 0..t.depth() {
+        out.push('^');
+        out.push_str(&" ".repeat(tw));
+        out.push('^');
+        for (text, start, span) in t.spans(level) {
+            let e = doku_escape(&text);
+            if span == 1 {
+                out.push_str(&pad_left(&e, w[start]));
+                out.push('^');
+            } else {
+                // The text fills the width of its columns; the span-1 empty cells after it
+                // are the separators that the data rows have between those columns.
+                let total: usize = w[start..start + span].iter().sum();
+                out.push_str(&center(&e, total));
+                out.push_str(&"^".repeat(span));
+            }
+        }
+        out.push('\n');
+    }
+    for (r, title) in t.rows.iter().zip(&titles) {
+        out.push('|');
+        out.push_str(&pad_right(title, tw));
+        out.push('|');
+        for (j, c) in r.cells.iter().enumerate() {
+            out.push_str(&pad_left(&doku_escape(cell_text(c)), w[j]));
+            out.push('|');
+        }
+        out.push('\n');
+    }
+    for n in &t.notes {
+        out.push('\n');
+        out.push_str(&doku_escape(n));
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------- Markdown
+
+/// Escapes Markdown (CommonMark backslash escapes for ASCII punctuation that could start
+/// markup, `\|` for the GFM table separator).
+pub fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '&' | '!'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn markdown(t: &Table) -> String {
+    let mut out = String::from("| |");
+    for c in &t.columns {
+        let parts: Vec<String> = c
+            .levels
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| md_escape(l))
+            .collect();
+        out.push(' ');
+        out.push_str(&parts.join("<br>"));
+        out.push_str(" |");
+    }
+    out.push_str("\n|:---|");
+    for _ in &t.columns {
+        out.push_str("---:|");
+    }
+    out.push('\n');
+    for r in &t.rows {
+        out.push_str("| ");
+        out.push_str(&md_escape(&r.title));
+        out.push_str(" |");
+        for c in &r.cells {
+            out.push(' ');
+            out.push_str(&md_escape(cell_text(c)));
+            out.push_str(" |");
+        }
+        out.push('\n');
+    }
+    for n in &t.notes {
+        out.push('\n');
+        out.push_str(&md_escape(n));
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------- HTML
+
+/// Escapes text and attribute values for HTML.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn html(t: &Table) -> String {
+    let mut o = String::new();
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down { font-weight: bold; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
+    let depth = t.depth();
+    for level in 0..depth {
+        o.push_str("<tr>");
+        if level == 0 {
+            o.push_str(&format!("<th rowspan=\"{depth}\"></th>"));
+        }
+        for (text, _, span) in t.spans(level) {
+            if span > 1 {
+                o.push_str(&format!(
+                    "<th colspan=\"{span}\" scope=\"colgroup\">{}</th>",
+                    html_escape(&text)
+                ));
+            } else {
+                o.push_str(&format!("<th scope=\"col\">{}</th>", html_escape(&text)));
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</thead>\n<tbody>\n");
+    for r in &t.rows {
+        o.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>",
+            html_escape(&r.title)
+        ));
+        for c in &r.cells {
+            match c {
+                None => o.push_str(&format!("<td class=\"missing\">{MISSING}</td>")),
+                Some(c) => {
+                    let class = match &c.delta {
+                        Some(Delta::Change { pct, .. }) if *pct > 0.0 => " class=\"up\"",
+                        Some(Delta::Change { .. }) => " class=\"down\"",
+                        Some(Delta::Baseline) => " class=\"baseline\"",
+                        _ => "",
+                    };
+                    o.push_str(&format!(
+                        "<td{class} title=\"n={}\">{}</td>",
+                        c.n,
+                        html_escape(&c.text)
+                    ));
+                }
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    for n in &t.notes {
+        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
+    }
+    o.push_str("</body>\n</html>\n");
+    o
+}
+
+// ---------------------------------------------------------------- CSV
+
+/// RFC 4180 quoting: a field with a comma, a quote or a line break is quoted, with its
+/// quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv(t: &Table) -> String {
+    let mut out = String::new();
+    for level in 0..t.depth() {
+        let key = t.level_keys.get(level).map(String::as_str).unwrap_or("");
+        let mut fields = vec![csv_field(key)];
+        for c in &t.columns {
+            fields.push(csv_field(
+                c.levels.get(level).map(String::as_str).unwrap_or(""),
+            ));
+        }
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    for r in &t.rows {
+        let mut fields = vec![csv_field(&r.title)];
+        for c in &r.cells {
+            // A missing cell is an empty field, never 0.
+            fields.push(csv_field(c.as_ref().map(|c| c.text.as_str()).unwrap_or("")));
+        }
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------- JSON
+
+fn num(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn dims_obj(d: &[(String, String)]) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in d {
+        m.insert(k.clone(), Value::String(v.clone()));
+    }
+    Value::Object(m)
+}
+
+fn json_doc(t: &Table) -> String {
+    let columns: Vec<Value> = t
+        .columns
+        .iter()
+        .map(|c| json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims)}))
+        .collect();
+    let rows: Vec<Value> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let cells: Vec<Value> = r
+                .cells
+                .iter()
+                .map(|c| match c {
+                    None => Value::Null,
+                    Some(c) => {
+                        let mut m = json!({
+                            "n": c.n,
+                            "value": num(c.value),
+                            "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
+                            "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),
+                            "text": c.text,
+                        });
+                        if let Some(d) = &c.delta {
+                            let dv = match d {
+                                Delta::Baseline => json!({"baseline": true}),
+                                Delta::Change { pct, p } => {
+                                    json!({"delta_pct": num(*pct), "p": num(*p), "significant": true})
+                                }
+                                Delta::Same { p } => {
+                                    json!({"delta_pct": Value::Null, "p": num(*p), "significant": false})
+                                }
+                                Delta::TooFew { n, base_n } => {
+                                    json!({"too_few": true, "n": n, "baseline_n": base_n})
+                                }
+                                Delta::NoBaseline => json!({"baseline_missing": true}),
+                            };
+                            m["compare"] = dv;
+                        }
+                        m
+                    }
+                })
+                .collect();
+            json!({
+                "title": r.title,
+                "dims": dims_obj(&r.dims),
+                "metrics": r.metrics,
+                "unit_suffix": r.suffix,
+                "display_unit": r.scale.unit,
+                "display_factor": num(r.scale.factor),
+                "source": r.source,
+                "cells": cells,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "stat": t.stat,
+        "confidence": crate::matrix::CONFIDENCE,
+        "alpha": crate::matrix::ALPHA,
+        "baseline": t.baseline,
+        "transposed": t.transposed,
+        "levels": t.level_keys,
+        "columns": columns,
+        "rows": rows,
+        "notes": t.notes,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+// ---------------------------------------------------------------- SVG
+
+const PALETTE: [&str; 8] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
+];
+
+/// A grouped bar chart: one panel per row, one bar per column (the row's display unit on
+/// the axis), the confidence interval as an error bar, missing cells marked "n/a".
+fn svg(t: &Table) -> String {
+    let ncols = t.columns.len().max(1);
+    let bar = 28.0;
+    let gap = 8.0;
+    let left = 70.0;
+    let plot_h = 120.0;
+    let panel_h = plot_h + 70.0;
+    let legend_h = 18.0 * ncols as f64 + 10.0;
+    let width = (left + ncols as f64 * (bar + gap) + 20.0).max(420.0);
+    let height = panel_h * t.rows.len() as f64 + legend_h + 20.0;
+    let mut o = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n"
+    );
+    o.push_str(&format!(
+        "<rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n"
+    ));
+    for (i, r) in t.rows.iter().enumerate() {
+        let top = i as f64 * panel_h + 10.0;
+        let base_y = top + 20.0 + plot_h;
+        let scale = |v: f64| r.scale.apply(v);
+        let max = r
+            .cells
+            .iter()
+            .flatten()
+            .map(|c| scale(c.ci.map_or(c.value, |(_, hi)| hi.max(c.value))))
+            .fold(0.0f64, f64::max);
+        let max = if max > 0.0 { max } else { 1.0 };
+        o.push_str(&format!(
+            "<g class=\"row\">\n<text x=\"{left}\" y=\"{}\" font-weight=\"bold\">{}</text>\n",
+            top + 12.0,
+            html_escape(&r.title)
+        ));
+        o.push_str(&format!(
+            "<line x1=\"{left}\" y1=\"{base_y}\" x2=\"{}\" y2=\"{base_y}\" stroke=\"#333\"/>\n",
+            left + ncols as f64 * (bar + gap)
+        ));
+        o.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n<text x=\"{}\" y=\"{base_y}\" text-anchor=\"end\">0</text>\n",
+            left - 4.0,
+            top + 24.0,
+            html_escape(&crate::matrix::fmt_number(max, &r.suffix)),
+            left - 4.0
+        ));
+        for (j, c) in r.cells.iter().enumerate() {
+            let x = left + j as f64 * (bar + gap) + gap / 2.0;
+            let color = PALETTE[j % PALETTE.len()];
+            match c {
+                None => o.push_str(&format!(
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n",
+                    x + bar / 2.0,
+                    base_y - 4.0
+                )),
+                Some(c) => {
+                    let v = scale(c.value).max(0.0);
+                    let h = v / max * plot_h;
+                    o.push_str(&format!(
+                        "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar}\" height=\"{h:.1}\" fill=\"{color}\"><title>{}: {}</title></rect>\n",
+                        base_y - h,
+                        html_escape(&t.columns[j].key),
+                        html_escape(&c.text)
+                    ));
+                    if let Some((lo, hi)) = c.ci {
+                        let y = |v: f64| base_y - scale(v).max(0.0) / max * plot_h;
+                        let cx = x + bar / 2.0;
+                        o.push_str(&format!(
+                            "<path d=\"M{cx:.1} {:.1}V{:.1}M{:.1} {:.1}H{:.1}M{:.1} {:.1}H{:.1}\" stroke=\"#000\" fill=\"none\"/>\n",
+                            y(lo), y(hi), cx - 5.0, y(lo), cx + 5.0, cx - 5.0, y(hi), cx + 5.0
+                        ));
+                    }
+                    o.push_str(&format!(
+                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\">{}</text>\n",
+                        x + bar / 2.0,
+                        base_y + 12.0,
+                        html_escape(&crate::matrix::fmt_number(scale(c.value), &r.suffix))
+                    ));
+                }
+            }
+        }
+        o.push_str("</g>\n");
+    }
+    let ly = panel_h * t.rows.len() as f64 + 20.0;
+    for (j, c) in t.columns.iter().enumerate() {
+        let y = ly + 18.0 * j as f64;
+        o.push_str(&format!(
+            "<rect x=\"{left}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+            PALETTE[j % PALETTE.len()],
+            left + 18.0,
+            y + 10.0,
+            html_escape(&c.key)
+        ));
+    }
+    o.push_str("</svg>\n");
+    o
+}

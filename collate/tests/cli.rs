@@ -1,0 +1,440 @@
+//! The command line: inputs (files, stdin, -), bad input and its messages, the choice
+//! flags, the statistics end to end, streaming many lines in bounded memory, and random
+//! garbage that must never panic.
+
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+use serde_json::json;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn code(o: &std::process::Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn reads_files_stdin_and_dash_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&a, sample("env-a", "row", json!({"x_s": 1.0}), 0) + "\n").unwrap();
+    std::fs::write(&b, sample("env-b", "row", json!({"x_s": 2.0}), 0)).unwrap(); // no final newline
+    let stdin = sample("env-c", "row", json!({"x_s": 3.0}), 0) + "\n";
+    let out = run(
+        &[a.to_str().unwrap(), "-", b.to_str().unwrap(), "-f", "csv"],
+        &stdin,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).lines().next().unwrap(),
+        "label.1,env-a,env-c,env-b"
+    );
+    let out = run(&["-f", "csv"], &stdin);
+    assert_eq!(stdout(&out), "label.1,env-c\nrow (s),3\n");
+}
+
+#[test]
+fn bad_lines_stop_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    let good = sample("e", "row", json!({"x_s": 1.25}), 0);
+    let cases = [
+        ("{not json", "not a JSON object"),
+        ("[1,2]", "not a JSON object"),
+        (
+            &good.replace("benchmatrix/1", "benchmatrix/9"),
+            "unknown schema \"benchmatrix/9\"",
+        ),
+        (
+            &good.replace("\"host\":\"h1\",", ""),
+            "missing envelope field \"host\"",
+        ),
+        (&good.replace("x_s", "x"), "has no unit suffix"),
+        (
+            &good.replace("1.25", "\"fast\""),
+            "values key \"x_s\" must be a number",
+        ),
+    ];
+    for (bad, why) in cases {
+        std::fs::write(&f, format!("{good}\n\n{bad}\n{good}\n")).unwrap();
+        let out = run(&[f.to_str().unwrap()], "");
+        assert_eq!(code(&out), 2, "{bad}");
+        let err = stderr(&out);
+        let want = format!("collate: {}:3: ", f.display());
+        assert!(err.starts_with(&want), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert!(err.contains("--skip-invalid"), "{err}");
+        assert!(out.stdout.is_empty(), "nothing printed after a bad line");
+    }
+    // Not UTF-8.
+    let mut bytes = format!("{good}\n").into_bytes();
+    bytes.extend_from_slice(b"{\"schema\":\"\xff\"}\n");
+    std::fs::write(&f, bytes).unwrap();
+    let out = run(&[f.to_str().unwrap()], "");
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains(":2: not UTF-8"), "{}", stderr(&out));
+}
+
+#[test]
+fn skip_invalid_counts_and_says_so() {
+    let good = sample("e", "row", json!({"x_s": 1.0}), 0);
+    let input = format!("{good}\ngarbage\n{good}\n{{\"schema\":\"x\"}}\n");
+    let out = run(&["--skip-invalid", "-", "-f", "csv"], &input);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("skipped 2 invalid lines of 4 (--skip-invalid)"),
+        "{err}"
+    );
+    assert!(err.contains("-:2: not a JSON object"), "{err}");
+    assert_eq!(stdout(&out), "label.1,e\nrow (s),1\n");
+}
+
+#[test]
+fn no_records_is_exit_1() {
+    let out = run(&[], "");
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no records"), "{}", stderr(&out));
+    // Only begin and interval lines: no samples or summaries either.
+    let input = line("begin", "e", "row", json!({}), 0, json!({})) + "\n";
+    let out = run(&[], &input);
+    assert_eq!(code(&out), 1);
+    let out = run(&["--filter", "label:nothing"], &fixture());
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no record matches --filter"));
+    let out = run(&["--metric", "nope_s"], &fixture());
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("the metrics are:"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn usage_errors_are_exit_2() {
+    for args in [
+        vec!["--stat", "mode"],
+        vec!["--rows", "label", "--cols", "label"],
+        vec!["--filter", "name:(a"],
+        vec!["--metric", "rtt"],
+        vec!["-f", "xml"],
+        vec!["--baseline", "no/such/label"],
+        vec!["--columns", "no/such/label"],
+        vec!["/nonexistent/file.jsonl"],
+    ] {
+        let out = run(&args, &fixture());
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty());
+    }
+    let out = run(&["--baseline", "no/such/label"], &fixture());
+    assert!(stderr(&out).contains("the columns are: hvm/nas/net"));
+}
+
+#[test]
+fn a_row_that_mixes_units_is_an_error() {
+    let out = run(&["--rows", "label", "--cols", "name"], &fixture());
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("mixes units"), "{}", stderr(&out));
+}
+
+#[test]
+fn choosing_rows_columns_and_metrics() {
+    let f = fixture();
+    // --columns fixes the order and the selection.
+    let out = run(&["-f", "csv", "--columns", "dom0/xfs/disc,hvm/nas/net"], &f);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("label.1,dom0,hvm\n"), "{text}");
+    // --metric all adds the metrics that the headline hides.
+    let out = run(&["-f", "csv", "--metric", "all", "--no-ci"], &f);
+    let text = stdout(&out);
+    // bytes_count is a count (no unit), from the summaries: no sample carries it.
+    assert!(
+        text.contains("network throughput domU->dom0: bytes,5368709120,5368709120,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("icmp latency domU<->dom0: loss (%),0,0,,0,0"),
+        "{text}"
+    );
+    // --metric picks keys.
+    let out = run(&["-f", "csv", "--metric", "wall_s"], &f);
+    assert_eq!(stdout(&out).lines().count(), 4);
+    // --filter in benchstat's syntax.
+    let out = run(&["-f", "csv", "--filter", "label:para* -name:icmp*"], &f);
+    let text = stdout(&out);
+    assert!(text.starts_with("label.1,para domU,para domU\n"), "{text}");
+    assert!(!text.contains("icmp"));
+    // Label levels as columns: para domU's two labels pool into one column.
+    let out = run(&["-f", "json", "--cols", "label.1"], &f);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["cells"][1]["n"], 12);
+    // Transposed: environments as rows.
+    let out = run(&["-f", "csv", "--transpose", "--no-ci"], &f);
+    let text = stdout(&out);
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("hvm/nas/net,202,"),
+        "{text}"
+    );
+}
+
+#[test]
+fn statistics_end_to_end() {
+    // Two environments, 8 samples each, the second 10% slower and fully separated: the
+    // exact two-sided p is 2 / C(16, 8) = 1.554e-4; a third overlaps the first (~); one
+    // value against 8 cannot reach p < 0.05 even fully apart (2 / 9): too few (?).
+    let mut lines = Vec::new();
+    for i in 0..8 {
+        let x = 1.0 + i as f64 * 0.001;
+        lines.push(sample("base", "job", json!({"wall_s": x}), i));
+        lines.push(sample("slow", "job", json!({"wall_s": x * 1.1}), i));
+        lines.push(sample("same", "job", json!({"wall_s": x + 0.0005}), i));
+        if i < 1 {
+            lines.push(sample("few", "job", json!({"wall_s": x * 2.0}), i));
+        }
+    }
+    let input = lines.join("\n");
+    let out = run(&["-f", "json", "--baseline", "base"], &input);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = &v["rows"][0]["cells"];
+    let p = cells[1]["compare"]["p"].as_f64().unwrap();
+    assert!((p - 2.0 / 12870.0).abs() < 1e-12, "{p}");
+    assert!((cells[1]["compare"]["delta_pct"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+    assert_eq!(cells[2]["compare"]["significant"], false);
+    assert_eq!(cells[3]["compare"]["too_few"], true);
+    // The median of 1.000..1.007 is 1.0035. The 95% CI of 8 values by benchstat's method:
+    // X(2)..X(7) covers 238/256 = 93%, too little; one more interval, the left one on a
+    // tie, gives X(1)..X(7) at 246/256 = 96.1%.
+    assert!((cells[0]["value"].as_f64().unwrap() - 1.0035).abs() < 1e-12);
+    assert_eq!(cells[0]["ci_low"], 1.0);
+    assert_eq!(cells[0]["ci_high"], 1.006);
+    let out = run(&["--baseline", "base", "--no-ci"], &input);
+    let text = stdout(&out);
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.contains("1.10 +10%"), "{text}");
+    assert!(row.contains("1.00 ~"), "{text}");
+    assert!(row.contains("2.00 ?"), "{text}");
+    // --stat: min, max, mean, p90.
+    for (stat, want) in [("min", 1.0), ("max", 1.007), ("mean", 1.0035)] {
+        let out = run(&["-f", "json", "--stat", stat], &input);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got = v["rows"][0]["cells"][0]["value"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-12, "{stat}: {got}");
+    }
+    let out = run(&["-f", "json", "--stat", "p90"], &input);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = v["rows"][0]["cells"][0]["value"].as_f64().unwrap();
+    assert!((got - 1.0063).abs() < 1e-12, "{got}");
+}
+
+#[test]
+fn baseline_by_tag() {
+    let mut lines = Vec::new();
+    for host in ["h1", "h2"] {
+        for (disk, base) in [("lvm", 10.0), ("file", 20.0)] {
+            for i in 0..5 {
+                lines.push(line(
+                    "sample",
+                    host,
+                    "write",
+                    json!({"wall_s": base + i as f64 * 0.1}),
+                    i,
+                    json!({"tags": {"disk": disk}}),
+                ));
+            }
+        }
+    }
+    let input = lines.join("\n");
+    let out = run(
+        &[
+            "--cols",
+            "label,tag.disk",
+            "--baseline",
+            "disk=lvm",
+            "-f",
+            "csv",
+        ],
+        &input,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("label.1,h1,h1,h2,h2\ntag.disk,lvm,file,lvm,file\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("write (s),10.2,20.2 +98%,10.2,20.2 +98%"),
+        "{text}"
+    );
+}
+
+#[test]
+fn failed_samples_are_reported_not_counted() {
+    let input = [
+        sample("e", "row", json!({"x_s": 1.0}), 0),
+        line(
+            "sample",
+            "e",
+            "row",
+            json!({}),
+            1,
+            json!({"error": "timeout"}),
+        ),
+    ]
+    .join("\n");
+    let out = run(&["-f", "json"], &input);
+    assert_eq!(code(&out), 0);
+    assert!(stderr(&out).contains("1 failed sample"), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["cells"][0]["n"], 1);
+}
+
+#[test]
+fn streams_many_lines_in_bounded_memory() {
+    // 40,000 sample lines over 100 cells, then 30,000 interval lines of 2 KiB each
+    // (60 MiB): the samples are all counted, and memory does not grow with the interval
+    // lines (they are checked and dropped as they pass). GNU time measures the peak RSS.
+    let time = std::path::Path::new("/usr/bin/time");
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.args(["-f", "maxrss_kib=%M", BIN]);
+        c
+    } else {
+        eprintln!("skipped: the memory bound needs GNU time (/usr/bin/time); counting only");
+        Command::new(BIN)
+    };
+    let mut child = cmd
+        .args(["-f", "json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut buf = String::new();
+        for i in 0..40_000u64 {
+            let c = i % 100;
+            buf.push_str(&sample(
+                &format!("env{}", c % 10),
+                &format!("bench {}", c / 10),
+                json!({"wall_s": 1.0 + (i % 7) as f64}),
+                i,
+            ));
+            buf.push('\n');
+            if buf.len() > 1 << 20 {
+                stdin.write_all(buf.as_bytes()).unwrap();
+                buf.clear();
+            }
+        }
+        let pad = "x".repeat(2048);
+        for i in 0..30_000u64 {
+            buf.push_str(&line(
+                "interval",
+                "env0",
+                "bench 0",
+                json!({"rate_bytes_per_s": 1.0}),
+                i,
+                json!({"info": {"pad": pad}}),
+            ));
+            buf.push('\n');
+            if buf.len() > 1 << 20 {
+                stdin.write_all(buf.as_bytes()).unwrap();
+                buf.clear();
+            }
+        }
+        stdin.write_all(buf.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10);
+    let total: u64 = rows
+        .iter()
+        .flat_map(|r| r["cells"].as_array().unwrap().iter())
+        .map(|c| c["n"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 40_000);
+    let err = stderr(&out);
+    if let Some(rss) = err.rsplit("maxrss_kib=").next().filter(|_| time.exists()) {
+        let rss: u64 = rss.trim().parse().unwrap();
+        // 60 MiB of interval lines went through; the reader holds a few 256 KiB blocks.
+        assert!(rss < 40 * 1024, "peak RSS {rss} KiB");
+    }
+}
+
+/// A deterministic xorshift generator for the garbage below.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn garbage_never_panics() {
+    // Mutations of valid lines (byte flips, cuts, splices, duplications) through the line
+    // reader, the aggregation and every renderer: errors are fine, panics are not. The
+    // cargo-fuzz target in collate/fuzz does the same without a bound.
+    let seeds: Vec<String> = fixture().lines().map(str::to_string).collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut kept = Vec::new();
+    for _ in 0..20_000 {
+        let mut b = seeds[(rng.next() % seeds.len() as u64) as usize]
+            .clone()
+            .into_bytes();
+        for _ in 0..(rng.next() % 4) {
+            let at = (rng.next() % (b.len() as u64 + 1)) as usize;
+            match rng.next() % 4 {
+                0 if at < b.len() => b[at] = (rng.next() & 0xff) as u8,
+                1 => b.truncate(at),
+                2 => {
+                    let other = &seeds[(rng.next() % seeds.len() as u64) as usize];
+                    let from = (rng.next() % other.len() as u64) as usize;
+                    b.splice(at..at, other.as_bytes()[from..].iter().copied());
+                }
+                _ => {
+                    let tail: Vec<u8> = b[at..].to_vec();
+                    b.extend_from_slice(&tail);
+                }
+            }
+        }
+        if let Ok(Some(r)) = collate::read::parse_raw(&b) {
+            kept.push(r);
+        }
+    }
+    assert!(!kept.is_empty());
+    let spec = collate::collect::Spec {
+        rows: vec![collate::dims::Dim::Name, collate::dims::Dim::Metric],
+        cols: vec![collate::dims::Dim::Label],
+        filter: collate::filter::Filter::All,
+        metrics: collate::collect::MetricChoice::All,
+    };
+    let mut c = collate::collect::Collector::new(spec);
+    for r in &kept {
+        c.add_record(r);
+    }
+    let o = collate::matrix::Options {
+        stat: collate::stats::Stat::Median,
+        baseline: None,
+        columns: None,
+        show_ci: true,
+    };
+    if let Ok(t) = collate::matrix::build(&c, &o) {
+        for f in collate::render::Format::NAMES {
+            let f = collate::render::Format::parse(f).unwrap();
+            let _ = collate::render::render(&t, f);
+            let _ = collate::render::render(&t.clone().transpose(), f);
+        }
+    }
+}

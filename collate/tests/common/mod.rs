@@ -1,0 +1,220 @@
+//! Shared test helpers: record lines as the tools write them, the fixed fixture, and running
+//! the collate binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_collate");
+
+/// One record line.
+pub fn line(kind: &str, label: &str, name: &str, values: Value, seq: u64, extra: Value) -> String {
+    let mut r = json!({
+        "schema": "benchmatrix/1", "tool": "fixture", "version": "0.1.0", "type": kind,
+        "run": "0123456789ab", "seq": seq, "at": "2026-11-30T13:00:00.000000Z",
+        "host": "h1", "label": label, "name": name, "values": values, "info": {}
+    });
+    if let (Some(obj), Value::Object(extra)) = (r.as_object_mut(), extra) {
+        for (k, v) in extra {
+            obj.insert(k, v);
+        }
+    }
+    r.to_string()
+}
+
+pub fn sample(label: &str, name: &str, values: Value, seq: u64) -> String {
+    line("sample", label, name, values, seq, json!({}))
+}
+
+pub fn summary(label: &str, name: &str, values: Value, headline: &str) -> String {
+    line(
+        "summary",
+        label,
+        name,
+        values,
+        0,
+        json!({"status": "ok", "headline": headline}),
+    )
+}
+
+/// The golden fixture: three label levels, a label that needs escaping in every format,
+/// missing cells, repeated samples (6 per cell: enough for the CI), a row that only
+/// summaries carry, and a measurement without a summary (so every metric is a row).
+pub fn fixture() -> String {
+    let labels = [
+        "hvm/nas/net",
+        "para domU/nas/net",
+        "para domU/lvm/san",
+        "dom0/xfs/disc",
+        "a|b^c <&> \"q\",x/y*z/w",
+    ];
+    let mut out = Vec::new();
+    for (li, l) in labels.iter().enumerate() {
+        let li_f = li as f64;
+        out.push(line(
+            "begin",
+            l,
+            "network throughput domU->dom0",
+            json!({}),
+            0,
+            json!({}),
+        ));
+        for i in 0..6u64 {
+            if li == 3 && i > 1 {
+                continue; // two samples only: too few for a CI or a comparison
+            }
+            let v = (200.0 + li_f * 10.0 + i as f64) * 1e6;
+            out.push(sample(
+                l,
+                "network throughput domU->dom0",
+                json!({"throughput_bits_per_s": v}),
+                i,
+            ));
+            out.push(line(
+                "interval",
+                l,
+                "network throughput domU->dom0",
+                json!({"throughput_bits_per_s": v}),
+                i,
+                json!({}),
+            ));
+        }
+        out.push(summary(
+            l,
+            "network throughput domU->dom0",
+            json!({"throughput_bits_per_s": (200.0 + li_f * 10.0) * 1e6, "bytes_count": 5368709120u64}),
+            "throughput_bits_per_s",
+        ));
+        if li != 2 {
+            out.push(summary(
+                l,
+                "icmp latency domU<->dom0",
+                json!({"rtt_median_s": (100.0 + li_f) * 1e-6, "loss_ratio": 0.0}),
+                "rtt_median_s",
+            ));
+        }
+        if li != 1 {
+            for i in 0..3u64 {
+                out.push(sample(
+                    l,
+                    "time make -j8 bzImage",
+                    json!({"wall_s": 500.0 + li_f * 3.0 + i as f64, "maxrss_bytes": (300 + li as u64) * 1048576}),
+                    i,
+                ));
+            }
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+/// Runs collate with `args` and `stdin`.
+pub fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn collate");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A cell of a DokuWiki table line, as DokuWiki's parser sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DokuCell {
+    pub header: bool,
+    pub text: String,
+    pub colspan: usize,
+    pub align: &'static str,
+}
+
+/// A small model of DokuWiki's table syntax: a line starts with `^` (header cell) or `|`;
+/// each separator opens a cell that runs to the next separator outside `%%...%%` and
+/// `<nowiki>...</nowiki>`; a cell with nothing at all between its separators merges into the
+/// cell on its left (colspan); two or more spaces on the left only align right, on the right
+/// only align left, on both sides centre.
+pub fn doku_row(line: &str) -> Vec<DokuCell> {
+    let chars: Vec<char> = line.chars().collect();
+    assert!(
+        matches!(chars.first(), Some('^' | '|')),
+        "not a table line: {line}"
+    );
+    let mut cells: Vec<DokuCell> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let header = chars[i] == '^';
+        i += 1;
+        let mut raw = String::new();
+        let mut closed = false;
+        while i < chars.len() {
+            let rest: String = chars[i..].iter().collect();
+            if let Some(inner) = rest.strip_prefix("%%") {
+                let end = inner.find("%%").expect("unclosed %%") + 4;
+                raw.push_str(&rest[..end]);
+                i += rest[..end].chars().count();
+                continue;
+            }
+            if rest.starts_with("<nowiki>") {
+                let end = rest.find("</nowiki>").expect("unclosed nowiki") + 9;
+                raw.push_str(&rest[..end]);
+                i += rest[..end].chars().count();
+                continue;
+            }
+            if chars[i] == '^' || chars[i] == '|' {
+                closed = true;
+                break;
+            }
+            raw.push(chars[i]);
+            i += 1;
+        }
+        if !closed {
+            // The text after the last separator is not a cell.
+            assert!(
+                raw.trim().is_empty(),
+                "text after the last separator: {raw:?}"
+            );
+            break;
+        }
+        if raw.is_empty() {
+            if let Some(last) = cells.last_mut() {
+                last.colspan += 1;
+                continue;
+            }
+        }
+        let left = raw.len() - raw.trim_start().len();
+        let right = raw.len() - raw.trim_end().len();
+        let align = match (left >= 2, right >= 2) {
+            (true, true) => "center",
+            (true, false) => "right",
+            (false, true) => "left",
+            _ => "",
+        };
+        let mut text = raw.trim().to_string();
+        if let Some(t) = text.strip_prefix("%%").and_then(|t| t.strip_suffix("%%")) {
+            text = t.to_string();
+        }
+        cells.push(DokuCell {
+            header,
+            text,
+            colspan: 1,
+            align,
+        });
+    }
+    cells
+}

@@ -1,0 +1,353 @@
+//! Golden outputs for every format from a fixed input, the DokuWiki table parsed back by a
+//! model of DokuWiki's merging rules and checked against DESIGN.md's table, the CSV parsed
+//! back by a CSV reader, and the HTML and SVG checked to be well formed.
+//!
+//! `UPDATE_GOLDEN=1 cargo test -p collate --test formats` rewrites the golden files.
+
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+use std::path::PathBuf;
+
+fn golden(name: &str, args: &[&str]) {
+    let out = run(args, &fixture());
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    let got = stdout(&out);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert!(
+        got == want,
+        "{name} differs from the golden file; got:\n{got}\nwant:\n{want}"
+    );
+}
+
+#[test]
+fn golden_text() {
+    golden("text.txt", &["-f", "text"]);
+}
+
+#[test]
+fn golden_text_baseline() {
+    golden("text-baseline.txt", &["--baseline", "hvm/nas/net"]);
+}
+
+#[test]
+fn golden_text_transposed() {
+    golden("text-transposed.txt", &["--transpose", "--no-ci"]);
+}
+
+#[test]
+fn golden_dokuwiki() {
+    golden("dokuwiki.txt", &["-f", "dokuwiki"]);
+}
+
+#[test]
+fn golden_markdown() {
+    golden("markdown.md", &["-f", "markdown"]);
+}
+
+#[test]
+fn golden_html() {
+    golden("table.html", &["-f", "html", "--baseline", "hvm/nas/net"]);
+}
+
+#[test]
+fn golden_csv() {
+    golden("table.csv", &["-f", "csv"]);
+}
+
+#[test]
+fn golden_json() {
+    golden("table.json", &["-f", "json", "--baseline", "hvm/nas/net"]);
+}
+
+#[test]
+fn golden_svg() {
+    golden("chart.svg", &["-f", "svg"]);
+}
+
+// DESIGN.md's table header, as written there.
+const DESIGN_HEADER: [&str; 3] = [
+    "^                                         ^  hvm^ hvmp^      paravirtualized domU           ^^^^^^^ dom0^ bare^",
+    "^                                         ^  nas^  nas^  nas^  lvm^ file^   lvm^   xfs^  lvm^  xfs^  xfs^  xfs^",
+    "^                                         ^  net^  net^  net^  san^  ram^ iscsi^ iscsi^ disc^ disc^ disc^ disc^",
+];
+
+// DESIGN.md's rows: (name, values in the unit of its title, unit factor to base, key).
+fn design_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
+    vec![
+        (
+            "network throughput domU->dom0",
+            [
+                7., 84., 230., 229., 231., 221., 226., 230., 231., 246., 344.,
+            ],
+            1e6,
+            "throughput_bits_per_s",
+        ),
+        (
+            "network throughput dom0->domU",
+            [21., 122., 97., 110., 96., 93., 93., 98., 97., 246., 344.],
+            1e6,
+            "throughput_bits_per_s",
+        ),
+        (
+            "latency for icmp domU<->dom0",
+            [0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.03, 0.01],
+            1e-3,
+            "rtt_s",
+        ),
+        (
+            "time tar xjf linux-2.6.19.tar.bz2",
+            [17., 14., 25., 18., 18., 17., 15., 13., 18., 16., 13.],
+            1.0,
+            "wall_s",
+        ),
+        (
+            "time make -j8 bzImage modules",
+            [
+                1241., 1257., 561., 547., 560., 555., 556., 559., 559., 593., 465.,
+            ],
+            1.0,
+            "wall_s",
+        ),
+        (
+            "time it takes to write a 2GB blockfile",
+            [17., 72., 40., 16., 8., 42., 48., 139., 65., 36., 32.],
+            1.0,
+            "wall_s",
+        ),
+    ]
+}
+
+const DESIGN_LABELS: [&str; 11] = [
+    "hvm/nas/net",
+    "hvmp/nas/net",
+    "paravirtualized domU/nas/net",
+    "paravirtualized domU/lvm/san",
+    "paravirtualized domU/file/ram",
+    "paravirtualized domU/lvm/iscsi",
+    "paravirtualized domU/xfs/iscsi",
+    "paravirtualized domU/lvm/disc",
+    "paravirtualized domU/xfs/disc",
+    "dom0/xfs/disc",
+    "bare/xfs/disc",
+];
+
+fn design_input() -> String {
+    let mut lines = Vec::new();
+    for (j, label) in DESIGN_LABELS.iter().enumerate() {
+        for (name, vals, factor, key) in design_rows() {
+            lines.push(sample(
+                label,
+                name,
+                serde_json::json!({ key: vals[j] * factor }),
+                0,
+            ));
+            lines.push(summary(
+                label,
+                name,
+                serde_json::json!({ key: vals[j] * factor }),
+                key,
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
+/// (text, colspan) of each header cell, the shape that DokuWiki renders.
+fn shape(cells: &[DokuCell]) -> Vec<(String, usize)> {
+    cells.iter().map(|c| (c.text.clone(), c.colspan)).collect()
+}
+
+#[test]
+fn dokuwiki_merges_like_the_design_table() {
+    let out = run(&["-f", "dokuwiki"], &design_input());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, want) in DESIGN_HEADER.iter().enumerate() {
+        let got = doku_row(lines[i]);
+        let want = doku_row(want);
+        assert_eq!(shape(&got), shape(&want), "header row {i}:\n{}", lines[i]);
+        assert!(got.iter().all(|c| c.header));
+        // Single columns right-aligned (two spaces before), spans centred.
+        for c in &got[1..] {
+            let want_align = if c.colspan > 1 { "center" } else { "right" };
+            assert_eq!(c.align, want_align, "{c:?} in {}", lines[i]);
+        }
+    }
+    // "paravirtualized domU" spans 7 columns, as `^^^^^^^` does in DESIGN.md.
+    assert!(lines[0].contains("paravirtualized domU") && lines[0].contains("^^^^^^^ "));
+    // Every data row: a title and 11 right-aligned values equal to DESIGN.md's.
+    let rows: Vec<Vec<DokuCell>> = lines[3..9].iter().map(|l| doku_row(l)).collect();
+    for ((name, vals, factor, _), row) in design_rows().into_iter().zip(&rows) {
+        assert_eq!(row.len(), 12, "{row:?}");
+        assert!(row[0].text.starts_with(name), "{row:?}");
+        let unit = row[0]
+            .text
+            .rsplit_once('(')
+            .map(|(_, u)| u.trim_end_matches(')'))
+            .unwrap();
+        let to_base = match unit {
+            "Mb/s" => 1e6,
+            "us" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            other => panic!("unit {other}"),
+        };
+        for (j, cell) in row[1..].iter().enumerate() {
+            assert_eq!(cell.align, "right", "{cell:?}");
+            assert!(!cell.header);
+            let got: f64 = cell.text.parse().unwrap();
+            let want = vals[j] * factor;
+            assert!(
+                (got * to_base - want).abs() <= want * 0.005,
+                "{name} column {j}: {} {unit} vs {want}",
+                cell.text
+            );
+        }
+    }
+    // The source lines up: every line of the table is as long as the first.
+    let width = lines[0].chars().count();
+    assert!(
+        lines[..9].iter().all(|l| l.chars().count() == width),
+        "{text}"
+    );
+}
+
+#[test]
+fn dokuwiki_escapes_separators() {
+    let out = run(&["-f", "dokuwiki"], &fixture());
+    let text = stdout(&out);
+    let header = doku_row(text.lines().next().unwrap());
+    let last = header.last().unwrap();
+    assert_eq!(last.text, "a|b^c <&> \"q\",x");
+    let widths: Vec<usize> = text
+        .lines()
+        .take_while(|l| l.starts_with(['^', '|']))
+        .map(|l| doku_row(l).iter().map(|c| c.colspan).sum())
+        .collect();
+    assert!(widths.iter().all(|&w| w == 6), "{widths:?}\n{text}");
+    // A missing cell is shown as missing, not as 0 and not as an empty (merging) cell.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("|icmp latency") && doku_row(l)[3].text == "-")
+    );
+}
+
+#[test]
+fn csv_parses_back() {
+    let out = run(&["-f", "csv"], &fixture());
+    assert!(out.status.success());
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(out.stdout.as_slice());
+    let recs: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(recs.len(), 3 + 4);
+    assert!(recs.iter().all(|r| r.len() == 6));
+    assert_eq!(&recs[0][0], "label.1");
+    assert_eq!(&recs[0][5], "a|b^c <&> \"q\",x");
+    assert_eq!(&recs[1][5], "y*z");
+    assert_eq!(&recs[0][2], "para domU");
+    assert_eq!(&recs[0][3], "para domU");
+    assert_eq!(&recs[3][0], "network throughput domU->dom0 (Mb/s)");
+    assert_eq!(&recs[3][1], "202 ±1%");
+    // Missing cells are empty fields.
+    assert_eq!(&recs[4][3], "");
+}
+
+/// Checks that `text` is well-formed XML (every tag closed, in order; attributes quoted;
+/// entities known) and returns the element names in document order.
+fn well_formed(text: &str) -> Vec<String> {
+    let mut r = quick_xml::Reader::from_str(text);
+    r.config_mut().check_end_names = true;
+    let mut names = Vec::new();
+    let mut depth = 0i32;
+    loop {
+        match r.read_event() {
+            Ok(quick_xml::events::Event::Start(e)) => {
+                depth += 1;
+                for a in e.attributes() {
+                    a.unwrap();
+                }
+                names.push(String::from_utf8(e.name().as_ref().to_vec()).unwrap());
+            }
+            Ok(quick_xml::events::Event::Empty(e)) => {
+                names.push(String::from_utf8(e.name().as_ref().to_vec()).unwrap());
+            }
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Text(t)) => {
+                t.decode().unwrap();
+            }
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("not well formed at {}: {e}\n{text}", r.buffer_position()),
+        }
+    }
+    assert_eq!(depth, 0, "unclosed elements");
+    names
+}
+
+#[test]
+fn html_is_well_formed_with_merged_headers() {
+    let out = run(&["-f", "html", "--baseline", "hvm/nas/net"], &fixture());
+    let text = stdout(&out);
+    assert!(text.starts_with("<!DOCTYPE html>"));
+    let names = well_formed(&text);
+    assert_eq!(names.iter().filter(|n| *n == "table").count(), 1);
+    let thead = &text[text.find("<thead>").unwrap()..text.find("</thead>").unwrap()];
+    assert_eq!(thead.matches("<tr>").count(), 3);
+    assert!(thead.contains("<th rowspan=\"3\"></th>"));
+    assert!(thead.contains("<th colspan=\"2\" scope=\"colgroup\">para domU</th>"));
+    assert!(thead.contains("a|b^c &lt;&amp;&gt; &quot;q&quot;,x"));
+    assert!(text.contains("domU-&gt;dom0"));
+    assert!(!text.contains("<&>"));
+}
+
+#[test]
+fn svg_is_well_formed() {
+    let out = run(&["-f", "svg"], &fixture());
+    let text = stdout(&out);
+    let names = well_formed(&text);
+    assert_eq!(names[0], "svg");
+    // One bar per present cell: 5 + 4 + 4 + 4.
+    assert_eq!(names.iter().filter(|n| *n == "rect").count(), 1 + 17 + 5);
+    assert!(text.contains("n/a"));
+}
+
+#[test]
+fn json_carries_the_statistics() {
+    let out = run(&["-f", "json", "--baseline", "hvm/nas/net"], &fixture());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stat"], "median");
+    assert_eq!(v["columns"].as_array().unwrap().len(), 5);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    let tp = &rows[0];
+    assert_eq!(tp["display_unit"], "Mb/s");
+    assert_eq!(tp["source"], "samples");
+    let c = &tp["cells"][1];
+    assert_eq!(c["n"], 6);
+    // Samples 210..215 Mb/s: median 212.5, the 95% CI of 6 values is X(1)..X(6).
+    assert_eq!(c["value"], 212.5e6);
+    assert_eq!(c["ci_low"], 210e6);
+    assert_eq!(c["ci_high"], 215e6);
+    // 6 against 6 fully separated: p = 2 / C(12, 6) = 0.0021645.
+    let p = c["compare"]["p"].as_f64().unwrap();
+    assert!((p - 2.0 / 924.0).abs() < 1e-12, "{p}");
+    assert_eq!(c["compare"]["significant"], true);
+    assert_eq!(tp["cells"][3]["compare"]["too_few"], true);
+    assert_eq!(tp["cells"][0]["compare"]["baseline"], true);
+    assert_eq!(rows[1]["source"], "summaries");
+    assert!(rows[1]["cells"][2].is_null());
+}
