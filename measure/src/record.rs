@@ -131,7 +131,44 @@ pub fn unit_suffix(key: &str) -> Option<&'static str> {
 /// `values` key without a unit suffix, a value that is not a number, or a summary without
 /// its status all give an error that says which field and why. Unknown fields are ignored.
 pub fn parse_line(line: &str) -> Result<Record, ParseError> {
-    let v: Value = serde_json::from_str(line.trim_end_matches(['\n', '\r']))
+    let line = line.trim_end_matches(['\n', '\r']);
+    // Fast path: straight into the typed record, then the checks serde cannot make. Anything
+    // it rejects goes through the slow path below, which words the error.
+    if let Ok(record) = serde_json::from_str::<Record>(line) {
+        if record.schema != SCHEMA {
+            return Err(reject(format!(
+                "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
+                record.schema
+            )));
+        }
+        check_values(&record.values)?;
+        check_semantics(&record)?;
+        return Ok(record);
+    }
+    parse_slow(line)
+}
+
+/// Every key in `values` has a unit suffix and every value is a number.
+fn check_values(values: &Map<String, Value>) -> Result<(), ParseError> {
+    for (key, val) in values {
+        if !has_unit_suffix(key) {
+            return Err(reject(format!(
+                "values key \"{key}\" has no unit suffix: use one of {}",
+                UNIT_SUFFIXES.join(", ")
+            )));
+        }
+        if !val.is_number() {
+            return Err(reject(format!(
+                "values key \"{key}\" must be a number, got {val}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The reader that says which field is wrong and why, for lines the fast path rejects.
+fn parse_slow(line: &str) -> Result<Record, ParseError> {
+    let v: Value = serde_json::from_str(line)
         .map_err(|e| reject(format!("not a JSON object: {e}")))?;
     let obj = v
         .as_object()
@@ -170,19 +207,7 @@ pub fn parse_line(line: &str) -> Result<Record, ParseError> {
         let values = values
             .as_object()
             .ok_or_else(|| reject("field \"values\" must be an object"))?;
-        for (key, val) in values {
-            if !has_unit_suffix(key) {
-                return Err(reject(format!(
-                    "values key \"{key}\" has no unit suffix: use one of {}",
-                    UNIT_SUFFIXES.join(", ")
-                )));
-            }
-            if !val.is_number() {
-                return Err(reject(format!(
-                    "values key \"{key}\" must be a number, got {val}"
-                )));
-            }
-        }
+        check_values(values)?;
     }
     for field in ["info", "tags"] {
         if let Some(val) = obj.get(field)
@@ -197,7 +222,7 @@ pub fn parse_line(line: &str) -> Result<Record, ParseError> {
         return Err(reject(format!("tag \"{k}\" must be a string, got {v}")));
     }
     let record: Record =
-        serde_json::from_value(v.clone()).map_err(|e| reject(format!("malformed record: {e}")))?;
+        serde_json::from_value(v).map_err(|e| reject(format!("malformed record: {e}")))?;
     check_semantics(&record)?;
     Ok(record)
 }
