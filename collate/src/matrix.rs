@@ -7,6 +7,7 @@ use crate::dims::Dim;
 use crate::stats::{self, Stat};
 use measure::units::{Scale, choose_scale, sig3};
 use measure::{Failure, exit};
+use std::collections::HashMap;
 
 /// Confidence level of the ± interval.
 pub const CONFIDENCE: f64 = 0.95;
@@ -267,15 +268,53 @@ fn stem(metric: &str) -> &str {
     }
 }
 
+/// The per-sample metric that a summary's headline aggregates: `wall_s` for
+/// `wall_median_s`, `rtt_s` for `rtt_mean_s`.
+fn per_sample_metric(headline: &str) -> Option<String> {
+    let suffix = measure::record::unit_suffix(headline)?;
+    let stem = &headline[..headline.len() - suffix.len()];
+    let base = stem
+        .strip_suffix("_median")
+        .or_else(|| stem.strip_suffix("_mean"))?;
+    Some(format!("{base}{suffix}"))
+}
+
+/// The headline metrics per measurement name, where a headline that aggregates a per-sample
+/// metric (`wall_median_s` over the runs' `wall_s`) is replaced by that metric when samples
+/// carry it: the cell then comes from every run, with its spread and its significance test,
+/// rather than from one summary value per invocation.
+fn effective_headlines(c: &Collector) -> HashMap<u32, Vec<u32>> {
+    c.headlines
+        .iter()
+        .map(|(&name, hs)| {
+            let mapped = hs
+                .iter()
+                .map(|&h| {
+                    per_sample_metric(&c.metrics.list[h as usize])
+                        .and_then(|m| c.metrics.get(&m))
+                        .filter(|&m| {
+                            c.series
+                                .iter()
+                                .any(|s| s.name == name && s.metric == m && !s.samples.is_empty())
+                        })
+                        .unwrap_or(h)
+                })
+                .collect();
+            (name, mapped)
+        })
+        .collect()
+}
+
 /// Builds the matrix from what was collected.
 pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let spec = &c.spec;
+    let headlines = effective_headlines(c);
     // Which series show: the headline rule, or every metric.
     let keep: Vec<bool> = c
         .series
         .iter()
         .map(|s| match &spec.metrics {
-            MetricChoice::Headline => match c.headlines.get(&s.name) {
+            MetricChoice::Headline => match headlines.get(&s.name) {
                 Some(h) => h.contains(&s.metric),
                 None => !s.samples.is_empty(),
             },

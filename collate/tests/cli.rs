@@ -438,3 +438,29 @@ fn garbage_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_median_headline_is_shown_from_the_runs_samples() {
+    // timecmd's shape: a sample per run with wall_s, a summary whose headline is wall_median_s.
+    let mut input = String::new();
+    for (label, base) in [("a", 1.0), ("b", 2.0)] {
+        for i in 0..8u32 {
+            let x = base + f64::from(i) * 0.01;
+            input += &(sample(label, "make", json!({"wall_s": x}), u64::from(i)) + "\n");
+        }
+        input += &(summary(
+            label,
+            "make",
+            json!({"wall_median_s": base + 0.035}),
+            "wall_median_s",
+        ) + "\n");
+    }
+    let out = run(&["--baseline", "a"], &input);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("From summaries"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("make")).unwrap();
+    // Every run counts: a ± spread and a significant delta.
+    assert!(row.contains('±'), "{row}");
+    assert!(row.contains("+97%"), "{row}");
+}

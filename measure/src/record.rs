@@ -168,8 +168,8 @@ fn check_values(values: &Map<String, Value>) -> Result<(), ParseError> {
 
 /// The reader that says which field is wrong and why, for lines the fast path rejects.
 fn parse_slow(line: &str) -> Result<Record, ParseError> {
-    let v: Value = serde_json::from_str(line)
-        .map_err(|e| reject(format!("not a JSON object: {e}")))?;
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| reject(format!("not a JSON object: {e}")))?;
     let obj = v
         .as_object()
         .ok_or_else(|| reject("not a JSON object: a record is one {...} per line"))?;
