@@ -17,16 +17,125 @@ pub fn man_pages(cmd: Command) -> Vec<(String, Vec<u8>)> {
 
 fn collect(cmd: &Command, name: String, pages: &mut Vec<(String, Vec<u8>)>) {
     let page_cmd = cmd.clone().name(name.clone());
-    let mut buf = Vec::new();
-    let man = clap_mangen::Man::new(page_cmd)
-        .date("2026-11-30")
-        .source(format!("benchmatrix {}", env!("CARGO_PKG_VERSION")));
-    if man.render(&mut buf).is_ok() {
-        pages.push((format!("{name}.1"), tidy_roff(&buf)));
+    if let Ok(page) = render_page(page_cmd) {
+        pages.push((format!("{name}.1"), tidy_roff(&page)));
     }
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         collect(sub, format!("{name}-{}", sub.get_name()), pages);
     }
+}
+
+/// clap_mangen's sections, with the after-help text as a real EXAMPLES section (commands
+/// set as literal blocks) in place of its plain EXTRA section, and a SEE ALSO section.
+fn render_page(cmd: Command) -> std::io::Result<Vec<u8>> {
+    let has_args = cmd.get_arguments().any(|a| !a.is_hide_set());
+    let has_subs = cmd.has_subcommands();
+    let has_version = cmd.get_version().is_some() || cmd.get_long_version().is_some();
+    let after = cmd
+        .get_after_long_help()
+        .or_else(|| cmd.get_after_help())
+        .map(|s| s.to_string());
+    let name = cmd.get_name().to_string();
+    let man = clap_mangen::Man::new(cmd)
+        .date("2026-11-30")
+        .source(format!("benchmatrix {}", env!("CARGO_PKG_VERSION")));
+    let mut buf = Vec::new();
+    man.render_title(&mut buf)?;
+    man.render_name_section(&mut buf)?;
+    man.render_synopsis_section(&mut buf)?;
+    man.render_description_section(&mut buf)?;
+    if has_args {
+        man.render_options_section(&mut buf)?;
+    }
+    if has_subs {
+        man.render_subcommands_section(&mut buf)?;
+    }
+    if let Some(text) = after {
+        buf.extend_from_slice(examples_section(&text).as_bytes());
+    }
+    if has_version {
+        man.render_version_section(&mut buf)?;
+    }
+    buf.extend_from_slice(see_also(&name).as_bytes());
+    Ok(buf)
+}
+
+/// Escapes text for roff: backslashes, hyphens (so that options copy as typed), and a
+/// leading dot or quote that roff would read as a request.
+fn roff_escape(line: &str) -> String {
+    let s = line.replace('\\', "\\e").replace('-', "\\-");
+    if s.starts_with('.') || s.starts_with('\'') {
+        format!("\\&{s}")
+    } else {
+        s
+    }
+}
+
+/// The EXAMPLES section from a tool's after-help text: the least indented lines say what an
+/// example does, the more indented lines under them are the commands.
+fn examples_section(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            !l.trim()
+                .trim_end_matches(':')
+                .eq_ignore_ascii_case("examples")
+        })
+        .collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let base = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent(l))
+        .min()
+        .unwrap_or(0);
+    let mut out = String::from(".SH EXAMPLES\n");
+    let mut in_block = false;
+    let mut first = true;
+    for l in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        if indent(l) <= base {
+            if in_block {
+                out.push_str(".EE\n.RE\n");
+                in_block = false;
+            }
+            if !first {
+                out.push_str(".PP\n");
+            }
+            first = false;
+            out.push_str(&roff_escape(l.trim()));
+            out.push('\n');
+        } else {
+            if !in_block {
+                out.push_str(".RS 4\n.EX\n");
+                in_block = true;
+            }
+            first = false;
+            out.push_str(&roff_escape(l.trim()));
+            out.push('\n');
+        }
+    }
+    if in_block {
+        out.push_str(".EE\n.RE\n");
+    }
+    out
+}
+
+/// SEE ALSO: the record format page and the other tools.
+fn see_also(name: &str) -> String {
+    let tool = name.split('-').next().unwrap_or(name);
+    let mut refs = vec![".BR benchmatrix (7)".to_string()];
+    for other in ["blkwrite", "collate", "netpipe", "pingrt", "timecmd"] {
+        if other != tool {
+            refs.push(format!(".BR {other} (1)"));
+        }
+    }
+    if name != tool {
+        refs.push(format!(".BR {tool} (1)"));
+    }
+    format!(".SH \"SEE ALSO\"\n{}\n", refs.join(",\n"))
 }
 
 /// clap_mangen writes a blank line between two `.br` requests before a list of possible
