@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod human;
+pub mod output;
 pub mod packet;
 pub mod session;
 pub mod socket;
@@ -200,8 +201,16 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
         m.get_one::<String>("output").map(String::as_str),
         measure::cli::DefaultOutput::Stdout,
     )?;
+    // Fast probing batches its lines (flushed every 100 ms and before the summary).
+    let (out, eager): (Box<dyn std::io::Write + Send>, _) =
+        if cfg.flood || cfg.interval < std::time::Duration::from_millis(10) {
+            let (b, eager) = output::Batched::new(out);
+            (Box::new(b), Some(eager))
+        } else {
+            (out, None)
+        };
     let rep = measure::Reporter::new(env, out);
     measure::cli::install_interrupt_handler()
         .map_err(|e| Failure::new(2, "cannot install the Ctrl-C handler", e))?;
-    session::run(cfg, rep)
+    session::run(cfg, rep, eager)
 }

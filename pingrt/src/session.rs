@@ -14,6 +14,8 @@ use serde_json::{Map, Value, json};
 use std::io;
 use std::net::IpAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Why the probing stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +93,16 @@ fn params(cfg: &Config) -> Map<String, Value> {
 }
 
 /// Runs the probes of `cfg`, writing records to `rep`; always writes the summary.
-pub fn run(cfg: Config, mut rep: Reporter) -> Result<ExitCode, Failure> {
+pub fn run(
+    cfg: Config,
+    mut rep: Reporter,
+    eager: Option<Arc<AtomicBool>>,
+) -> Result<ExitCode, Failure> {
+    let flush_now = || {
+        if let Some(e) = &eager {
+            e.store(true, Ordering::Relaxed);
+        }
+    };
     let mut base = params(&cfg);
     let opened = IcmpSocket::open(cfg.family, cfg.socket).and_then(|mut s| {
         s.configure(&SocketOptions {
@@ -168,6 +179,7 @@ pub fn run(cfg: Config, mut rep: Reporter) -> Result<ExitCode, Failure> {
         start: now_ns(),
     };
     let result = s.probe_loop();
+    flush_now();
     s.finish(result)
 }
 
@@ -242,7 +254,7 @@ impl Session {
             match socket::wait(self.sock.fd(), timeout) {
                 Ok((readable, errq)) => {
                     if errq {
-                        self.drain_errqueue()?;
+                        self.drain_errqueue(DRAIN_BATCH)?;
                     }
                     if readable {
                         self.drain()?;
@@ -269,7 +281,8 @@ impl Session {
         match res {
             Ok(()) => {
                 if self.sock.tx_stamps {
-                    self.drain_errqueue()?;
+                    // The stamp is usually queued before sendto returns: read just it.
+                    self.drain_errqueue(1)?;
                 }
                 Ok(())
             }
@@ -353,25 +366,30 @@ impl Session {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
                 // A datagram socket reports an ICMP error once through recv as well; the
                 // details are on the error queue.
-                Err(_) => self.drain_errqueue(),
+                Err(_) => self.drain_errqueue(DRAIN_BATCH),
             };
             self.buf = buf;
             res?;
+            if self.cfg.flood && self.tracker.waiting() == 0 {
+                return Ok(());
+            }
         }
         Ok(())
     }
 
     /// Reads the error queue: kernel transmit stamps, and ICMP errors on datagram sockets.
-    fn drain_errqueue(&mut self) -> Result<(), Failure> {
-        for _ in 0..DRAIN_BATCH {
+    fn drain_errqueue(&mut self, max: usize) -> Result<(), Failure> {
+        for _ in 0..max {
             let mut buf = std::mem::take(&mut self.buf);
             let r = self.sock.recv(&mut buf, true);
             let res = match r {
                 Ok(r) => self.queued_error(&buf, &r),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
-                Err(_) => {
+                Err(e) => {
                     self.buf = buf;
-                    let _ = self.sock.take_error();
+                    if e.kind() != io::ErrorKind::WouldBlock {
+                        let _ = self.sock.take_error();
+                    }
                     return Ok(());
                 }
             };
