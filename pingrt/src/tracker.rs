@@ -211,8 +211,12 @@ impl Tracker {
                     rtt_s: None,
                 };
             }
-            self.counts.foreign += 1;
-            return Outcome::Foreign;
+            // Our cookie, but a probe number that does not fit the sequence number.
+            self.counts.corrupt += 1;
+            return Outcome::Corrupt {
+                seq,
+                why: "payload names another probe",
+            };
         }
         if payload != packet::payload(self.cookie, slot.number, self.size).as_slice() {
             self.counts.corrupt += 1;

@@ -1,6 +1,6 @@
 //! Shared parts of pingrt's integration tests: running the binary, reading its records,
 //! network namespaces with veth pairs (cleaned up by Drop), and a programmable echo responder.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::too_many_arguments)]
 
 use measure::Record;
 use std::net::Ipv4Addr;
@@ -331,11 +331,8 @@ impl Responder {
         let handle = std::thread::spawn(move || {
             let f = std::fs::File::open(&path).expect("open netns");
             // SAFETY: setns on this thread only, with a namespace fd we own.
-            assert_eq!(
-                unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) },
-                0,
-                "setns"
-            );
+            let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+            assert_eq!(rc, 0, "setns");
             // SAFETY: plain socket call.
             let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP) };
             assert!(fd >= 0, "raw socket");
@@ -399,7 +396,7 @@ impl Responder {
                 let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
                 let icmp = &pkt[hl..];
                 let seq = u16::from_be_bytes([icmp[6], icmp[7]]);
-                seen2.lock().unwrap().push(seq);
+                seen2.lock().expect("seen").push(seq);
                 for (delay, damage) in plan(seq) {
                     let mut rep = icmp.to_vec();
                     rep[0] = 0;
