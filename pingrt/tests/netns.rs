@@ -30,7 +30,7 @@ fn ping(ns: &str, args: &[&str]) -> String {
         .args(["netns", "exec", ns, "ping"])
         .args(args)
         .output()
-        .unwrap();
+        .expect("run in namespace");
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -360,7 +360,7 @@ fn as_nobody(ns: &str, args: &[&str]) -> Run {
         ])
         .args(args)
         .output()
-        .unwrap();
+        .expect("run in namespace");
     Run::from_output(o)
 }
 
