@@ -101,10 +101,7 @@ impl Human {
         rtt: Option<(f64, f64, f64, f64)>,
     ) {
         let mut s = String::new();
-        if self.flood {
-            s.push('\n');
-        }
-        s.push_str(&format!("--- {host} pingrt statistics ---\n"));
+        s.push_str(&format!("\n--- {host} pingrt statistics ---\n"));
         s.push_str(&format!("{sent} packets transmitted, {received} received"));
         if dups > 0 {
             s.push_str(&format!(", +{dups} duplicates"));

@@ -132,6 +132,9 @@ pub fn run(
             return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
         }
     };
+    // The kernel turns receive stamping on for the whole stack a moment after the first
+    // socket asks (a deferred static key); give it that moment so probe 1 gets its stamp.
+    std::thread::sleep(std::time::Duration::from_millis(10));
     let cookie = random_u64();
     let id = match sock.kind {
         Kind::Raw => (cookie >> 48) as u16,
@@ -231,6 +234,11 @@ impl Session {
                 let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
                 if due {
                     self.send_probe()?;
+                    if self.cfg.flood {
+                        // On a fast path the reply is often queued before sendto returns:
+                        // read it now rather than after another poll.
+                        self.drain()?;
+                    }
                     let after = now_ns();
                     next_send = if self.cfg.flood {
                         after + flood_gap

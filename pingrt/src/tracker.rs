@@ -2,7 +2,7 @@
 //! (valid, duplicate, late, out of order, corrupt, foreign) before it counts.
 
 use crate::packet;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Where a probe stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,13 +86,40 @@ pub struct Counts {
     pub kernel_tx: u64,
 }
 
+/// The latest probe of each 16-bit sequence number, indexed directly (grows as the
+/// sequence numbers are used, up to 65536 entries).
+#[derive(Debug, Default)]
+struct Slots(Vec<Option<Probe>>);
+
+impl Slots {
+    fn get(&self, seq: &u16) -> Option<&Probe> {
+        self.0.get(usize::from(*seq)).and_then(Option::as_ref)
+    }
+
+    fn get_mut(&mut self, seq: &u16) -> Option<&mut Probe> {
+        self.0.get_mut(usize::from(*seq)).and_then(Option::as_mut)
+    }
+
+    fn insert(&mut self, seq: u16, p: Probe) -> Option<Probe> {
+        let i = usize::from(seq);
+        if i >= self.0.len() {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i].replace(p)
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Probe> {
+        self.0.iter_mut().flatten()
+    }
+}
+
 /// The probes of one run.
 #[derive(Debug)]
 pub struct Tracker {
     cookie: u64,
     size: usize,
     timeout_ns: i64,
-    slots: HashMap<u16, Probe>,
+    slots: Slots,
     /// Sequence numbers in send order; settled ones are dropped lazily.
     order: VecDeque<(u64, u16)>,
     waiting: u64,
@@ -108,7 +135,7 @@ impl Tracker {
             cookie,
             size,
             timeout_ns,
-            slots: HashMap::new(),
+            slots: Slots::default(),
             order: VecDeque::new(),
             waiting: 0,
             highest_answered: None,
