@@ -174,7 +174,13 @@ impl Config {
             Some("dgram") => SocketChoice::Dgram,
             _ => SocketChoice::Auto,
         };
-        let kernel_tx = m.get_one::<String>("tx_stamp").map(String::as_str) != Some("user");
+        // auto: the kernel's stamp, except in flood mode, where the extra error-queue read
+        // per probe would cost rate (ping's method there; --tx-stamp kernel forces it).
+        let kernel_tx = match m.get_one::<String>("tx_stamp").map(String::as_str) {
+            Some("user") => false,
+            Some("kernel") => true,
+            _ => !flood,
+        };
         Ok(Config {
             host,
             target,

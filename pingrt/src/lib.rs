@@ -6,6 +6,7 @@ pub mod human;
 pub mod output;
 pub mod packet;
 pub mod session;
+pub mod sink;
 pub mod socket;
 pub mod stats;
 pub mod tracker;
@@ -158,9 +159,9 @@ pub fn command() -> Command {
             Arg::new("tx_stamp")
                 .long("tx-stamp")
                 .value_name("SOURCE")
-                .value_parser(["kernel", "user"])
-                .default_value("kernel")
-                .help("Send time: the kernel's software stamp (falls back to user), or user time before sendto as ping"),
+                .value_parser(["auto", "kernel", "user"])
+                .default_value("auto")
+                .help("Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
         )
         .arg(
             Arg::new("quiet")

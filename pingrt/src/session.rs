@@ -3,6 +3,7 @@
 use crate::config::{Config, FLOOD_GAP};
 use crate::human::Human;
 use crate::packet::{self, Family, IcmpError, Incoming};
+use crate::sink::{ReplyEvent, Sink};
 use crate::socket::{self, IcmpSocket, Kind, Received, SocketOptions, now_ns};
 use crate::stats;
 use crate::tracker::{Outcome, Probe, Tracker, wire_seq};
@@ -41,7 +42,8 @@ const DRAIN_BATCH: usize = 256;
 
 struct Session {
     cfg: Config,
-    rep: Reporter,
+    /// Sample records go here; taken back for the summary.
+    sink: Option<Sink>,
     sock: IcmpSocket,
     id: u16,
     cookie: u64,
@@ -52,6 +54,12 @@ struct Session {
     base_info: Map<String, Value>,
     /// When probing began (CLOCK_REALTIME ns).
     start: i64,
+    /// When probing ended (CLOCK_REALTIME ns).
+    end_ns: Option<i64>,
+    /// Flood: read right after sending (the reply was there last time).
+    eager_read: bool,
+    /// The target address as text, for every sample.
+    target_text: String,
 }
 
 fn random_u64() -> u64 {
@@ -168,11 +176,18 @@ pub fn run(
     let ip_header = if cfg.family == Family::V4 { 20 } else { 40 };
     human.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
     let timeout_ns = ns(cfg.timeout);
+    let target_text = cfg.target.ip().to_string();
+    let sink = if cfg.flood {
+        Sink::threaded(rep, target_text.clone())
+            .map_err(|e| Failure::new(exit::CANNOT, "cannot start the record writer", e))?
+    } else {
+        Sink::direct(rep, target_text.clone())
+    };
     let mut s = Session {
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
+        sink: Some(sink),
         cfg,
-        rep,
         sock,
         id,
         cookie,
@@ -180,6 +195,9 @@ pub fn run(
         human,
         base_info: base,
         start: now_ns(),
+        eager_read: true,
+        target_text,
+        end_ns: None,
     };
     let result = s.probe_loop();
     flush_now();
@@ -234,10 +252,13 @@ impl Session {
                 let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
                 if due {
                     self.send_probe()?;
-                    if self.cfg.flood {
-                        // On a fast path the reply is often queued before sendto returns:
-                        // read it now rather than after another poll.
+                    if self.cfg.flood && self.eager_read {
+                        // On a fast path (loopback) the reply is queued before sendto
+                        // returns: read it now rather than after another poll. Keep doing so
+                        // only while it pays.
+                        let before = self.tracker.waiting();
                         self.drain()?;
+                        self.eager_read = self.tracker.waiting() < before;
                     }
                     let after = now_ns();
                     next_send = if self.cfg.flood {
@@ -326,15 +347,16 @@ impl Session {
                     probe.seq,
                     &format!("sendto: {e}"),
                 );
-                self.rep
-                    .sample_failed("send_error", i)
-                    .map_err(|e| out_err(&e))
+                self.failed_sample("send_error", i)
             }
         }
     }
 
     fn probe_info(&self, p: &Probe) -> Map<String, Value> {
-        info(json!({"icmp_seq": p.seq, "probe": p.number}))
+        let mut i = Map::new();
+        i.insert("icmp_seq".into(), Value::from(p.seq));
+        i.insert("probe".into(), Value::from(p.number));
+        i
     }
 
     fn timeout_sample(&mut self, p: &Probe, reason: &str) -> Result<(), Failure> {
@@ -350,7 +372,7 @@ impl Session {
         } else {
             "unanswered"
         };
-        self.rep.sample_failed(err, i).map_err(|e| out_err(&e))
+        self.failed_sample(err, i)
     }
 
     fn expire(&mut self, now: i64) -> Result<(), Failure> {
@@ -453,9 +475,7 @@ impl Session {
             i.insert("icmp_type".into(), json!(err.icmp_type));
             i.insert("icmp_code".into(), json!(err.icmp_code));
             i.insert("detail".into(), json!(err.text));
-            self.rep
-                .sample_failed(err.kind, i)
-                .map_err(|e| out_err(&e))?;
+            self.failed_sample(err.kind, i)?;
         }
         Ok(())
     }
@@ -511,7 +531,7 @@ impl Session {
         bytes: usize,
         rx_kernel: bool,
     ) -> Result<(), Failure> {
-        let from = self.cfg.target.ip().to_string();
+        let from = &self.target_text;
         match o {
             Outcome::Reply {
                 probe,
@@ -519,32 +539,24 @@ impl Session {
                 out_of_order,
             } => {
                 self.rtts.push(rtt_s);
-                self.human.reply(bytes, &from, probe.seq, ttl, rtt_s, false);
-                let mut i = self.probe_info(&probe);
-                i.insert("ttl".into(), json!(ttl));
-                i.insert("bytes".into(), json!(bytes));
-                i.insert("from".into(), json!(from));
-                i.insert(
-                    "tx_stamp".into(),
-                    json!(if probe.kernel_tx_ns.is_some() {
-                        "kernel"
-                    } else {
-                        "user"
-                    }),
-                );
-                i.insert(
-                    "rx_stamp".into(),
-                    json!(if rx_kernel { "kernel" } else { "user" }),
-                );
-                if out_of_order {
-                    i.insert("out_of_order".into(), json!(true));
+                self.human.reply(bytes, from, probe.seq, ttl, rtt_s, false);
+                let ev = ReplyEvent {
+                    seq: probe.seq,
+                    number: probe.number,
+                    ttl,
+                    bytes,
+                    rtt_s,
+                    tx_kernel: probe.kernel_tx_ns.is_some(),
+                    rx_kernel,
+                    out_of_order,
+                };
+                match self.sink.as_mut() {
+                    Some(sink) => sink.reply(ev).map_err(|e| out_err(&e)),
+                    None => Ok(()),
                 }
-                self.rep
-                    .sample(Values::new().with("rtt_s", rtt_s), i)
-                    .map_err(|e| out_err(&e))
             }
             Outcome::Duplicate { probe, rtt_s } => {
-                self.human.reply(bytes, &from, probe.seq, ttl, rtt_s, true);
+                self.human.reply(bytes, from, probe.seq, ttl, rtt_s, true);
                 Ok(())
             }
             Outcome::Late { seq, rtt_s, .. } => {
@@ -570,13 +582,18 @@ impl Session {
         let end = match result {
             Ok(end) => end,
             Err(f) => {
+                self.end_ns = Some(now_ns());
+                let mut rep = match self.sink.take().and_then(Sink::finish) {
+                    Some((rep, _)) => rep,
+                    None => return Err(f),
+                };
                 let msg = f.message.clone().unwrap_or_else(|| "failed".into());
                 let (mut values, mut i) = self.summary_values();
                 i.insert("end".into(), json!("error"));
                 if self.tracker.counts.received == 0 {
                     values = Values::new();
                 }
-                let _ = self.rep.summary(Summary {
+                let _ = rep.summary(Summary {
                     status: if self.tracker.counts.received > 0 {
                         Status::Partial
                     } else {
@@ -590,6 +607,7 @@ impl Session {
                 return Err(f);
             }
         };
+        self.end_ns = Some(now_ns());
         if end != End::Done {
             // Probes still out when the deadline or Ctrl-C came count as lost, as in ping.
             let now = now_ns();
@@ -635,15 +653,25 @@ impl Session {
                 .unwrap_or(0.0),
             st.map(|s| (s.min, s.mean, s.max, s.mdev)),
         );
-        self.rep
-            .summary(Summary {
-                status,
-                error,
-                headline: Some("rtt_mean_s".into()),
-                values,
-                info: i,
-            })
-            .map_err(|e| out_err(&e))?;
+        let (mut rep, written) = match self.sink.take().and_then(Sink::finish) {
+            Some(r) => r,
+            None => {
+                return Err(Failure::new(
+                    exit::CANNOT,
+                    "writing records",
+                    "the record writer failed",
+                ));
+            }
+        };
+        written.map_err(|e| out_err(&e))?;
+        rep.summary(Summary {
+            status,
+            error,
+            headline: Some("rtt_mean_s".into()),
+            values,
+            info: i,
+        })
+        .map_err(|e| out_err(&e))?;
         if abnormal {
             return Ok(ExitCode::from(exit::INTERRUPTED));
         }
@@ -694,6 +722,13 @@ impl Session {
     }
 
     fn elapsed_s(&self) -> f64 {
-        (now_ns() - self.start) as f64 / 1e9
+        (self.end_ns.unwrap_or_else(now_ns) - self.start) as f64 / 1e9
+    }
+
+    fn failed_sample(&mut self, err: &str, info: Map<String, Value>) -> Result<(), Failure> {
+        match self.sink.as_mut() {
+            Some(sink) => sink.failed(err, info).map_err(|e| out_err(&e)),
+            None => Ok(()),
+        }
     }
 }

@@ -1,0 +1,126 @@
+//! Where sample records go: straight to the reporter, or (flood) through a writer thread so
+//! that formatting JSON does not slow the probing down.
+
+use measure::Reporter;
+use measure::writer::Values;
+use serde_json::{Map, Value};
+use std::io;
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// A valid reply, in the compact form the probing thread hands over.
+#[derive(Clone, Debug)]
+pub struct ReplyEvent {
+    pub seq: u16,
+    pub number: u64,
+    pub ttl: Option<u8>,
+    pub bytes: usize,
+    pub rtt_s: f64,
+    pub tx_kernel: bool,
+    pub rx_kernel: bool,
+    pub out_of_order: bool,
+}
+
+/// One sample record on its way to the writer.
+pub enum Event {
+    Reply(ReplyEvent),
+    Failed(String, Map<String, Value>),
+}
+
+/// The info of a reply's sample.
+pub fn reply_info(e: &ReplyEvent, from: &str) -> Map<String, Value> {
+    let mut i = Map::new();
+    i.insert("icmp_seq".into(), Value::from(e.seq));
+    i.insert("probe".into(), Value::from(e.number));
+    i.insert("ttl".into(), e.ttl.map_or(Value::Null, Value::from));
+    i.insert("bytes".into(), Value::from(e.bytes));
+    i.insert("from".into(), Value::from(from));
+    let tx = if e.tx_kernel { "kernel" } else { "user" };
+    i.insert("tx_stamp".into(), Value::from(tx));
+    let rx = if e.rx_kernel { "kernel" } else { "user" };
+    i.insert("rx_stamp".into(), Value::from(rx));
+    if e.out_of_order {
+        i.insert("out_of_order".into(), Value::Bool(true));
+    }
+    i
+}
+
+fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
+    match ev {
+        Event::Reply(e) => rep.sample(Values::new().with("rtt_s", e.rtt_s), reply_info(&e, from)),
+        Event::Failed(err, info) => rep.sample_failed(&err, info),
+    }
+}
+
+/// Sample records on their way out.
+pub enum Sink {
+    Direct(Box<Reporter>, String),
+    Thread {
+        tx: SyncSender<Event>,
+        handle: JoinHandle<(Reporter, io::Result<()>)>,
+    },
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Sink::Direct(..) => "Sink::Direct",
+            Sink::Thread { .. } => "Sink::Thread",
+        })
+    }
+}
+
+fn gone() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the record writer stopped")
+}
+
+impl Sink {
+    /// Writes through `rep` on this thread.
+    pub fn direct(rep: Reporter, from: String) -> Sink {
+        Sink::Direct(Box::new(rep), from)
+    }
+
+    /// Writes through `rep` on a thread of its own; up to 64Ki records may wait.
+    pub fn threaded(mut rep: Reporter, from: String) -> io::Result<Sink> {
+        let (tx, rx) = sync_channel::<Event>(65_536);
+        let handle = std::thread::Builder::new()
+            .name("records".into())
+            .spawn(move || {
+                for ev in rx {
+                    if let Err(e) = write(&mut rep, ev, &from) {
+                        return (rep, Err(e));
+                    }
+                }
+                (rep, Ok(()))
+            })?;
+        Ok(Sink::Thread { tx, handle })
+    }
+
+    pub fn reply(&mut self, e: ReplyEvent) -> io::Result<()> {
+        match self {
+            Sink::Direct(rep, from) => write(rep, Event::Reply(e), from),
+            Sink::Thread { tx, .. } => tx.send(Event::Reply(e)).map_err(|_| gone()),
+        }
+    }
+
+    pub fn failed(&mut self, err: &str, info: Map<String, Value>) -> io::Result<()> {
+        match self {
+            Sink::Direct(rep, from) => write(rep, Event::Failed(err.to_string(), info), from),
+            Sink::Thread { tx, .. } => tx
+                .send(Event::Failed(err.to_string(), info))
+                .map_err(|_| gone()),
+        }
+    }
+
+    /// Waits for every record to be written; gives the reporter back (for the summary) and
+    /// the first write error, if any. `None` if the writer thread panicked.
+    pub fn finish(self) -> Option<(Reporter, io::Result<()>)> {
+        match self {
+            Sink::Direct(rep, _) => Some((*rep, Ok(()))),
+            Sink::Thread { tx, handle } => {
+                drop(tx);
+                handle.join().ok()
+            }
+        }
+    }
+}
