@@ -326,38 +326,33 @@ impl Tracker {
         }
     }
 
-    /// The earliest deadline of a waiting probe.
+    /// The earliest deadline of a waiting probe. Deadlines follow the send order (the same
+    /// timeout after each send time, or capped to one limit), so it is the first one's.
     pub fn next_deadline(&mut self) -> Option<i64> {
         self.trim();
-        self.order
-            .iter()
-            .filter_map(|(n, s)| {
-                self.slots
-                    .get(s)
-                    .filter(|p| p.number == *n && p.state == State::Waiting)
-            })
-            .map(|p| p.deadline_ns)
-            .min()
+        let &(_, seq) = self.order.front()?;
+        self.slots.get(&seq).map(|p| p.deadline_ns)
     }
 
     /// Probes whose deadline is at or before `now`: they time out and are returned in order.
     pub fn expire(&mut self, now: i64) -> Vec<Probe> {
-        self.trim();
         let mut out = Vec::new();
-        let order: Vec<(u64, u16)> = self.order.iter().copied().collect();
-        for (number, seq) in order {
-            if let Some(p) = self.slots.get_mut(&seq)
-                && p.number == number
-                && p.state == State::Waiting
-                && p.deadline_ns <= now
-            {
-                p.state = State::Failed;
-                out.push(*p);
+        loop {
+            self.trim();
+            let Some(&(_, seq)) = self.order.front() else {
+                break;
+            };
+            match self.slots.get_mut(&seq) {
+                Some(p) if p.deadline_ns <= now => {
+                    p.state = State::Failed;
+                    out.push(*p);
+                    self.order.pop_front();
+                }
+                _ => break,
             }
         }
         self.waiting -= out.len() as u64;
         self.counts.timeouts += out.len() as u64;
-        self.trim();
         out
     }
 

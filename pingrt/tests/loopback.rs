@@ -242,7 +242,15 @@ fn flood_accounts_for_every_probe() {
     assert_eq!(r.v("late_count"), 0.0);
     assert_eq!(r.samples().len(), 5000);
     assert!(r.samples().iter().all(|s| s.value("rtt_s").is_some()));
+    // Flood takes ping's user send time unless --tx-stamp kernel is given.
+    assert!(r.samples().iter().all(|s| s.info["tx_stamp"] == "user"));
     assert!(r.v("probe_rate_per_s") > 0.0);
+    let r = pingrt(
+        None,
+        &["-f", "-c", "500", "--tx-stamp", "kernel", "127.0.0.1"],
+    );
+    assert_eq!(r.v("received_count"), 500.0, "{}", r.explain());
+    assert!(r.samples().iter().any(|s| s.info["tx_stamp"] == "kernel"));
 }
 
 #[test]
