@@ -51,6 +51,8 @@ struct Session {
     rtts: Vec<f64>,
     human: Human,
     buf: Vec<u8>,
+    /// The error queue's own buffer (drain may read it while `buf` is in use).
+    errbuf: Vec<u8>,
     base_info: Map<String, Value>,
     /// When probing began (CLOCK_REALTIME ns).
     start: i64,
@@ -186,6 +188,7 @@ pub fn run(
     let mut s = Session {
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
+        errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
         sink: Some(sink),
         cfg,
         sock,
@@ -412,20 +415,20 @@ impl Session {
     /// Reads the error queue: kernel transmit stamps, and ICMP errors on datagram sockets.
     fn drain_errqueue(&mut self, max: usize) -> Result<(), Failure> {
         for _ in 0..max {
-            let mut buf = std::mem::take(&mut self.buf);
+            let mut buf = std::mem::take(&mut self.errbuf);
             let r = self.sock.recv(&mut buf, true);
             let res = match r {
                 Ok(r) => self.queued_error(&buf, &r),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
                 Err(e) => {
-                    self.buf = buf;
+                    self.errbuf = buf;
                     if e.kind() != io::ErrorKind::WouldBlock {
                         let _ = self.sock.take_error();
                     }
                     return Ok(());
                 }
             };
-            self.buf = buf;
+            self.errbuf = buf;
             res?;
         }
         Ok(())

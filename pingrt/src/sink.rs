@@ -7,6 +7,12 @@ use serde_json::{Map, Value};
 use std::io;
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Events handed to the writer thread at once.
+const BATCH: usize = 512;
+/// The longest an event waits before its batch is handed over.
+const BATCH_DELAY: Duration = Duration::from_millis(50);
 
 /// A valid reply, in the compact form the probing thread hands over.
 #[derive(Clone, Debug)]
@@ -56,8 +62,12 @@ fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
 pub enum Sink {
     Direct(Box<Reporter>, String),
     Thread {
-        tx: SyncSender<Event>,
+        tx: SyncSender<Vec<Event>>,
         handle: JoinHandle<(Reporter, io::Result<()>)>,
+        /// Events not yet handed over: they go in batches, so the writer thread is woken
+        /// (a futex call and a context switch) once per batch, not once per probe.
+        pending: Vec<Event>,
+        since: Instant,
     },
 }
 
@@ -82,34 +92,50 @@ impl Sink {
 
     /// Writes through `rep` on a thread of its own; up to 64Ki records may wait.
     pub fn threaded(mut rep: Reporter, from: String) -> io::Result<Sink> {
-        let (tx, rx) = sync_channel::<Event>(65_536);
+        let (tx, rx) = sync_channel::<Vec<Event>>(64);
         let handle = std::thread::Builder::new()
             .name("records".into())
             .spawn(move || {
-                for ev in rx {
-                    if let Err(e) = write(&mut rep, ev, &from) {
-                        return (rep, Err(e));
+                for batch in rx {
+                    for ev in batch {
+                        if let Err(e) = write(&mut rep, ev, &from) {
+                            return (rep, Err(e));
+                        }
                     }
                 }
                 (rep, Ok(()))
             })?;
-        Ok(Sink::Thread { tx, handle })
+        Ok(Sink::Thread {
+            tx,
+            handle,
+            pending: Vec::with_capacity(BATCH),
+            since: Instant::now(),
+        })
+    }
+
+    fn put(&mut self, ev: Event) -> io::Result<()> {
+        match self {
+            Sink::Direct(rep, from) => write(rep, ev, from),
+            Sink::Thread {
+                tx, pending, since, ..
+            } => {
+                pending.push(ev);
+                if pending.len() >= BATCH || since.elapsed() >= BATCH_DELAY {
+                    *since = Instant::now();
+                    let batch = std::mem::replace(pending, Vec::with_capacity(BATCH));
+                    tx.send(batch).map_err(|_| gone())?;
+                }
+                Ok(())
+            }
+        }
     }
 
     pub fn reply(&mut self, e: ReplyEvent) -> io::Result<()> {
-        match self {
-            Sink::Direct(rep, from) => write(rep, Event::Reply(e), from),
-            Sink::Thread { tx, .. } => tx.send(Event::Reply(e)).map_err(|_| gone()),
-        }
+        self.put(Event::Reply(e))
     }
 
     pub fn failed(&mut self, err: &str, info: Map<String, Value>) -> io::Result<()> {
-        match self {
-            Sink::Direct(rep, from) => write(rep, Event::Failed(err.to_string(), info), from),
-            Sink::Thread { tx, .. } => tx
-                .send(Event::Failed(err.to_string(), info))
-                .map_err(|_| gone()),
-        }
+        self.put(Event::Failed(err.to_string(), info))
     }
 
     /// Waits for every record to be written; gives the reporter back (for the summary) and
@@ -117,7 +143,16 @@ impl Sink {
     pub fn finish(self) -> Option<(Reporter, io::Result<()>)> {
         match self {
             Sink::Direct(rep, _) => Some((*rep, Ok(()))),
-            Sink::Thread { tx, handle } => {
+            Sink::Thread {
+                tx,
+                handle,
+                pending,
+                ..
+            } => {
+                if !pending.is_empty() {
+                    // The writer may have stopped on an error; join reports it.
+                    let _ = tx.send(pending);
+                }
                 drop(tx);
                 handle.join().ok()
             }
