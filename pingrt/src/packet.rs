@@ -1,6 +1,5 @@
 //! ICMP and ICMPv6 echo packets: built and parsed with `pnet_packet`, never trusted blindly.
 
-use pnet_packet::Packet;
 use pnet_packet::icmp::echo_reply::EchoReplyPacket;
 use pnet_packet::icmp::echo_request::MutableEchoRequestPacket;
 use pnet_packet::icmp::{self, IcmpCode, IcmpPacket, IcmpType, IcmpTypes};
@@ -25,14 +24,72 @@ pub const ECHO_HEADER: usize = 8;
 /// byte pattern ping uses (the offset modulo 256). Short payloads carry a prefix of this.
 /// The send time is never in the payload: it stays in the tracker.
 pub fn payload(cookie: u64, probe: u64, size: usize) -> Vec<u8> {
-    let mut p = Vec::with_capacity(size.max(16));
-    p.extend_from_slice(&cookie.to_be_bytes());
-    p.extend_from_slice(&probe.to_be_bytes());
-    while p.len() < size {
-        p.push((p.len() & 0xff) as u8);
+    (0..size).map(|i| payload_byte(cookie, probe, i)).collect()
+}
+
+/// Byte `i` of the payload of probe number `probe`.
+#[inline]
+pub fn payload_byte(cookie: u64, probe: u64, i: usize) -> u8 {
+    match i {
+        0..8 => cookie.to_be_bytes()[i],
+        8..16 => probe.to_be_bytes()[i - 8],
+        _ => (i & 0xff) as u8,
     }
-    p.truncate(size);
-    p
+}
+
+/// Whether `bytes` is exactly the payload of probe number `probe` (without building it).
+pub fn payload_matches(cookie: u64, probe: u64, size: usize, bytes: &[u8]) -> bool {
+    bytes.len() == size
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| *b == payload_byte(cookie, probe, i))
+}
+
+/// Builds the echo request of probe number `probe` into `buf` (reused between probes).
+pub fn build_probe(
+    buf: &mut Vec<u8>,
+    family: Family,
+    id: u16,
+    seq: u16,
+    cookie: u64,
+    probe: u64,
+    size: usize,
+) {
+    buf.clear();
+    buf.resize(ECHO_HEADER + size, 0);
+    for (i, b) in buf[ECHO_HEADER..].iter_mut().enumerate() {
+        *b = payload_byte(cookie, probe, i);
+    }
+    fill_header(buf, family, id, seq);
+}
+
+/// Sets the echo request header of `buf` (payload already in place) and, for IPv4, the checksum.
+fn fill_header(buf: &mut [u8], family: Family, id: u16, seq: u16) {
+    match family {
+        Family::V4 => {
+            if let Some(mut p) = MutableEchoRequestPacket::new(buf) {
+                p.set_icmp_type(IcmpTypes::EchoRequest);
+                p.set_icmp_code(IcmpCode(0));
+                p.set_checksum(0);
+                p.set_identifier(id);
+                p.set_sequence_number(seq);
+            }
+            if let Some(view) = IcmpPacket::new(buf) {
+                let sum = icmp::checksum(&view);
+                buf[2..4].copy_from_slice(&sum.to_be_bytes());
+            }
+        }
+        Family::V6 => {
+            if let Some(mut p) = MutableEchoRequestV6Packet::new(buf) {
+                p.set_icmpv6_type(Icmpv6Types::EchoRequest);
+                p.set_icmpv6_code(Icmpv6Code(0));
+                p.set_checksum(0);
+                p.set_identifier(id);
+                p.set_sequence_number(seq);
+            }
+        }
+    }
 }
 
 /// An echo request of `family` with `id`, `seq` and `payload`. For IPv4 the checksum is set
@@ -40,30 +97,8 @@ pub fn payload(cookie: u64, probe: u64, size: usize) -> Vec<u8> {
 /// identifier). For ICMPv6 the kernel fills in the checksum, which covers a pseudo-header.
 pub fn echo_request(family: Family, id: u16, seq: u16, payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; ECHO_HEADER + payload.len()];
-    match family {
-        Family::V4 => {
-            if let Some(mut p) = MutableEchoRequestPacket::new(&mut buf) {
-                p.set_icmp_type(IcmpTypes::EchoRequest);
-                p.set_icmp_code(IcmpCode(0));
-                p.set_identifier(id);
-                p.set_sequence_number(seq);
-                p.set_payload(payload);
-            }
-            if let Some(view) = IcmpPacket::new(&buf) {
-                let sum = icmp::checksum(&view);
-                buf[2..4].copy_from_slice(&sum.to_be_bytes());
-            }
-        }
-        Family::V6 => {
-            if let Some(mut p) = MutableEchoRequestV6Packet::new(&mut buf) {
-                p.set_icmpv6_type(Icmpv6Types::EchoRequest);
-                p.set_icmpv6_code(Icmpv6Code(0));
-                p.set_identifier(id);
-                p.set_sequence_number(seq);
-                p.set_payload(payload);
-            }
-        }
-    }
+    buf[ECHO_HEADER..].copy_from_slice(payload);
+    fill_header(&mut buf, family, id, seq);
     buf
 }
 
@@ -81,12 +116,12 @@ pub struct IcmpError {
 
 /// An ICMP message that came in, as far as it concerns echo probes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Incoming {
+pub enum Incoming<'a> {
     /// An echo reply; `checksum_ok` is false when the ICMP checksum does not add up.
     Reply {
         id: u16,
         seq: u16,
-        payload: Vec<u8>,
+        payload: &'a [u8],
         /// ICMP bytes (header and payload), as ping's "64 bytes from".
         icmp_len: usize,
         checksum_ok: bool,
@@ -106,7 +141,7 @@ pub enum Incoming {
 
 /// Parses an ICMP (IPv4) message; `with_ip_header` for raw sockets, which receive the IPv4
 /// header as well.
-pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming {
+pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming<'_> {
     let (icmp_bytes, ttl) = if with_ip_header {
         let Some(ip) = Ipv4Packet::new(buf) else {
             return Incoming::Other;
@@ -132,7 +167,7 @@ pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming {
         return Incoming::Reply {
             id: r.get_identifier(),
             seq: r.get_sequence_number(),
-            payload: r.payload().to_vec(),
+            payload: icmp_bytes.get(ECHO_HEADER..).unwrap_or(&[]),
             icmp_len: icmp_bytes.len(),
             checksum_ok,
             ttl,
@@ -179,7 +214,7 @@ pub fn echo_id_seq(echo: &[u8], request_type: u8) -> Option<(u16, u16)> {
 
 /// Parses an ICMPv6 message (sockets never hand over the IPv6 header). The kernel has
 /// checked the ICMPv6 checksum, which covers a pseudo-header, before delivering it.
-pub fn parse_v6(buf: &[u8]) -> Incoming {
+pub fn parse_v6(buf: &[u8]) -> Incoming<'_> {
     let Some(pkt) = Icmpv6Packet::new(buf) else {
         return Incoming::Other;
     };
@@ -191,7 +226,7 @@ pub fn parse_v6(buf: &[u8]) -> Incoming {
         return Incoming::Reply {
             id: r.get_identifier(),
             seq: r.get_sequence_number(),
-            payload: r.payload().to_vec(),
+            payload: buf.get(ECHO_HEADER..).unwrap_or(&[]),
             icmp_len: buf.len(),
             checksum_ok: true,
             ttl: None,
@@ -317,6 +352,9 @@ mod tests {
         assert_eq!(&p[16..], &[16, 17, 18, 19]);
         assert_eq!(payload(1, 2, 3).len(), 3);
         assert!(payload(1, 2, 0).is_empty());
+        let mut buf = Vec::new();
+        build_probe(&mut buf, Family::V4, 3, 4, 9, 70000, 20);
+        assert_eq!(buf, echo_request(Family::V4, 3, 4, &payload(9, 70000, 20)));
     }
 
     #[test]
@@ -346,7 +384,10 @@ mod tests {
                     (id, seq, icmp_len, checksum_ok, ttl),
                     (0x1234, 7, 64, true, None)
                 );
-                assert_eq!(p, payload(9, 7, 56));
+                assert_eq!(p, payload(9, 7, 56).as_slice());
+                assert!(payload_matches(9, 7, 56, p));
+                assert!(!payload_matches(9, 8, 56, p));
+                assert!(!payload_matches(9, 7, 56, &p[..55]));
             }
             other => panic!("{other:?}"),
         }

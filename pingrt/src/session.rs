@@ -51,6 +51,8 @@ struct Session {
     rtts: Vec<f64>,
     human: Human,
     buf: Vec<u8>,
+    /// The request being sent (reused).
+    pkt: Vec<u8>,
     /// The error queue's own buffer (drain may read it while `buf` is in use).
     errbuf: Vec<u8>,
     base_info: Map<String, Value>,
@@ -189,6 +191,7 @@ pub fn run(
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
         errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
+        pkt: Vec::new(),
         sink: Some(sink),
         cfg,
         sock,
@@ -302,10 +305,19 @@ impl Session {
 
     fn send_probe(&mut self) -> Result<(), Failure> {
         let number = self.tracker.next_number();
-        let payload = packet::payload(self.cookie, number, self.cfg.size);
-        let pkt = packet::echo_request(self.cfg.family, self.id, wire_seq(number), &payload);
+        let mut pkt = std::mem::take(&mut self.pkt);
+        packet::build_probe(
+            &mut pkt,
+            self.cfg.family,
+            self.id,
+            wire_seq(number),
+            self.cookie,
+            number,
+            self.cfg.size,
+        );
         let before = now_ns();
         let res = self.sock.send_to(&pkt, &self.cfg.target);
+        self.pkt = pkt;
         let after = now_ns();
         let (probe, evicted) = self.tracker.sent(before, after);
         if let Some(old) = evicted {
@@ -511,7 +523,7 @@ impl Session {
                     return Ok(());
                 }
                 let ttl = ttl.or(r.ttl);
-                let outcome = self.tracker.reply(seq, &payload, checksum_ok, rx_ns);
+                let outcome = self.tracker.reply(seq, payload, checksum_ok, rx_ns);
                 self.reply_outcome(outcome, ttl, icmp_len, rx_kernel)
             }
             Incoming::Error {

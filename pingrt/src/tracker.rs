@@ -245,7 +245,7 @@ impl Tracker {
                 why: "payload names another probe",
             };
         }
-        if payload != packet::payload(self.cookie, slot.number, self.size).as_slice() {
+        if !packet::payload_matches(self.cookie, slot.number, self.size, payload) {
             self.counts.corrupt += 1;
             return Outcome::Corrupt {
                 seq,
