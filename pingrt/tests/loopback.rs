@@ -274,3 +274,44 @@ fn sequence_wrap_keeps_every_probe_apart() {
     let after = samples.iter().find(|s| s.info["probe"] == 65_536).unwrap();
     assert_eq!(after.info["icmp_seq"], 1);
 }
+
+#[test]
+fn ping_like_lines_on_a_terminal() {
+    if !can_run("terminal", &["script"]) {
+        return;
+    }
+    // script(1) gives pingrt a pseudo-terminal; records go to /dev/null.
+    let cmd = format!("{BIN} -c 2 -i 0.05 127.0.0.1 -o /dev/null");
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data."),
+        "{text}"
+    );
+    assert!(
+        text.contains("64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time="),
+        "{text}"
+    );
+    assert!(
+        text.contains("--- 127.0.0.1 pingrt statistics ---"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 packets transmitted, 2 received, 0% packet loss"),
+        "{text}"
+    );
+    assert!(text.contains("rtt min/avg/max/mdev = "), "{text}");
+    // -q silences them.
+    let cmd = format!("{BIN} -q -c 1 127.0.0.1 -o /dev/null");
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).trim().is_empty());
+}
