@@ -237,9 +237,10 @@ impl IcmpSocket {
         }
         match (self.family, self.kind) {
             (Family::V4, kind) => {
-                setsockopt(fd, libc::IPPROTO_IP, libc::IP_RECVTTL, &one)
-                    .map_err(|e| format!("IP_RECVTTL: {e}"))?;
                 if kind == Kind::Dgram {
+                    // A raw socket reads the TTL from the IPv4 header it receives.
+                    setsockopt(fd, libc::IPPROTO_IP, libc::IP_RECVTTL, &one)
+                        .map_err(|e| format!("IP_RECVTTL: {e}"))?;
                     setsockopt(fd, libc::IPPROTO_IP, libc::IP_RECVERR, &one)
                         .map_err(|e| format!("IP_RECVERR: {e}"))?;
                 } else {
