@@ -8,6 +8,7 @@ use pnet_packet::icmpv6::echo_request::MutableEchoRequestPacket as MutableEchoRe
 use pnet_packet::icmpv6::{Icmpv6Code, Icmpv6Packet, Icmpv6Type, Icmpv6Types};
 use pnet_packet::ipv4::Ipv4Packet;
 use pnet_packet::ipv6::Ipv6Packet;
+use std::net::IpAddr;
 
 /// The ICMP family of a probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,11 +129,13 @@ pub enum Incoming<'a> {
         /// TTL or hop limit from the IPv4 header when the packet carried one.
         ttl: Option<u8>,
     },
-    /// An ICMP error quoting one of our echo requests (identifier and sequence from the quote).
+    /// An ICMP error quoting one of our echo requests (identifier, sequence and destination
+    /// from the quote).
     Error {
         err: IcmpError,
         id: u16,
         seq: u16,
+        dst: IpAddr,
         checksum_ok: bool,
     },
     /// Anything else: other processes' requests, our own requests looped back, noise.
@@ -180,10 +183,11 @@ pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming<'_> {
     // of the original ICMP echo request.
     let quote = icmp_bytes.get(ECHO_HEADER..).unwrap_or(&[]);
     match quoted_echo_v4(quote) {
-        Some((id, seq)) => Incoming::Error {
+        Some((id, seq, dst)) => Incoming::Error {
             err,
             id,
             seq,
+            dst,
             checksum_ok,
         },
         None => Incoming::Other,
@@ -191,14 +195,15 @@ pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming<'_> {
 }
 
 /// The identifier and sequence of the echo request an ICMP error quotes.
-fn quoted_echo_v4(quote: &[u8]) -> Option<(u16, u16)> {
+fn quoted_echo_v4(quote: &[u8]) -> Option<(u16, u16, IpAddr)> {
     let ip = Ipv4Packet::new(quote)?;
     if ip.get_next_level_protocol().0 != 1 {
         return None;
     }
     let hl = usize::from(ip.get_header_length()) * 4;
     let echo = quote.get(hl..hl + ECHO_HEADER)?;
-    echo_id_seq(echo, 8)
+    let (id, seq) = echo_id_seq(echo, 8)?;
+    Some((id, seq, IpAddr::V4(ip.get_destination())))
 }
 
 /// Identifier and sequence from an echo request header of type `request_type`.
@@ -237,22 +242,24 @@ pub fn parse_v6(buf: &[u8]) -> Incoming<'_> {
     };
     let quote = buf.get(ECHO_HEADER..).unwrap_or(&[]);
     match quoted_echo_v6(quote) {
-        Some((id, seq)) => Incoming::Error {
+        Some((id, seq, dst)) => Incoming::Error {
             err,
             id,
             seq,
+            dst,
             checksum_ok: true,
         },
         None => Incoming::Other,
     }
 }
 
-fn quoted_echo_v6(quote: &[u8]) -> Option<(u16, u16)> {
+fn quoted_echo_v6(quote: &[u8]) -> Option<(u16, u16, IpAddr)> {
     let ip = Ipv6Packet::new(quote)?;
     if ip.get_next_header().0 != 58 {
         return None;
     }
-    echo_id_seq(quote.get(40..48)?, 128)
+    let (id, seq) = echo_id_seq(quote.get(40..48)?, 128)?;
+    Some((id, seq, IpAddr::V6(ip.get_destination())))
 }
 
 /// ping's wording for an ICMP (IPv4) error; `None` for messages that are not errors.
@@ -426,11 +433,13 @@ mod tests {
                 err,
                 id,
                 seq,
+                dst,
                 checksum_ok,
             } => {
                 assert_eq!(err.kind, "ttl_exceeded");
                 assert_eq!(err.text, "Time to live exceeded");
                 assert_eq!((id, seq, checksum_ok), (0x4321, 65535, true));
+                assert_eq!(dst, "10.0.0.2".parse::<IpAddr>().unwrap());
             }
             other => panic!("{other:?}"),
         }

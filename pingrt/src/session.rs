@@ -484,6 +484,12 @@ impl Session {
         err: &IcmpError,
         from: Option<IpAddr>,
     ) -> Result<(), Failure> {
+        if matches!(err.kind, "redirect" | "source_quench") {
+            // Advice, not a loss: the request went on (a redirect) or may still be answered.
+            let from_s = from.map(|a| a.to_string()).unwrap_or_else(|| "?".into());
+            self.human.error(&from_s, seq, &err.text);
+            return Ok(());
+        }
         if let Outcome::Error { probe } = self.tracker.error(seq) {
             let from_s = from.map(|a| a.to_string()).unwrap_or_else(|| "?".into());
             self.human.error(&from_s, seq, &err.text);
@@ -530,9 +536,11 @@ impl Session {
                 err,
                 id,
                 seq,
+                dst,
                 checksum_ok,
             } => {
-                if (raw && id != self.id) || !checksum_ok {
+                // Ours only if it quotes our identifier and our target.
+                if (raw && id != self.id) || !checksum_ok || dst != self.cfg.target.ip() {
                     return Ok(());
                 }
                 self.icmp_error(seq, &err, r.from)
