@@ -92,10 +92,17 @@ impl Sink {
 
     /// Writes through `rep` on a thread of its own; up to 64Ki records may wait.
     pub fn threaded(mut rep: Reporter, from: String) -> io::Result<Sink> {
-        let (tx, rx) = sync_channel::<Vec<Event>>(64);
+        let (tx, rx) = sync_channel::<Vec<Event>>(256);
         let handle = std::thread::Builder::new()
             .name("records".into())
             .spawn(move || {
+                // Below the probing thread: on a busy machine the probes go first and the
+                // records catch up (the summary waits for them).
+                // SAFETY: setpriority on this thread's own id; no pointers.
+                unsafe {
+                    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                    libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+                }
                 for batch in rx {
                     for ev in batch {
                         if let Err(e) = write(&mut rep, ev, &from) {
