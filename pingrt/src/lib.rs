@@ -24,8 +24,8 @@ Timing: the receive time is the kernel's software stamp (SO_TIMESTAMPING, else S
 the send time is the kernel's software stamp taken as the request enters the device queue
 (SO_TIMESTAMPING TX_SCHED) when the kernel gives one inside the sendto call, else the time taken
 right before sendto (--tx-stamp user always uses that, as ping does; so does --flood unless
---tx-stamp kernel is given). Send times are kept in
-memory by sequence number and never read back from the echoed payload.
+--tx-stamp kernel is given). Send times are kept in memory by sequence number and never read
+back from the echoed payload.
 
 Sockets: a raw ICMP socket when permitted (root or CAP_NET_RAW), else the unprivileged datagram
 ICMP socket (net.ipv4.ping_group_range); --socket forces one. When neither opens, the message
