@@ -157,12 +157,13 @@ fn out_of_order_late_and_corrupt_replies_are_told_apart() {
     });
     let r = pingrt(
         Some(&net.c),
-        &["-c", "12", "-i", "0.05", "-W", "0.3", "10.77.1.2"],
+        &["-c", "16", "-i", "0.05", "-W", "0.3", "10.77.1.2"],
     );
     assert_eq!(r.code, 0, "{}", r.explain());
-    assert_eq!(r.v("sent_count"), 12.0);
-    // Lost: 3 (late), 4 and 5 (corrupt); the other nine came back.
-    assert_eq!(r.v("received_count"), 9.0, "{}", r.explain());
+    assert_eq!(r.v("sent_count"), 16.0);
+    // Lost: 3 (late), 4 and 5 (corrupt); the other thirteen came back. 16 probes: the run
+    // lasts 750 ms, well past seq 3's late reply at about 500 ms.
+    assert_eq!(r.v("received_count"), 13.0, "{}", r.explain());
     assert_eq!(r.v("out_of_order_count"), 1.0, "{}", r.explain());
     assert_eq!(r.v("late_count"), 1.0, "{}", r.explain());
     assert_eq!(r.v("corrupt_count"), 2.0, "{}", r.explain());
