@@ -5,10 +5,12 @@ pub mod config;
 pub mod human;
 pub mod output;
 pub mod packet;
+mod receive;
 pub mod session;
 pub mod sink;
 pub mod socket;
 pub mod stats;
+mod summary;
 pub mod tracker;
 
 use clap::{Arg, ArgAction, Command, value_parser};
