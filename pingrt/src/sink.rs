@@ -98,10 +98,16 @@ impl Sink {
             .spawn(move || {
                 // Below the probing thread: on a busy machine the probes go first and the
                 // records catch up (the summary waits for them).
-                // SAFETY: setpriority on this thread's own id; no pointers.
+                // SAFETY: setpriority on this thread's own id; pthread_sigmask with a set we
+                // own. Ctrl-C and SIGTERM go to the probing thread, which then stops at once.
                 unsafe {
                     let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
                     libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut set);
+                    libc::sigaddset(&mut set, libc::SIGINT);
+                    libc::sigaddset(&mut set, libc::SIGTERM);
+                    libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
                 }
                 for batch in rx {
                     for ev in batch {
