@@ -2,6 +2,7 @@
 //! benchmatrix JSON lines (a sample per probe and a summary), replacing `ping`.
 
 pub mod config;
+pub mod fastline;
 pub mod human;
 pub mod output;
 pub mod packet;
@@ -206,15 +207,17 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
         measure::cli::DefaultOutput::Stdout,
     )?;
     // Fast probing batches its lines (flushed every 100 ms and before the summary).
-    let (out, eager): (Box<dyn std::io::Write + Send>, _) =
+    // Flood also writes sample lines itself (fastline), through the same batched output.
+    let (out, eager, shared): (Box<dyn std::io::Write + Send>, _, _) =
         if cfg.flood || cfg.interval < std::time::Duration::from_millis(10) {
             let (b, eager) = output::Batched::new(out);
-            (Box::new(b), Some(eager))
+            let shared = output::Shared::new(b);
+            (Box::new(shared.clone()), Some(eager), Some(shared))
         } else {
-            (out, None)
+            (out, None, None)
         };
     let rep = measure::Reporter::new(env, out);
     measure::cli::install_interrupt_handler()
         .map_err(|e| Failure::new(2, "cannot install the Ctrl-C handler", e))?;
-    session::run(cfg, rep, eager)
+    session::run(cfg, rep, eager, shared)
 }

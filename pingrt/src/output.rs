@@ -3,8 +3,8 @@
 //! always flushed at once.
 
 use std::io::{self, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a batched line may wait before it is written.
@@ -60,6 +60,35 @@ impl Write for Batched {
         } else {
             Ok(())
         }
+    }
+}
+
+/// A handle on one [`Batched`] writer that several writers (the Reporter and the fast
+/// sample lines) share.
+#[derive(Clone)]
+pub struct Shared(pub Arc<Mutex<Batched>>);
+
+impl Shared {
+    pub fn new(b: Batched) -> Shared {
+        Shared(Arc::new(Mutex::new(b)))
+    }
+}
+
+fn poisoned() -> io::Error {
+    io::Error::other("record output lock poisoned")
+}
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.lock().map_err(|_| poisoned())?.write(b)
+    }
+
+    fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
+        self.0.lock().map_err(|_| poisoned())?.write_all(b)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.lock().map_err(|_| poisoned())?.flush()
     }
 }
 

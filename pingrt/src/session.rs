@@ -105,6 +105,7 @@ pub fn run(
     cfg: Config,
     mut rep: Reporter,
     eager: Option<Arc<AtomicBool>>,
+    shared: Option<crate::output::Shared>,
 ) -> Result<ExitCode, Failure> {
     let flush_now = || {
         if let Some(e) = &eager {
@@ -178,7 +179,7 @@ pub fn run(
     let timeout_ns = ns(cfg.timeout);
     let target_text = cfg.target.ip().to_string();
     let sink = if cfg.flood {
-        Sink::threaded(rep, target_text.clone())
+        Sink::threaded(rep, target_text.clone(), shared)
             .map_err(|e| Failure::new(exit::CANNOT, "cannot start the record writer", e))?
     } else {
         Sink::direct(rep, target_text.clone())

@@ -1,10 +1,12 @@
 //! Where sample records go: straight to the reporter, or (flood) through a writer thread so
 //! that formatting JSON does not slow the probing down.
 
+use crate::fastline::FastLines;
 use measure::Reporter;
 use measure::writer::Values;
 use serde_json::{Map, Value};
 use std::io;
+use std::io::Write;
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -90,8 +92,17 @@ impl Sink {
         Sink::Direct(Box::new(rep), from)
     }
 
-    /// Writes through `rep` on a thread of its own; up to 64Ki records may wait.
-    pub fn threaded(mut rep: Reporter, from: String) -> io::Result<Sink> {
+    /// Writes on a thread of its own: through `fast` lines into `out` when given (the
+    /// Reporter's own output), else through `rep`.
+    pub fn threaded(
+        mut rep: Reporter,
+        from: String,
+        out: Option<crate::output::Shared>,
+    ) -> io::Result<Sink> {
+        let mut fast = match out {
+            Some(o) => FastLines::new(rep.envelope(), &from).map(|f| (f, o)),
+            None => None,
+        };
         let (tx, rx) = sync_channel::<Vec<Event>>(256);
         let handle = std::thread::Builder::new()
             .name("records".into())
@@ -111,9 +122,24 @@ impl Sink {
                 }
                 for batch in rx {
                     for ev in batch {
-                        if let Err(e) = write(&mut rep, ev, &from) {
+                        let res = match &mut fast {
+                            Some((f, out)) => {
+                                let line = match &ev {
+                                    Event::Reply(e) => f.reply(e),
+                                    Event::Failed(err, info) => f.failed(err, info),
+                                };
+                                out.write_all(line.as_bytes())
+                            }
+                            None => write(&mut rep, ev, &from),
+                        };
+                        if let Err(e) = res {
                             return (rep, Err(e));
                         }
+                    }
+                    if let Some((_, out)) = &mut fast
+                        && let Err(e) = out.flush()
+                    {
+                        return (rep, Err(e));
                     }
                 }
                 (rep, Ok(()))
