@@ -254,7 +254,7 @@ impl Session {
             } else {
                 let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
                 if due {
-                    self.send_probe()?;
+                    let after = self.send_probe()?;
                     if self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)
                     {
                         // On a fast path (loopback) the reply is queued before sendto
@@ -265,7 +265,6 @@ impl Session {
                         let hit = self.tracker.waiting() < before;
                         self.eager_read = hit;
                     }
-                    let after = now_ns();
                     next_send = if self.cfg.flood {
                         after + flood_gap
                     } else {
@@ -300,7 +299,8 @@ impl Session {
         }
     }
 
-    fn send_probe(&mut self) -> Result<(), Failure> {
+    /// Sends the next probe; returns the time right after sendto.
+    fn send_probe(&mut self) -> Result<i64, Failure> {
         let number = self.tracker.next_number();
         let mut pkt = std::mem::take(&mut self.pkt);
         packet::build_probe(
@@ -315,7 +315,13 @@ impl Session {
         let before = now_ns();
         let res = self.sock.send_to(&pkt, &self.cfg.target);
         self.pkt = pkt;
-        let after = now_ns();
+        // The end of the sendto call bounds the kernel's stamp; without those stamps it is
+        // not needed and the clock is not read again.
+        let after = if self.sock.tx_stamps {
+            now_ns()
+        } else {
+            before
+        };
         let (probe, evicted) = self.tracker.sent(before, after);
         if let Some(old) = evicted {
             self.timeout_sample(&old, "timeout")?;
@@ -327,7 +333,7 @@ impl Session {
                     // The stamp is usually queued before sendto returns: read just it.
                     self.drain_errqueue(1)?;
                 }
-                Ok(())
+                Ok(after)
             }
             Err(e) => {
                 let fatal = matches!(
@@ -361,7 +367,7 @@ impl Session {
                     probe.seq,
                     &format!("sendto: {e}"),
                 );
-                self.failed_sample("send_error", i)
+                self.failed_sample("send_error", i).map(|()| after)
             }
         }
     }

@@ -159,7 +159,9 @@ impl Sink {
                 tx, pending, since, ..
             } => {
                 pending.push(ev);
-                if pending.len() >= BATCH || since.elapsed() >= BATCH_DELAY {
+                // At a high rate the clock is read every 64 events only.
+                let n = pending.len();
+                if n >= BATCH || ((n < 64 || n % 64 == 0) && since.elapsed() >= BATCH_DELAY) {
                     *since = Instant::now();
                     let batch = std::mem::replace(pending, Vec::with_capacity(BATCH));
                     tx.send(batch).map_err(|_| gone())?;
