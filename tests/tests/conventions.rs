@@ -129,3 +129,46 @@ fn help_version_and_usage_errors() {
         }
     }
 }
+
+/// Runs a tool whose stdout reader is gone before it writes, and returns its exit code.
+fn exit_with_stdout_closed(cmd: &mut Command) -> Option<i32> {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.stderr.is_empty() || !String::from_utf8_lossy(&out.stderr).contains("Broken pipe"),
+        "a gone reader is not an error to report: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.code()
+}
+
+#[test]
+fn a_reader_that_goes_away_is_not_a_failure() {
+    let dir = std::env::temp_dir().join(format!("bm-epipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("blockfile");
+    let blk = exit_with_stdout_closed(
+        Command::new(bin("blkwrite"))
+            .args(["-s", "4M", "-b", "1M"])
+            .arg(&file),
+    );
+    let time = exit_with_stdout_closed(
+        Command::new(bin("timecmd")).args(["-o", "-", "-n", "3", "--", "true"]),
+    );
+    let records = dir.join("r.jsonl");
+    std::fs::write(
+        &records,
+        "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"sample\",\"run\":\"r\",\"seq\":0,\"at\":\"a\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"values\":{\"x_s\":1}}\n",
+    )
+    .expect("write records");
+    let coll = exit_with_stdout_closed(Command::new(bin("collate")).arg(&records));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(blk, Some(0), "blkwrite");
+    assert_eq!(time, Some(0), "timecmd");
+    assert_eq!(coll, Some(0), "collate");
+}
