@@ -12,6 +12,7 @@ pub const TOOLS: &[(&str, CommandFn)] = &[
     ("collate", collate::command),
     ("netpipe", netpipe::command),
     ("timecmd", timecmd::command),
+    ("pingrt", pingrt::command),
 ];
 
 use measure::Record;
