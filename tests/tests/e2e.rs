@@ -483,8 +483,6 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         "1s",
         "--results",
         s(&res),
-        "--dir",
-        s(&disk),
         "--port",
         &port,
     ];
@@ -493,7 +491,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         &work,
         &scratch,
         None,
-        &[&common[..], &["--label", LABEL_A]].concat(),
+        &[&common[..], &["--label", LABEL_A, "--dir", s(&disk)]].concat(),
     );
     assert!(first.status.success(), "first run: {}", explain(&first));
     let recs = decode(&std::fs::read_to_string(res.join("para_lvm_san.jsonl")).unwrap());
@@ -542,7 +540,8 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         empty_dir(d);
     }
 
-    // A second environment (no make step, to keep the test short) and the DokuWiki matrix.
+    // A second environment (no make step, to keep the test short), the block file in the
+    // default scratch directory under the working one, and the DokuWiki matrix.
     let second = script(
         &work,
         &scratch,
@@ -738,4 +737,60 @@ fn script_rejects_bad_options_before_doing_anything() {
     let text = String::from_utf8_lossy(&help.stdout);
     assert!(text.contains("BENCHMATRIX_BIN"), "{text}");
     assert!(text.contains("--peer HOST"), "{text}");
+}
+
+#[test]
+fn script_keeps_the_results_when_a_step_fails() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let [work, scratch, res] = ["work", "tmp", "results"].map(|d| {
+        let p = tmp.path().join(d);
+        std::fs::create_dir(&p).expect("mkdir");
+        p
+    });
+    let port = free_port().to_string();
+    // The network step works on loopback as any user; blkwrite refuses the size.
+    let out = script(
+        &work,
+        &scratch,
+        None,
+        &[
+            "--only",
+            "net,disk",
+            "--disk-size",
+            "16Q",
+            "--net-time",
+            "1s",
+            "--port",
+            &port,
+            "--results",
+            s(&res),
+            "--label",
+            "broken/disk",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step failed: disk buffered"), "{err}");
+    assert!(
+        err.contains("failed steps: disk buffered disk direct"),
+        "{err}"
+    );
+    let recs = decode(&std::fs::read_to_string(res.join("broken_disk.jsonl")).expect("results"));
+    step(&recs, "netpipe", "loopback out", |n| {
+        n.ends_with("->127.0.0.1")
+    });
+    step(&recs, "netpipe", "loopback in", |n| {
+        n.starts_with("network throughput 127.0.0.1->")
+    });
+    let matrix = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        matrix
+            .lines()
+            .filter(|l| l.starts_with("network throughput "))
+            .count(),
+        2,
+        "the matrix of what was measured: {matrix}"
+    );
+    empty_dir(&work);
+    empty_dir(&scratch);
 }
