@@ -369,11 +369,16 @@ fn tools_dir() -> PathBuf {
     bin("collate").parent().expect("a directory").to_path_buf()
 }
 
-/// `sh ./benchmatrix ARGS` in `cwd`, scratch under `tmpdir`, with prebuilt tools.
-fn script(cwd: &Path, tmpdir: &Path, ns: Option<&str>, args: &[&str]) -> Output {
+/// `sh ./benchmatrix ARGS` in `cwd`, scratch under `tmpdir`, with prebuilt tools; `wrap` is
+/// a command prefix (`ip netns exec NS`, `unshare --uts ...`) or empty.
+fn script(cwd: &Path, tmpdir: &Path, wrap: &[&str], args: &[&str]) -> Output {
     let path = workspace_root().join("benchmatrix");
-    let mut c = match ns {
-        Some(ns) => NetPair::exec(ns, "sh"),
+    let mut c = match wrap.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg("sh");
+            c
+        }
         None => Command::new("sh"),
     };
     run(c
@@ -385,6 +390,17 @@ fn script(cwd: &Path, tmpdir: &Path, ns: Option<&str>, args: &[&str]) -> Output 
         .env_remove("BENCH_LABEL")
         .stdin(Stdio::null()))
 }
+
+/// A prefix that runs the script as another machine: its own UTS namespace and host name.
+const OTHER_HOST: &[&str] = &[
+    "unshare",
+    "--uts",
+    "--",
+    "sh",
+    "-c",
+    "hostname \"$0\" && exec \"$@\"",
+    "bm-other-host",
+];
 
 fn explain(out: &Output) -> String {
     format!(
@@ -408,22 +424,17 @@ fn empty_dir(dir: &Path) {
     );
 }
 
-/// The one summary of the run whose name matches, checked ok, with its samples.
-fn step<'a>(
-    recs: &'a [Record],
-    tool: &str,
-    what: &str,
-    matches: impl Fn(&str) -> bool,
-) -> Vec<&'a Record> {
+/// The one summary named `name` of `tool`, checked ok, with a begin record; its samples.
+fn step<'a>(recs: &'a [Record], tool: &str, name: &str) -> Vec<&'a Record> {
     let sums: Vec<&Record> = recs
         .iter()
-        .filter(|r| r.kind == Kind::Summary && r.tool == tool && matches(&r.name))
+        .filter(|r| r.kind == Kind::Summary && r.tool == tool && r.name == name)
         .collect();
-    assert_eq!(sums.len(), 1, "{what}: one {tool} run");
+    assert_eq!(sums.len(), 1, "{name}: one {tool} run");
     assert_eq!(
         sums[0].status,
         Some(Status::Ok),
-        "{what}: {}",
+        "{name}: {}",
         sums[0].to_line()
     );
     let run_id = &sums[0].run;
@@ -431,31 +442,74 @@ fn step<'a>(
         .iter()
         .filter(|r| r.kind == Kind::Sample && &r.run == run_id)
         .collect();
-    assert!(!samples.is_empty(), "{what}: samples");
+    assert!(!samples.is_empty(), "{name}: samples");
     assert!(
         recs.iter()
             .any(|r| r.kind == Kind::Begin && &r.run == run_id),
-        "{what}: a begin record"
+        "{name}: a begin record"
     );
     samples
 }
 
-/// The classic rows that a full run of the script prints, as title prefixes.
-const SCRIPT_ROWS: &[&str] = &[
-    "network throughput ",
-    "latency for icmp ",
-    "time tar xjf ",
-    "time make -j",
-    "time to write a 16M block file (buffered+fsync)",
-    "time to write a 16M block file (O_DIRECT)",
+/// The peer tag of every record of the run named `name`.
+fn peer_tag(recs: &[Record], name: &str, peer: &str) {
+    for r in recs.iter().filter(|r| r.name == name) {
+        assert_eq!(
+            r.tags.get("peer").map(String::as_str),
+            Some(peer),
+            "{}",
+            r.to_line()
+        );
+    }
+}
+
+/// The rows of a full run of the script on loopback: (tool, name, samples with --runs 2).
+const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
+    ("netpipe", "network throughput this->loopback", 1),
+    ("netpipe", "network throughput loopback->this", 1),
+    ("pingrt", "latency for icmp this<->loopback", 20),
+    ("timecmd", "time tar xjf tree.tar.bz2", 2),
+    ("timecmd", "time make -j2", 2),
+    (
+        "blkwrite",
+        "time to write a 16M block file (buffered+fsync)",
+        1,
+    ),
+    ("blkwrite", "time to write a 16M block file (O_DIRECT)", 1),
 ];
+
+/// Checks one results file of a loopback run: every step's records, strictly decoded.
+fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
+    let recs = decode(&std::fs::read_to_string(file).expect("the results file"));
+    for r in &recs {
+        assert_eq!(r.label, label, "{}", r.to_line());
+        if let Some(h) = host {
+            assert_eq!(r.host, h, "{}", r.to_line());
+        }
+    }
+    for (tool, name, count) in SCRIPT_ROWS {
+        if skipped.contains(name) {
+            assert!(recs.iter().all(|r| r.name != *name), "{name} ran");
+            continue;
+        }
+        assert_eq!(step(&recs, tool, name).len(), *count, "{name}: samples");
+    }
+    for name in &SCRIPT_ROWS[..3] {
+        peer_tag(&recs, name.1, "127.0.0.1");
+    }
+    let direct = step(&recs, "blkwrite", SCRIPT_ROWS[6].1);
+    assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+}
 
 #[test]
 fn script_runs_the_suite_twice_and_collates_two_columns() {
-    if !need_root("the suite script (pingrt at 50 ms intervals)") {
+    if !need_root("the suite script (pingrt at 50 ms intervals, a second host name)") {
         return;
     }
-    if !["tar", "bzip2", "make"].iter().all(|t| need_tool(t)) {
+    if !["tar", "bzip2", "make", "unshare", "hostname"]
+        .iter()
+        .all(|t| need_tool(t))
+    {
         return;
     }
     if !["cc", "gcc", "clang"].iter().any(|c| {
@@ -479,6 +533,8 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         "16M",
         "--runs",
         "2",
+        "--jobs",
+        "2",
         "--net-time",
         "1s",
         "--results",
@@ -490,62 +546,32 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
     let first = script(
         &work,
         &scratch,
-        None,
+        &[],
         &[&common[..], &["--label", LABEL_A, "--dir", s(&disk)]].concat(),
     );
     assert!(first.status.success(), "first run: {}", explain(&first));
-    let recs = decode(&std::fs::read_to_string(res.join("para_lvm_san.jsonl")).unwrap());
-    assert!(recs.iter().all(|r| r.label == LABEL_A));
-    step(&recs, "netpipe", "loopback out", |n| {
-        n.starts_with("network throughput ") && n.ends_with("->127.0.0.1")
-    });
-    step(&recs, "netpipe", "loopback in", |n| {
-        n.starts_with("network throughput 127.0.0.1->")
-    });
-    assert_eq!(
-        step(&recs, "pingrt", "icmp", |n| n
-            .starts_with("latency for icmp "))
-        .len(),
-        20
-    );
-    assert_eq!(
-        step(&recs, "timecmd", "tar", |n| n.starts_with("time tar xjf ")).len(),
-        2
-    );
-    assert_eq!(
-        step(&recs, "timecmd", "make", |n| n.starts_with("time make -j")).len(),
-        2
-    );
-    step(&recs, "blkwrite", "buffered", |n| {
-        n.ends_with("(buffered+fsync)")
-    });
-    let direct = step(&recs, "blkwrite", "direct", |n| n.ends_with("(O_DIRECT)"));
-    assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+    check_script_results(&res.join("para_lvm_san.jsonl"), LABEL_A, None, &[]);
     let matrix = String::from_utf8_lossy(&first.stdout);
-    for row in SCRIPT_ROWS {
-        assert!(
-            matrix.lines().any(|l| l.starts_with(row)),
-            "no row {row:?} in the matrix:\n{matrix}"
+    for (_, name, _) in SCRIPT_ROWS {
+        assert_eq!(
+            matrix
+                .lines()
+                .filter(|l| l.starts_with(&format!("{name} (")))
+                .count(),
+            1,
+            "row {name:?} in the matrix:\n{matrix}"
         );
     }
-    assert_eq!(
-        matrix
-            .lines()
-            .filter(|l| l.starts_with("network throughput "))
-            .count(),
-        2,
-        "{matrix}"
-    );
     for d in [&work, &scratch, &disk] {
         empty_dir(d);
     }
 
-    // A second environment (no make step, to keep the test short), the block file in the
-    // default scratch directory under the working one, and the DokuWiki matrix.
+    // A second machine (a host name of its own; no make step, to keep the test short), the
+    // block file in the default scratch directory under the working one, the DokuWiki matrix.
     let second = script(
         &work,
         &scratch,
-        None,
+        OTHER_HOST,
         &[
             &common[..],
             &[
@@ -560,7 +586,12 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         .concat(),
     );
     assert!(second.status.success(), "second run: {}", explain(&second));
-    decode(&std::fs::read_to_string(res.join("para_xfs_disc.jsonl")).unwrap());
+    check_script_results(
+        &res.join("para_xfs_disc.jsonl"),
+        LABEL_B,
+        Some("bm-other-host"),
+        &["time make -j2"],
+    );
     let text = String::from_utf8_lossy(&second.stdout);
     let wiki = parse_wiki(&text);
     assert_eq!(
@@ -568,14 +599,17 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         [vec!["para", ""], vec!["lvm", "xfs"], vec!["san", "disc"]],
         "{text}"
     );
-    assert_eq!(wiki.rows.len(), 7, "{text}");
+    // The two machines' rows line up: one row per step, a cell per column.
+    let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
+    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    assert_eq!(names, want, "{text}");
+    let number = |c: &str| {
+        c.split_whitespace()
+            .next()
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    };
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
-        let number = |c: &str| {
-            c.split_whitespace()
-                .next()
-                .is_some_and(|n| n.parse::<f64>().is_ok())
-        };
         assert!(number(&cells[0]), "{title}: {cells:?}");
         if title.starts_with("time make -j") {
             assert_eq!(cells[1], "-", "make did not run in the second column");
@@ -626,7 +660,7 @@ fn script_measures_against_a_namespace_peer() {
     let out = script(
         &work,
         &scratch,
-        Some(&net.a),
+        &["ip", "netns", "exec", &net.a],
         &[
             "--peer",
             B_ADDR,
@@ -653,31 +687,26 @@ fn script_measures_against_a_namespace_peer() {
         "{err}"
     );
     let recs = decode(&std::fs::read_to_string(res.join("domu_peer.jsonl")).unwrap());
-    let out_samples = step(&recs, "netpipe", "to the peer", |n| {
-        n.starts_with("network throughput ") && n.ends_with(&format!("->{B_ADDR}"))
-    });
-    assert!(out_samples[0].value("throughput_bits_per_s").unwrap() > 0.0);
-    let in_samples = step(&recs, "netpipe", "from the peer", |n| {
-        n.starts_with(&format!("network throughput {B_ADDR}->"))
-    });
-    assert!(in_samples[0].value("received_bytes").unwrap() > 0.0);
-    let icmp = step(&recs, "pingrt", "icmp", |n| {
-        n.ends_with(&format!("<->{B_ADDR}"))
-    });
-    assert_eq!(icmp.len(), 20);
+    let names = [
+        "network throughput this->peer",
+        "network throughput peer->this",
+        "latency for icmp this<->peer",
+    ];
+    let sent = step(&recs, "netpipe", names[0]);
+    assert!(sent[0].value("sent_bytes").unwrap() > 0.0);
+    let received = step(&recs, "netpipe", names[1]);
+    assert!(received[0].value("received_bytes").unwrap() > 0.0);
+    assert_eq!(step(&recs, "pingrt", names[2]).len(), 20);
+    for name in names {
+        peer_tag(&recs, name, B_ADDR);
+    }
     let matrix = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        matrix
-            .lines()
-            .filter(|l| l.starts_with("network throughput "))
-            .count(),
-        2,
-        "{matrix}"
-    );
-    assert!(
-        matrix.lines().any(|l| l.starts_with("latency for icmp ")),
-        "{matrix}"
-    );
+    for name in names {
+        assert!(
+            matrix.lines().any(|l| l.starts_with(&format!("{name} ("))),
+            "row {name:?} in the matrix:\n{matrix}"
+        );
+    }
     // The peer's sink saw the script's connection.
     let peer = decode(&std::fs::read_to_string(&peer_log).unwrap());
     assert!(
@@ -752,7 +781,7 @@ fn script_keeps_the_results_when_a_step_fails() {
     let out = script(
         &work,
         &scratch,
-        None,
+        &[],
         &[
             "--only",
             "net,disk",
@@ -776,12 +805,8 @@ fn script_keeps_the_results_when_a_step_fails() {
         "{err}"
     );
     let recs = decode(&std::fs::read_to_string(res.join("broken_disk.jsonl")).expect("results"));
-    step(&recs, "netpipe", "loopback out", |n| {
-        n.ends_with("->127.0.0.1")
-    });
-    step(&recs, "netpipe", "loopback in", |n| {
-        n.starts_with("network throughput 127.0.0.1->")
-    });
+    step(&recs, "netpipe", SCRIPT_ROWS[0].1);
+    step(&recs, "netpipe", SCRIPT_ROWS[1].1);
     let matrix = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         matrix
