@@ -79,6 +79,17 @@ fn measure_column(col: &Column, tmp: &Path, archive: &Path, index: usize) {
     ]));
     ok(&send, "netpipe send --connect");
     assert!(rx.wait(Duration::from_secs(20)).success(), "recv --listen");
+    // Every byte the sender counted arrived: the two ends' records agree.
+    let sent = decode(&String::from_utf8_lossy(&send.stdout));
+    let got = decode(&std::fs::read_to_string(&col.results).expect("results"));
+    let bytes = |recs: &[Record], key: &str| {
+        recs.iter()
+            .filter(|r| r.kind == Kind::Sample)
+            .filter_map(|r| r.value(key))
+            .sum::<f64>()
+    };
+    assert!(bytes(&sent, "sent_bytes") > 0.0);
+    assert_eq!(bytes(&sent, "sent_bytes"), bytes(&got, "received_bytes"));
 
     // dom0 -> domU without swapping who listens: dom0 serves, domU receives and measures.
     let down = format!("{}:5202", col.peer_addr);
