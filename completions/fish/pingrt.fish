@@ -17,7 +17,7 @@ complete -c pingrt -l name -d 'What is measured, the matrix row (default: derive
 complete -c pingrt -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
 complete -c pingrt -s 4 -d 'Use IPv4 (ICMP) only'
 complete -c pingrt -s 6 -d 'Use IPv6 (ICMPv6) only'
-complete -c pingrt -s f -l flood -d 'Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only'
+complete -c pingrt -s f -l flood -d 'Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only below -i 0.2'
 complete -c pingrt -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c pingrt -s n -d 'Accepted for ping compatibility: pingrt never looks names up in reverse'
 complete -c pingrt -s h -l help -d 'Print help (see more with \'--help\')'
