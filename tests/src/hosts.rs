@@ -41,9 +41,13 @@ pub fn cmd(program: &str, args: &[&str]) -> Result<Output, String> {
 pub const A_ADDR: &str = "10.231.7.1";
 /// The address of host B (namespace `b`) on the veth.
 pub const B_ADDR: &str = "10.231.7.2";
+/// Host A's IPv6 address on the veth (/64, no duplicate address detection).
+pub const A_ADDR6: &str = "fd00:231:7::1";
+/// Host B's IPv6 address on the veth.
+pub const B_ADDR6: &str = "fd00:231:7::2";
 
 /// Two network namespaces `a` and `b`, joined by a veth pair `a_if` <-> `b_if` with
-/// [`A_ADDR`] and [`B_ADDR`] (/24). Dropping it deletes both namespaces, which takes the
+/// [`A_ADDR`] and [`B_ADDR`] (/24), [`A_ADDR6`] and [`B_ADDR6`] (/64). Dropping it deletes both namespaces, which takes the
 /// veth pair and its qdiscs with them. End the processes running inside first (declare
 /// their guards after this one, so that they drop before it).
 pub struct NetPair {
@@ -78,10 +82,26 @@ impl NetPair {
                 &net.b_if, "netns", &net.b,
             ],
         )?;
-        for (ns, ifn, addr) in [(&net.a, &net.a_if, A_ADDR), (&net.b, &net.b_if, B_ADDR)] {
+        for (ns, ifn, addr, addr6) in [
+            (&net.a, &net.a_if, A_ADDR, A_ADDR6),
+            (&net.b, &net.b_if, B_ADDR, B_ADDR6),
+        ] {
             cmd(
                 "ip",
                 &["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", ifn],
+            )?;
+            cmd(
+                "ip",
+                &[
+                    "-n",
+                    ns,
+                    "addr",
+                    "add",
+                    &format!("{addr6}/64"),
+                    "dev",
+                    ifn,
+                    "nodad",
+                ],
             )?;
             cmd("ip", &["-n", ns, "link", "set", ifn, "up"])?;
         }

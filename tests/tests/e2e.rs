@@ -3,7 +3,9 @@
 //! checked cell by cell against the records), and the `./benchmatrix` suite script run on
 //! loopback, against a namespace peer, and with bad options.
 
-use benchmatrix_tests::hosts::{A_ADDR, B_ADDR, LoopDev, NetPair, Spawned, free_port, median};
+use benchmatrix_tests::hosts::{
+    A_ADDR, B_ADDR, B_ADDR6, LoopDev, NetPair, Spawned, free_port, median,
+};
 use benchmatrix_tests::{bin, decode, need_root, need_tool, run, workspace_root};
 use measure::{Kind, Record, Status};
 use std::path::{Path, PathBuf};
@@ -718,7 +720,41 @@ fn script_measures_against_a_namespace_peer() {
             "row {name:?} in the matrix:\n{matrix}"
         );
     }
-    // The peer's sink saw the script's connection.
+    // An IPv6 peer: HOST:PORT needs brackets, ICMPv6 for the latency.
+    let out6 = script(
+        &work,
+        &scratch,
+        &["ip", "netns", "exec", &net.a],
+        &[
+            "--peer",
+            B_ADDR6,
+            "--port",
+            "6200",
+            "--only",
+            "net,icmp",
+            "--net-time",
+            "1s",
+            "--results",
+            s(&res),
+            "--label",
+            "domu/peer6",
+            "--no-matrix",
+        ],
+    );
+    assert!(
+        out6.status.success(),
+        "--peer {B_ADDR6}: {}",
+        explain(&out6)
+    );
+    assert!(out6.stdout.is_empty(), "--no-matrix");
+    let recs6 = decode(&std::fs::read_to_string(res.join("domu_peer6.jsonl")).unwrap());
+    step(&recs6, "netpipe", names[0]);
+    step(&recs6, "netpipe", names[1]);
+    assert_eq!(step(&recs6, "pingrt", names[2]).len(), 20);
+    for name in names {
+        peer_tag(&recs6, name, B_ADDR6);
+    }
+    // The peer's sink saw the script's connections.
     let peer = decode(&std::fs::read_to_string(&peer_log).unwrap());
     assert!(
         peer.iter()
