@@ -2,6 +2,7 @@
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
 pub mod docs;
+pub mod hosts;
 
 /// A tool library's `command()`.
 pub type CommandFn = fn() -> clap::Command;
