@@ -1,0 +1,223 @@
+//! pingrt: ICMP and ICMPv6 echo round-trip times with kernel timestamps, reported as
+//! benchmatrix JSON lines (a sample per probe and a summary), replacing `ping`.
+
+pub mod config;
+pub mod fastline;
+pub mod human;
+pub mod output;
+pub mod packet;
+mod receive;
+pub mod session;
+pub mod sink;
+pub mod socket;
+pub mod stats;
+mod summary;
+pub mod tracker;
+
+use clap::{Arg, ArgAction, Command, value_parser};
+use measure::Failure;
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+const LONG_ABOUT: &str = "\
+Sends ICMP (IPv4) or ICMPv6 echo requests to HOST and reports every probe and a summary as
+benchmatrix JSON lines on stdout (or -o FILE), like ping but with honest statistics.
+
+Timing: the receive time is the kernel's software stamp (SO_TIMESTAMPING, else SO_TIMESTAMPNS);
+the send time is the kernel's software stamp taken as the request enters the device queue
+(SO_TIMESTAMPING TX_SCHED) when the kernel gives one inside the sendto call, else the time taken
+right before sendto (--tx-stamp user always uses that, as ping does; so does --flood unless
+--tx-stamp kernel is given). Send times are kept in memory by sequence number and never read
+back from the echoed payload.
+
+Sockets: a raw ICMP socket when permitted (root or CAP_NET_RAW), else the unprivileged datagram
+ICMP socket (net.ipv4.ping_group_range); --socket forces one. When neither opens, the message
+names the sysctl or capability that would fix it.
+
+Replies are checked: identifier, sequence number, checksum, source address and payload. Duplicates,
+late replies (after their probe timed out), out-of-order replies and replies to an older probe
+with the same 16-bit sequence number (after wrap-around) are counted, never taken as valid.
+ICMP errors (unreachable, TTL exceeded) are reported per probe.
+
+Records: `begin` (parameters, socket, machine facts); one `sample` per probe with values.rtt_s,
+or a top-level error (timeout, unreachable, ttl_exceeded, ...) and info icmp_seq, probe, ttl,
+bytes, from; `summary` with sent/received/duplicate/late/error counts, loss_ratio and RTT min,
+mean, max, mdev (iputils' definition), stddev (sample), p50, p90, p99; headline rtt_mean_s.
+Ctrl-C still writes the summary.
+
+Exit status: 0 when any reply came, 1 when none did, 2 on errors (usage, permission, socket);
+130 after Ctrl-C or SIGTERM with a count or deadline set (with -c 0 and no -w, Ctrl-C is the
+normal end and the status follows the replies). A ping-like line per probe and the ping summary
+go to stderr when it is a terminal (not with -q).";
+
+const AFTER_HELP: &str = "\
+EXAMPLES
+  ping -c 10 10.0.0.1                 ->  pingrt 10.0.0.1
+  ping -c 100 -i 0.2 -s 1400 host     ->  pingrt -c 100 -i 0.2 -s 1400 host
+  ping -6 -c 5 -W 1 ::1               ->  pingrt -6 -c 5 -W 1 ::1
+  ping -w 30 host                     ->  pingrt -w 30 host      (probes until the deadline)
+  sudo ping -f -c 10000 host          ->  sudo pingrt -f -c 10000 -q host
+  ping -I eth1 -t 3 host              ->  pingrt -I eth1 -t 3 host
+  pingrt --label xen/domu --name 'icmp domU<->dom0' -c 100 10.0.0.1 -o results.jsonl
+  pingrt -c 20 ::1 | jq -c 'select(.type==\"summary\") | .values'";
+
+/// The command line, the one source for --help and the man page.
+pub fn command() -> Command {
+    let cmd = Command::new("pingrt")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("ICMP/ICMPv6 echo round-trip times with kernel timestamps, as JSON lines (replaces ping)")
+        .long_about(LONG_ABOUT)
+        .after_help(AFTER_HELP)
+        .arg(
+            Arg::new("host")
+                .value_name("HOST")
+                .required(true)
+                .help("Name or address to probe"),
+        )
+        .arg(
+            Arg::new("count")
+                .short('c')
+                .long("count")
+                .value_name("N")
+                .default_value("10")
+                .value_parser(value_parser!(u64))
+                .help("Probes to send; 0: until the deadline or Ctrl-C. With -w: replies to wait for"),
+        )
+        .arg(
+            Arg::new("interval")
+                .short('i')
+                .long("interval")
+                .value_name("DURATION")
+                .default_value("1s")
+                .value_parser(|s: &str| measure::units::parse_seconds(s))
+                .help("Time between probes; a bare number is seconds (0.2 = 200ms). Below 200ms only for root"),
+        )
+        .arg(
+            Arg::new("timeout")
+                .short('W')
+                .long("timeout")
+                .value_name("DURATION")
+                .value_parser(|s: &str| measure::units::parse_seconds(s))
+                .help("How long each probe waits for its reply (default 10s; 0: for ever); a bare number is seconds"),
+        )
+        .arg(
+            Arg::new("deadline")
+                .short('w')
+                .long("deadline")
+                .value_name("DURATION")
+                .value_parser(|s: &str| measure::units::parse_seconds(s))
+                .help("Stop after this long whatever was sent or received; a bare number is seconds"),
+        )
+        .arg(
+            Arg::new("size")
+                .short('s')
+                .long("size")
+                .value_name("BYTES")
+                .value_parser(|s: &str| measure::units::parse_size(s))
+                .help("Payload bytes after the 8-byte ICMP header (default 56, as ping)"),
+        )
+        .arg(
+            Arg::new("ttl")
+                .short('t')
+                .long("ttl")
+                .value_name("TTL")
+                .value_parser(value_parser!(u32).range(1..=255))
+                .help("IPv4 time to live or IPv6 hop limit of the requests"),
+        )
+        .arg(
+            Arg::new("ipv4")
+                .short('4')
+                .action(ArgAction::SetTrue)
+                .conflicts_with("ipv6")
+                .help("Use IPv4 (ICMP) only"),
+        )
+        .arg(
+            Arg::new("ipv6")
+                .short('6')
+                .action(ArgAction::SetTrue)
+                .help("Use IPv6 (ICMPv6) only"),
+        )
+        .arg(
+            Arg::new("interface")
+                .short('I')
+                .long("interface")
+                .value_name("ADDR|IFACE")
+                .help("Source address, or interface name to send from (SO_BINDTODEVICE)"),
+        )
+        .arg(
+            Arg::new("flood")
+                .short('f')
+                .long("flood")
+                .action(ArgAction::SetTrue)
+                .help("Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only"),
+        )
+        .arg(
+            Arg::new("socket")
+                .long("socket")
+                .value_name("KIND")
+                .value_parser(["auto", "raw", "dgram"])
+                .default_value("auto")
+                .help("Socket kind: raw (needs CAP_NET_RAW), dgram (net.ipv4.ping_group_range) or auto"),
+        )
+        .arg(
+            Arg::new("tx_stamp")
+                .long("tx-stamp")
+                .value_name("SOURCE")
+                .value_parser(["auto", "kernel", "user"])
+                .default_value("auto")
+                .help("Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(ArgAction::SetTrue)
+                .help("No human lines on stderr, even on a terminal"),
+        )
+        .arg(
+            Arg::new("numeric")
+                .short('n')
+                .action(ArgAction::SetTrue)
+                .hide(true)
+                .help("Accepted for ping compatibility: pingrt never looks names up in reverse"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .value_name("FILE")
+                .help_heading("Record")
+                .help("Append records to FILE instead of stdout (- is stdout)"),
+        );
+    measure::label::args(cmd)
+}
+
+/// Runs pingrt with `args` (the program name first).
+pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
+    let m = measure::cli::parse(command(), args)?;
+    let cfg = config::Config::from_matches(&m)?;
+    let env = measure::label::envelope(
+        "pingrt",
+        env!("CARGO_PKG_VERSION"),
+        &m,
+        &format!("ping {}", cfg.host),
+    )?;
+    let out = measure::cli::open_output(
+        m.get_one::<String>("output").map(String::as_str),
+        measure::cli::DefaultOutput::Stdout,
+    )?;
+    // Fast probing batches its lines (flushed every 100 ms and before the summary).
+    // Flood also writes sample lines itself (fastline), through the same batched output.
+    let (out, eager, shared): (Box<dyn std::io::Write + Send>, _, _) =
+        if cfg.flood || cfg.interval < std::time::Duration::from_millis(10) {
+            let (b, eager) = output::Batched::new(out);
+            let shared = output::Shared::new(b);
+            (Box::new(shared.clone()), Some(eager), Some(shared))
+        } else {
+            (out, None, None)
+        };
+    let rep = measure::Reporter::new(env, out);
+    measure::cli::install_interrupt_handler()
+        .map_err(|e| Failure::new(2, "cannot install the Ctrl-C handler", e))?;
+    session::run(cfg, rep, eager, shared)
+}

@@ -1,0 +1,4 @@
+//! The pingrt binary: parses nothing itself, see the library.
+fn main() -> std::process::ExitCode {
+    measure::cli::main("pingrt", pingrt::run)
+}

@@ -1,0 +1,415 @@
+//! One run: send probes on schedule, read replies, errors and stamps, write the records.
+
+use crate::config::{Config, FLOOD_GAP};
+use crate::human::Human;
+use crate::packet::{self, Family};
+use crate::sink::Sink;
+use crate::socket::{self, IcmpSocket, Kind, SocketOptions, now_ns};
+use crate::tracker::{Probe, Tracker, wire_seq};
+use measure::writer::{Summary, Values, info};
+use measure::{Failure, Reporter, Status, exit};
+use serde_json::{Map, Value, json};
+use std::io;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Why the probing stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// Every probe was sent and settled (or enough replies came with -w).
+    Done,
+    Deadline,
+    Interrupted,
+}
+
+impl End {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            End::Done => "done",
+            End::Deadline => "deadline",
+            End::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Most packets read from one queue before the loop looks at its timers again.
+pub(crate) const DRAIN_BATCH: usize = 256;
+
+pub(crate) struct Session {
+    pub(crate) cfg: Config,
+    /// Sample records go here; taken back for the summary.
+    pub(crate) sink: Option<Sink>,
+    pub(crate) sock: IcmpSocket,
+    pub(crate) id: u16,
+    pub(crate) cookie: u64,
+    pub(crate) tracker: Tracker,
+    pub(crate) rtts: Vec<f64>,
+    pub(crate) human: Human,
+    pub(crate) buf: Vec<u8>,
+    /// The request being sent (reused).
+    pub(crate) pkt: Vec<u8>,
+    /// The error queue's own buffer (drain may read it while `buf` is in use).
+    pub(crate) errbuf: Vec<u8>,
+    pub(crate) base_info: Map<String, Value>,
+    /// When probing began (CLOCK_REALTIME ns).
+    pub(crate) start: i64,
+    /// When probing ended (CLOCK_REALTIME ns).
+    pub(crate) end_ns: Option<i64>,
+    /// Flood: read right after sending (the reply was there last time).
+    pub(crate) eager_read: bool,
+    /// The target address as text, for every sample.
+    pub(crate) target_text: String,
+}
+
+fn random_u64() -> u64 {
+    let mut b = [0u8; 8];
+    let ok = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut b))
+        .is_ok();
+    if ok {
+        u64::from_be_bytes(b)
+    } else {
+        (now_ns() as u64) ^ (u64::from(std::process::id()) << 32)
+    }
+}
+
+fn ns(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn out_err(e: &io::Error) -> Failure {
+    Failure::io("writing records", e)
+}
+
+/// The parameters of the run, for `begin` and `summary`.
+fn params(cfg: &Config) -> Map<String, Value> {
+    info(json!({
+        "host": cfg.host,
+        "address": cfg.target.ip().to_string(),
+        "family": if cfg.family == Family::V4 { "ipv4" } else { "ipv6" },
+        "count": cfg.count,
+        "interval_s": cfg.interval.as_secs_f64(),
+        "timeout_s": cfg.timeout.as_secs_f64(),
+        "deadline_s": cfg.deadline.map(|d| d.as_secs_f64()),
+        "payload_bytes": cfg.size,
+        "ttl": cfg.ttl,
+        "source": cfg.source.map(|a| a.to_string()),
+        "interface": cfg.interface,
+        "flood": cfg.flood,
+    }))
+}
+
+/// Runs the probes of `cfg`, writing records to `rep`; always writes the summary.
+pub fn run(
+    cfg: Config,
+    mut rep: Reporter,
+    eager: Option<Arc<AtomicBool>>,
+    shared: Option<crate::output::Shared>,
+) -> Result<ExitCode, Failure> {
+    let flush_now = || {
+        if let Some(e) = &eager {
+            e.store(true, Ordering::Relaxed);
+        }
+    };
+    let mut base = params(&cfg);
+    let opened = IcmpSocket::open(cfg.family, cfg.socket).and_then(|mut s| {
+        s.configure(&SocketOptions {
+            ttl: cfg.ttl,
+            source: cfg.source,
+            interface: cfg.interface.clone(),
+            tx_stamps: cfg.kernel_tx,
+        })
+        .map(|()| s)
+    });
+    let sock = match opened {
+        Ok(s) => s,
+        Err(msg) => {
+            base.insert(
+                "socket".into(),
+                json!(format!("{:?}", cfg.socket).to_lowercase()),
+            );
+            rep.begin(base.clone()).map_err(|e| out_err(&e))?;
+            rep.summary(Summary {
+                status: Status::Failed,
+                error: Some(msg.clone()),
+                headline: None,
+                values: Values::new(),
+                info: base,
+            })
+            .map_err(|e| out_err(&e))?;
+            return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
+        }
+    };
+    // The kernel turns receive stamping on for the whole stack a moment after the first
+    // socket asks (a deferred static key); give it that moment so probe 1 gets its stamp.
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    let cookie = random_u64();
+    let id = match sock.kind {
+        Kind::Raw => (cookie >> 48) as u16,
+        Kind::Dgram => sock.dgram_id().unwrap_or(0),
+    };
+    base.insert("socket".into(), json!(sock.kind.as_str()));
+    base.insert("icmp_id".into(), json!(id));
+    base.insert(
+        "rx_stamp".into(),
+        json!(if sock.timestamping {
+            "kernel SO_TIMESTAMPING"
+        } else {
+            "kernel SO_TIMESTAMPNS"
+        }),
+    );
+    base.insert(
+        "tx_stamp".into(),
+        json!(if sock.tx_stamps {
+            "kernel SO_TIMESTAMPING TX_SCHED, else user before sendto"
+        } else {
+            "user before sendto"
+        }),
+    );
+    let mut begin = base.clone();
+    begin.extend(measure::envfacts::Probe::system().machine());
+    rep.begin(begin).map_err(|e| out_err(&e))?;
+    let human = Human {
+        enabled: !cfg.quiet && measure::cli::is_terminal(2),
+        flood: cfg.flood,
+    };
+    let ip_header = if cfg.family == Family::V4 { 20 } else { 40 };
+    human.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
+    let timeout_ns = ns(cfg.timeout);
+    let target_text = cfg.target.ip().to_string();
+    let sink = if cfg.flood {
+        Sink::threaded(rep, target_text.clone(), shared)
+            .map_err(|e| Failure::new(exit::CANNOT, "cannot start the record writer", e))?
+    } else {
+        Sink::direct(rep, target_text.clone())
+    };
+    let mut s = Session {
+        tracker: Tracker::new(cookie, cfg.size, timeout_ns),
+        buf: vec![0u8; cfg.size + 8 + 60 + 512],
+        errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
+        pkt: Vec::new(),
+        sink: Some(sink),
+        cfg,
+        sock,
+        id,
+        cookie,
+        rtts: Vec::new(),
+        human,
+        base_info: base,
+        start: now_ns(),
+        eager_read: true,
+        target_text,
+        end_ns: None,
+    };
+    let result = s.probe_loop();
+    flush_now();
+    s.finish(result)
+}
+
+impl Session {
+    fn probe_loop(&mut self) -> Result<End, Failure> {
+        let start = now_ns();
+        self.start = start;
+        let deadline_at = self.cfg.deadline.map(|d| start.saturating_add(ns(d)));
+        let interval = ns(self.cfg.interval);
+        let flood_gap = if self.cfg.interval.is_zero() {
+            ns(FLOOD_GAP)
+        } else {
+            interval
+        };
+        let count = self.cfg.count;
+        let deadline_mode = self.cfg.deadline.is_some();
+        let mut next_send = start;
+        let mut lingering = false;
+        loop {
+            if measure::cli::interrupted() {
+                return Ok(End::Interrupted);
+            }
+            let now = now_ns();
+            self.expire(now)?;
+            if deadline_at.is_some_and(|d| now >= d) {
+                return Ok(End::Deadline);
+            }
+            let c = self.tracker.counts;
+            if deadline_mode && count > 0 && c.received >= count {
+                return Ok(End::Done);
+            }
+            let done_sending = !deadline_mode && count > 0 && c.sent >= count;
+            if done_sending {
+                if self.tracker.waiting() == 0 {
+                    return Ok(End::Done);
+                }
+                if !lingering {
+                    lingering = true;
+                    if !self.cfg.timeout_given && c.received > 0 {
+                        // As ping: once everything is sent, wait about two of the longest
+                        // round trips (at least a second) rather than the full timeout.
+                        let max = self.rtts.iter().copied().fold(0.0f64, f64::max);
+                        let linger = ((2.0 * max * 1e9) as i64).max(1_000_000_000);
+                        self.tracker.cap_deadlines(now.saturating_add(linger));
+                        continue;
+                    }
+                }
+            } else {
+                let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
+                if due {
+                    let after = self.send_probe()?;
+                    if self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)
+                    {
+                        // On a fast path (loopback) the reply is queued before sendto
+                        // returns: read it now rather than after another poll. Keep doing so
+                        // only while it pays.
+                        let before = self.tracker.waiting();
+                        self.drain()?;
+                        let hit = self.tracker.waiting() < before;
+                        self.eager_read = hit;
+                    }
+                    next_send = if self.cfg.flood {
+                        after + flood_gap
+                    } else {
+                        (next_send + interval).max(after - interval)
+                    };
+                    continue;
+                }
+            }
+            let mut wake = i64::MAX;
+            if !done_sending {
+                wake = next_send;
+            }
+            if let Some(d) = self.tracker.next_deadline() {
+                wake = wake.min(d);
+            }
+            if let Some(d) = deadline_at {
+                wake = wake.min(d);
+            }
+            let timeout = (wake != i64::MAX).then(|| wake - now);
+            match socket::wait(self.sock.fd(), timeout) {
+                Ok((readable, errq)) => {
+                    if errq {
+                        self.drain_errqueue(DRAIN_BATCH)?;
+                    }
+                    if readable {
+                        self.drain()?;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Failure::new(exit::CANNOT, "poll", e)),
+            }
+        }
+    }
+
+    /// Sends the next probe; returns the time right after sendto.
+    fn send_probe(&mut self) -> Result<i64, Failure> {
+        let number = self.tracker.next_number();
+        let mut pkt = std::mem::take(&mut self.pkt);
+        packet::build_probe(
+            &mut pkt,
+            self.cfg.family,
+            self.id,
+            wire_seq(number),
+            self.cookie,
+            number,
+            self.cfg.size,
+        );
+        let before = now_ns();
+        let res = self.sock.send_to(&pkt, &self.cfg.target);
+        self.pkt = pkt;
+        // The end of the sendto call bounds the kernel's stamp; without those stamps it is
+        // not needed and the clock is not read again.
+        let after = if self.sock.tx_stamps {
+            now_ns()
+        } else {
+            before
+        };
+        let (probe, evicted) = self.tracker.sent(before, after);
+        if let Some(old) = evicted {
+            self.timeout_sample(&old, "timeout")?;
+        }
+        self.human.sent();
+        match res {
+            Ok(()) => {
+                if self.sock.tx_stamps {
+                    // The stamp is usually queued before sendto returns: read just it.
+                    self.drain_errqueue(1)?;
+                }
+                Ok(after)
+            }
+            Err(e) => {
+                let fatal = matches!(
+                    e.raw_os_error(),
+                    Some(libc::EMSGSIZE)
+                        | Some(libc::EINVAL)
+                        | Some(libc::EAFNOSUPPORT)
+                        | Some(libc::EACCES)
+                        | Some(libc::EDESTADDRREQ)
+                );
+                if fatal {
+                    let hint = match e.raw_os_error() {
+                        Some(libc::EMSGSIZE) => " (lower -s)",
+                        Some(libc::EACCES) => {
+                            " (a broadcast address? pingrt does not probe broadcast)"
+                        }
+                        _ => "",
+                    };
+                    return Err(Failure::new(
+                        exit::CANNOT,
+                        format!("sendto {}", self.cfg.target.ip()),
+                        format!("{e}{hint}"),
+                    ));
+                }
+                let _ = self.tracker.error(probe.seq);
+                let mut i = self.probe_info(&probe);
+                i.insert("errno".into(), json!(e.raw_os_error()));
+                i.insert("detail".into(), json!(e.to_string()));
+                self.human.error(
+                    &self.cfg.target.ip().to_string(),
+                    probe.seq,
+                    &format!("sendto: {e}"),
+                );
+                self.failed_sample("send_error", i).map(|()| after)
+            }
+        }
+    }
+
+    pub(crate) fn probe_info(&self, p: &Probe) -> Map<String, Value> {
+        let mut i = Map::new();
+        i.insert("icmp_seq".into(), Value::from(p.seq));
+        i.insert("probe".into(), Value::from(p.number));
+        i
+    }
+
+    pub(crate) fn timeout_sample(&mut self, p: &Probe, reason: &str) -> Result<(), Failure> {
+        let mut i = self.probe_info(p);
+        i.insert("reason".into(), json!(reason));
+        let waited = (now_ns() - p.sent_ns()) as f64 / 1e9;
+        i.insert("waited_s".into(), json!(waited));
+        if reason == "timeout" {
+            self.human.timeout(p.seq);
+        }
+        let err = if reason == "timeout" {
+            "timeout"
+        } else {
+            "unanswered"
+        };
+        self.failed_sample(err, i)
+    }
+
+    fn expire(&mut self, now: i64) -> Result<(), Failure> {
+        for p in self.tracker.expire(now) {
+            self.timeout_sample(&p, "timeout")?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn failed_sample(
+        &mut self,
+        err: &str,
+        info: Map<String, Value>,
+    ) -> Result<(), Failure> {
+        match self.sink.as_mut() {
+            Some(sink) => sink.failed(err, info).map_err(|e| out_err(&e)),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Where sample records go: straight to the reporter, or (flood) through a writer thread so
+//! that formatting JSON does not slow the probing down.
+
+use crate::fastline::FastLines;
+use measure::Reporter;
+use measure::writer::Values;
+use serde_json::{Map, Value};
+use std::io;
+use std::io::Write;
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Events handed to the writer thread at once.
+const BATCH: usize = 512;
+/// The longest an event waits before its batch is handed over.
+const BATCH_DELAY: Duration = Duration::from_millis(50);
+
+/// A valid reply, in the compact form the probing thread hands over.
+#[derive(Clone, Debug)]
+pub struct ReplyEvent {
+    pub seq: u16,
+    pub number: u64,
+    pub ttl: Option<u8>,
+    pub bytes: usize,
+    pub rtt_s: f64,
+    pub tx_kernel: bool,
+    pub rx_kernel: bool,
+    pub out_of_order: bool,
+}
+
+/// One sample record on its way to the writer.
+pub enum Event {
+    Reply(ReplyEvent),
+    Failed(String, Map<String, Value>),
+}
+
+/// The info of a reply's sample.
+pub fn reply_info(e: &ReplyEvent, from: &str) -> Map<String, Value> {
+    let mut i = Map::new();
+    i.insert("icmp_seq".into(), Value::from(e.seq));
+    i.insert("probe".into(), Value::from(e.number));
+    i.insert("ttl".into(), e.ttl.map_or(Value::Null, Value::from));
+    i.insert("bytes".into(), Value::from(e.bytes));
+    i.insert("from".into(), Value::from(from));
+    let tx = if e.tx_kernel { "kernel" } else { "user" };
+    i.insert("tx_stamp".into(), Value::from(tx));
+    let rx = if e.rx_kernel { "kernel" } else { "user" };
+    i.insert("rx_stamp".into(), Value::from(rx));
+    if e.out_of_order {
+        i.insert("out_of_order".into(), Value::Bool(true));
+    }
+    i
+}
+
+fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
+    match ev {
+        Event::Reply(e) => rep.sample(Values::new().with("rtt_s", e.rtt_s), reply_info(&e, from)),
+        Event::Failed(err, info) => rep.sample_failed(&err, info),
+    }
+}
+
+/// Sample records on their way out.
+pub enum Sink {
+    Direct(Box<Reporter>, String),
+    Thread {
+        tx: SyncSender<Vec<Event>>,
+        handle: JoinHandle<(Reporter, io::Result<()>)>,
+        /// Events not yet handed over: they go in batches, so the writer thread is woken
+        /// (a futex call and a context switch) once per batch, not once per probe.
+        pending: Vec<Event>,
+        since: Instant,
+    },
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Sink::Direct(..) => "Sink::Direct",
+            Sink::Thread { .. } => "Sink::Thread",
+        })
+    }
+}
+
+fn gone() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the record writer stopped")
+}
+
+impl Sink {
+    /// Writes through `rep` on this thread.
+    pub fn direct(rep: Reporter, from: String) -> Sink {
+        Sink::Direct(Box::new(rep), from)
+    }
+
+    /// Writes on a thread of its own: through `fast` lines into `out` when given (the
+    /// Reporter's own output), else through `rep`.
+    pub fn threaded(
+        mut rep: Reporter,
+        from: String,
+        out: Option<crate::output::Shared>,
+    ) -> io::Result<Sink> {
+        let mut fast = match out {
+            Some(o) => FastLines::new(rep.envelope(), &from).map(|f| (f, o)),
+            None => None,
+        };
+        let (tx, rx) = sync_channel::<Vec<Event>>(256);
+        let handle = std::thread::Builder::new()
+            .name("records".into())
+            .spawn(move || {
+                // Below the probing thread: on a busy machine the probes go first and the
+                // records catch up (the summary waits for them).
+                // SAFETY: setpriority on this thread's own id; pthread_sigmask with a set we
+                // own. Ctrl-C and SIGTERM go to the probing thread, which then stops at once.
+                unsafe {
+                    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                    libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut set);
+                    libc::sigaddset(&mut set, libc::SIGINT);
+                    libc::sigaddset(&mut set, libc::SIGTERM);
+                    libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                }
+                for batch in rx {
+                    for ev in batch {
+                        let res = match &mut fast {
+                            Some((f, out)) => {
+                                let line = match &ev {
+                                    Event::Reply(e) => f.reply(e),
+                                    Event::Failed(err, info) => f.failed(err, info),
+                                };
+                                out.write_all(line.as_bytes())
+                            }
+                            None => write(&mut rep, ev, &from),
+                        };
+                        if let Err(e) = res {
+                            return (rep, Err(e));
+                        }
+                    }
+                    if let Some((_, out)) = &mut fast
+                        && let Err(e) = out.flush()
+                    {
+                        return (rep, Err(e));
+                    }
+                }
+                (rep, Ok(()))
+            })?;
+        Ok(Sink::Thread {
+            tx,
+            handle,
+            pending: Vec::with_capacity(BATCH),
+            since: Instant::now(),
+        })
+    }
+
+    fn put(&mut self, ev: Event) -> io::Result<()> {
+        match self {
+            Sink::Direct(rep, from) => write(rep, ev, from),
+            Sink::Thread {
+                tx, pending, since, ..
+            } => {
+                pending.push(ev);
+                // At a high rate the clock is read every 64 events only.
+                let n = pending.len();
+                if n >= BATCH || ((n < 64 || n % 64 == 0) && since.elapsed() >= BATCH_DELAY) {
+                    *since = Instant::now();
+                    let batch = std::mem::replace(pending, Vec::with_capacity(BATCH));
+                    tx.send(batch).map_err(|_| gone())?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn reply(&mut self, e: ReplyEvent) -> io::Result<()> {
+        self.put(Event::Reply(e))
+    }
+
+    pub fn failed(&mut self, err: &str, info: Map<String, Value>) -> io::Result<()> {
+        self.put(Event::Failed(err.to_string(), info))
+    }
+
+    /// Waits for every record to be written; gives the reporter back (for the summary) and
+    /// the first write error, if any. `None` if the writer thread panicked.
+    pub fn finish(self) -> Option<(Reporter, io::Result<()>)> {
+        match self {
+            Sink::Direct(rep, _) => Some((*rep, Ok(()))),
+            Sink::Thread {
+                tx,
+                handle,
+                pending,
+                ..
+            } => {
+                if !pending.is_empty() {
+                    // The writer may have stopped on an error; join reports it.
+                    let _ = tx.send(pending);
+                }
+                drop(tx);
+                handle.join().ok()
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The end of a run: unanswered probes, the summary record, the ping summary and the exit code.
+
+use crate::session::{End, Session, out_err};
+use crate::sink::Sink;
+use crate::socket::now_ns;
+use crate::stats;
+use measure::writer::{Summary, Values};
+use measure::{Failure, Status, exit};
+use serde_json::{Map, Value, json};
+use std::process::ExitCode;
+
+impl Session {
+    /// Writes the samples of unanswered probes and the summary; turns the end into an exit code.
+    pub(crate) fn finish(mut self, result: Result<End, Failure>) -> Result<ExitCode, Failure> {
+        let end = match result {
+            Ok(end) => end,
+            Err(f) => {
+                self.end_ns = Some(now_ns());
+                let mut rep = match self.sink.take().and_then(Sink::finish) {
+                    Some((rep, _)) => rep,
+                    None => return Err(f),
+                };
+                let msg = f.message.clone().unwrap_or_else(|| "failed".into());
+                let (mut values, mut i) = self.summary_values();
+                i.insert("end".into(), json!("error"));
+                if self.tracker.counts.received == 0 {
+                    values = Values::new();
+                }
+                let _ = rep.summary(Summary {
+                    status: if self.tracker.counts.received > 0 {
+                        Status::Partial
+                    } else {
+                        Status::Failed
+                    },
+                    error: Some(msg),
+                    headline: None,
+                    values,
+                    info: i,
+                });
+                return Err(f);
+            }
+        };
+        self.end_ns = Some(now_ns());
+        if end != End::Done {
+            // Probes still out when the deadline or Ctrl-C came count as lost, as in ping.
+            let now = now_ns();
+            self.tracker.cap_deadlines(now);
+            let reason = end.as_str();
+            for p in self.tracker.expire(now) {
+                self.timeout_sample(&p, reason)?;
+            }
+        }
+        let (values, mut i) = self.summary_values();
+        i.insert("end".into(), json!(end.as_str()));
+        let c = self.tracker.counts;
+        let unlimited = self.cfg.count == 0 && self.cfg.deadline.is_none();
+        let abnormal = end == End::Interrupted && !unlimited;
+        let (status, error) = if c.received == 0 {
+            (
+                Status::Failed,
+                Some(format!(
+                    "no reply from {} ({} sent)",
+                    self.cfg.target.ip(),
+                    c.sent
+                )),
+            )
+        } else if abnormal {
+            (
+                Status::Partial,
+                Some("interrupted before the last probe".to_string()),
+            )
+        } else {
+            (Status::Ok, None)
+        };
+        let st = stats::rtt_stats(&self.rtts);
+        self.human.summary(
+            &self.cfg.host,
+            c.sent,
+            c.received,
+            c.duplicates,
+            c.errors,
+            values
+                .0
+                .get("elapsed_s")
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0),
+            st.map(|s| (s.min, s.mean, s.max, s.mdev)),
+        );
+        let (mut rep, written) = match self.sink.take().and_then(Sink::finish) {
+            Some(r) => r,
+            None => {
+                return Err(Failure::new(
+                    exit::CANNOT,
+                    "writing records",
+                    "the record writer failed",
+                ));
+            }
+        };
+        written.map_err(|e| out_err(&e))?;
+        rep.summary(Summary {
+            status,
+            error,
+            headline: Some("rtt_mean_s".into()),
+            values,
+            info: i,
+        })
+        .map_err(|e| out_err(&e))?;
+        if abnormal {
+            return Ok(ExitCode::from(exit::INTERRUPTED));
+        }
+        Ok(ExitCode::from(if c.received > 0 {
+            exit::OK
+        } else {
+            exit::MEASURED_FAILURE
+        }))
+    }
+
+    fn summary_values(&mut self) -> (Values, Map<String, Value>) {
+        let c = self.tracker.counts;
+        let elapsed = self.elapsed_s();
+        let mut v = Values::new()
+            .with_count("sent_count", c.sent)
+            .with_count("received_count", c.received)
+            .with_count("duplicate_count", c.duplicates)
+            .with_count("late_count", c.late)
+            .with_count("out_of_order_count", c.out_of_order)
+            .with_count("error_count", c.errors)
+            .with_count("timeout_count", c.timeouts)
+            .with_count("corrupt_count", c.corrupt)
+            .with_count("foreign_count", c.foreign);
+        if c.sent > 0 {
+            v.set(
+                "loss_ratio",
+                c.sent.saturating_sub(c.received) as f64 / c.sent as f64,
+            );
+        }
+        if let Some(s) = stats::rtt_stats(&self.rtts) {
+            v.set("rtt_min_s", s.min);
+            v.set("rtt_mean_s", s.mean);
+            v.set("rtt_max_s", s.max);
+            v.set("rtt_mdev_s", s.mdev);
+            v.set("rtt_stddev_s", s.stddev);
+            v.set("rtt_p50_s", s.p50);
+            v.set("rtt_p90_s", s.p90);
+            v.set("rtt_p99_s", s.p99);
+        }
+        v.set("elapsed_s", elapsed);
+        if elapsed > 0.0 {
+            v.set("probe_rate_per_s", c.sent as f64 / elapsed);
+        }
+        let mut i = self.base_info.clone();
+        i.insert("seq_wraps".into(), json!(c.sent / 65_536));
+        i.insert("kernel_tx_stamps".into(), json!(c.kernel_tx));
+        (v, i)
+    }
+
+    fn elapsed_s(&self) -> f64 {
+        (self.end_ns.unwrap_or_else(now_ns) - self.start) as f64 / 1e9
+    }
+}

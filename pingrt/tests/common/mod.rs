@@ -1,0 +1,429 @@
+//! Shared parts of pingrt's integration tests: running the binary, reading its records,
+//! network namespaces with veth pairs (cleaned up by Drop), and a programmable echo responder.
+#![allow(dead_code, clippy::too_many_arguments)]
+
+use measure::Record;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_pingrt");
+
+/// What one run of a command gave.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub records: Vec<Record>,
+}
+
+impl Run {
+    pub fn from_output(o: Output) -> Run {
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        let records = stdout
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| measure::parse_line(l).unwrap_or_else(|e| panic!("bad record {l}: {e}")))
+            .collect();
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout,
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            records,
+        }
+    }
+
+    pub fn summary(&self) -> &Record {
+        self.records
+            .iter()
+            .find(|r| r.kind == measure::Kind::Summary)
+            .unwrap_or_else(|| panic!("no summary in {}\nstderr: {}", self.stdout, self.stderr))
+    }
+
+    pub fn begin(&self) -> &Record {
+        self.records
+            .iter()
+            .find(|r| r.kind == measure::Kind::Begin)
+            .expect("begin")
+    }
+
+    pub fn samples(&self) -> Vec<&Record> {
+        self.records
+            .iter()
+            .filter(|r| r.kind == measure::Kind::Sample)
+            .collect()
+    }
+
+    /// A count or value from the summary.
+    pub fn v(&self, key: &str) -> f64 {
+        self.summary()
+            .value(key)
+            .unwrap_or_else(|| panic!("summary has no {key}: {}", self.stdout))
+    }
+
+    pub fn info(&self, key: &str) -> serde_json::Value {
+        self.summary().info.get(key).cloned().unwrap_or_default()
+    }
+
+    pub fn explain(&self) -> String {
+        format!(
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs pingrt with `args`, in namespace `ns` when given.
+pub fn pingrt(ns: Option<&str>, args: &[&str]) -> Run {
+    let mut c = match ns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, BIN]);
+            c
+        }
+        None => Command::new(BIN),
+    };
+    c.args(args).stdin(Stdio::null());
+    Run::from_output(c.output().expect("run pingrt"))
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid takes no arguments.
+    unsafe { libc::geteuid() == 0 }
+}
+
+pub fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Whether the test may go on: root and the named tools; else prints `skipped: why`.
+pub fn can_run(test: &str, tools: &[&str]) -> bool {
+    if !is_root() {
+        eprintln!("skipped: {test} needs root (network namespaces, raw sockets)");
+        return false;
+    }
+    for t in tools {
+        if !have(t) {
+            eprintln!("skipped: {test} needs {t}");
+            return false;
+        }
+    }
+    true
+}
+
+/// Runs a shell command, panicking with its output when it fails.
+pub fn sh(cmd: &str) {
+    let o = Command::new("sh").args(["-c", cmd]).output().expect("sh");
+    assert!(
+        o.status.success(),
+        "`{cmd}` failed: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// Network namespaces joined by veth pairs; deleted (with their veths, qdiscs, firewall
+/// rules and sysctls) on drop, even when the test fails.
+///
+/// `pair()`: client `c` 10.77.1.1/24 + fd00:77:1::1/64 <-> server `s` 10.77.1.2/24 + fd00:77:1::2/64.
+/// `routed()`: client 10.77.1.1 <-> router 10.77.1.2 | 10.77.2.1 <-> server 10.77.2.2 (and the
+/// same in fd00:77:1::/64, fd00:77:2::/64). The addresses exist only inside these namespaces.
+pub struct Net {
+    pub c: String,
+    pub r: Option<String>,
+    pub s: String,
+    all: Vec<String>,
+    /// The client's interface name.
+    pub c_if: String,
+    /// The server's interface name.
+    pub s_if: String,
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        for ns in &self.all {
+            let _ = Command::new("ip").args(["netns", "del", ns]).status();
+        }
+    }
+}
+
+fn prefix() -> String {
+    format!(
+        "pr{}x{}",
+        std::process::id() % 1_000_000,
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+fn link(a_ns: &str, a_if: &str, a4: &str, a6: &str, b_ns: &str, b_if: &str, b4: &str, b6: &str) {
+    sh(&format!(
+        "ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}"
+    ));
+    for (ns, ifn, v4, v6) in [(a_ns, a_if, a4, a6), (b_ns, b_if, b4, b6)] {
+        sh(&format!(
+            "ip -n {ns} addr add {v4} dev {ifn} && ip -n {ns} addr add {v6} dev {ifn} nodad && ip -n {ns} link set {ifn} up"
+        ));
+    }
+}
+
+impl Net {
+    fn make(names: &[&str]) -> (String, Vec<String>) {
+        let p = prefix();
+        let all: Vec<String> = names.iter().map(|n| format!("{p}{n}")).collect();
+        for ns in &all {
+            sh(&format!("ip netns add {ns} && ip -n {ns} link set lo up"));
+        }
+        (p, all)
+    }
+
+    /// Two namespaces joined by one veth pair.
+    pub fn pair() -> Net {
+        let (p, all) = Net::make(&["c", "s"]);
+        let mut net = Net {
+            c: all[0].clone(),
+            r: None,
+            s: all[1].clone(),
+            all: all.clone(),
+            c_if: format!("{p}a"),
+            s_if: format!("{p}b"),
+        };
+        net.all = all;
+        link(
+            &net.c,
+            &net.c_if,
+            "10.77.1.1/24",
+            "fd00:77:1::1/64",
+            &net.s,
+            &net.s_if,
+            "10.77.1.2/24",
+            "fd00:77:1::2/64",
+        );
+        net.quiet_icmp_limits(&net.s.clone());
+        net
+    }
+
+    /// Client, router and server: the server is one routed hop away.
+    pub fn routed() -> Net {
+        let (p, all) = Net::make(&["c", "r", "s"]);
+        let net = Net {
+            c: all[0].clone(),
+            r: Some(all[1].clone()),
+            s: all[2].clone(),
+            all: all.clone(),
+            c_if: format!("{p}a"),
+            s_if: format!("{p}d"),
+        };
+        let r = &all[1];
+        link(
+            &net.c,
+            &net.c_if,
+            "10.77.1.1/24",
+            "fd00:77:1::1/64",
+            r,
+            &format!("{p}b"),
+            "10.77.1.2/24",
+            "fd00:77:1::2/64",
+        );
+        link(
+            r,
+            &format!("{p}e"),
+            "10.77.2.1/24",
+            "fd00:77:2::1/64",
+            &net.s,
+            &net.s_if,
+            "10.77.2.2/24",
+            "fd00:77:2::2/64",
+        );
+        sh(&format!(
+            "ip -n {c} route add default via 10.77.1.2 && ip -n {c} -6 route add default via fd00:77:1::2 && \
+             ip -n {s} route add default via 10.77.2.1 && ip -n {s} -6 route add default via fd00:77:2::1 && \
+             ip netns exec {r} sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1",
+            c = net.c,
+            s = net.s
+        ));
+        net.quiet_icmp_limits(r);
+        net.quiet_icmp_limits(&net.s.clone());
+        net
+    }
+
+    /// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
+    fn quiet_icmp_limits(&self, ns: &str) {
+        sh(&format!(
+            "ip netns exec {ns} sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0"
+        ));
+    }
+
+    /// Runs `cmd` with `sh -c` inside `ns`.
+    pub fn exec(&self, ns: &str, cmd: &str) {
+        sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
+    }
+}
+
+/// What the responder does with one echo request: a list of replies, each after a delay and
+/// possibly damaged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    None,
+    BadChecksum,
+    BadPayload,
+}
+
+type Plan = dyn Fn(u16) -> Vec<(Duration, Damage)> + Send + Sync;
+
+/// A user-space ICMP echo responder inside a namespace (whose kernel echo is turned off):
+/// replies as `plan` says per sequence number. Stopped and joined on drop.
+pub struct Responder {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+    pub seen: Arc<Mutex<Vec<u16>>>,
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn checksum(b: &[u8]) -> u16 {
+    let mut sum: u32 = 0;
+    for c in b.chunks(2) {
+        let w = if c.len() == 2 {
+            u16::from_be_bytes([c[0], c[1]])
+        } else {
+            u16::from(c[0]) << 8
+        };
+        sum += u32::from(w);
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+impl Responder {
+    /// Starts a responder in namespace `ns` (turning off the kernel's own echo replies there).
+    pub fn start(
+        ns: &str,
+        plan: impl Fn(u16) -> Vec<(Duration, Damage)> + Send + Sync + 'static,
+    ) -> Responder {
+        sh(&format!(
+            "ip netns exec {ns} sysctl -qw net.ipv4.icmp_echo_ignore_all=1"
+        ));
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let ready = Arc::new(AtomicBool::new(false));
+        let (s2, seen2, ready2) = (stop.clone(), seen.clone(), ready.clone());
+        let path = format!("/run/netns/{ns}");
+        let plan: Box<Plan> = Box::new(plan);
+        let handle = std::thread::spawn(move || {
+            let f = std::fs::File::open(&path).expect("open netns");
+            // SAFETY: setns on this thread only, with a namespace fd we own.
+            let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+            assert_eq!(rc, 0, "setns");
+            // SAFETY: plain socket call.
+            let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP) };
+            assert!(fd >= 0, "raw socket");
+            ready2.store(true, Ordering::SeqCst);
+            let mut pending: Vec<(Instant, Ipv4Addr, Vec<u8>)> = Vec::new();
+            let mut buf = [0u8; 70000];
+            while !s2.load(Ordering::SeqCst) {
+                let now = Instant::now();
+                // Send what is due.
+                let mut i = 0;
+                while i < pending.len() {
+                    if pending[i].0 <= now {
+                        let (_, to, pkt) = pending.remove(i);
+                        // SAFETY: a zeroed sockaddr_in filled in below.
+                        let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+                        sin.sin_family = libc::AF_INET as u16;
+                        sin.sin_addr.s_addr = u32::from(to).to_be();
+                        // SAFETY: pkt and sin are live for the call.
+                        unsafe {
+                            libc::sendto(
+                                fd,
+                                pkt.as_ptr().cast(),
+                                pkt.len(),
+                                0,
+                                (&sin as *const libc::sockaddr_in).cast(),
+                                std::mem::size_of::<libc::sockaddr_in>() as u32,
+                            );
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                let wait = pending
+                    .iter()
+                    .map(|p| p.0.saturating_duration_since(now))
+                    .min()
+                    .unwrap_or(Duration::from_millis(20))
+                    .min(Duration::from_millis(20));
+                let mut pfd = libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one live pollfd.
+                let rc = unsafe { libc::poll(&mut pfd, 1, wait.as_millis().max(1) as i32) };
+                if rc <= 0 {
+                    continue;
+                }
+                // SAFETY: buf is live and as long as stated.
+                let n = unsafe {
+                    libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT)
+                };
+                if n <= 0 {
+                    continue;
+                }
+                let pkt = &buf[..n as usize];
+                let hl = usize::from(pkt[0] & 0x0f) * 4;
+                if pkt.len() < hl + 8 || pkt[hl] != 8 {
+                    continue;
+                }
+                let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+                let icmp = &pkt[hl..];
+                let seq = u16::from_be_bytes([icmp[6], icmp[7]]);
+                seen2.lock().expect("seen").push(seq);
+                for (delay, damage) in plan(seq) {
+                    let mut rep = icmp.to_vec();
+                    rep[0] = 0;
+                    rep[2] = 0;
+                    rep[3] = 0;
+                    if damage == Damage::BadPayload && rep.len() > 20 {
+                        rep[20] ^= 0x5a;
+                    }
+                    let mut sum = checksum(&rep);
+                    if damage == Damage::BadChecksum {
+                        sum ^= 0x0101;
+                    }
+                    rep[2..4].copy_from_slice(&sum.to_be_bytes());
+                    pending.push((Instant::now() + delay, src, rep));
+                }
+            }
+            // SAFETY: closing the socket we opened.
+            unsafe { libc::close(fd) };
+        });
+        let t0 = Instant::now();
+        while !ready.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Responder {
+            stop,
+            handle: Some(handle),
+            seen,
+        }
+    }
+}
