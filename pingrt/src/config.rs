@@ -96,8 +96,9 @@ impl Config {
             _ if flood => Duration::ZERO,
             _ => Duration::from_secs(1),
         };
-        if (flood || interval < MIN_USER_INTERVAL) && !is_root() {
-            let what = if flood {
+        // As ping: a flood with an interval of 200ms or more is fine for anyone.
+        if interval < MIN_USER_INTERVAL && !is_root() {
+            let what = if flood && !interval_given {
                 "--flood".to_string()
             } else {
                 format!(

@@ -149,7 +149,7 @@ pub fn command() -> Command {
                 .short('f')
                 .long("flood")
                 .action(ArgAction::SetTrue)
-                .help("Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only"),
+                .help("Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only below -i 0.2"),
         )
         .arg(
             Arg::new("socket")

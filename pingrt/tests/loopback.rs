@@ -315,3 +315,42 @@ fn ping_like_lines_on_a_terminal() {
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).trim().is_empty());
 }
+
+#[test]
+fn short_payloads_still_match_their_probes() {
+    if !can_run("short_payloads", &[]) {
+        return;
+    }
+    for size in ["0", "8", "15"] {
+        let r = pingrt(None, &["-c", "2", "-i", "0.02", "-s", size, "127.0.0.1"]);
+        assert_eq!(r.code, 0, "-s {size}: {}", r.explain());
+        assert_eq!(r.v("received_count"), 2.0, "-s {size}");
+        assert_eq!(r.v("corrupt_count"), 0.0, "-s {size}");
+        let bytes: u64 = size.parse::<u64>().unwrap() + 8;
+        assert!(r.samples().iter().all(|s| s.info["bytes"] == bytes));
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    if !can_run("closed_stdout", &[]) {
+        return;
+    }
+    let mut child = Command::new(BIN)
+        .args(["-c", "5", "-i", "0.05", "127.0.0.1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut out, &mut first).unwrap();
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
