@@ -11,6 +11,7 @@ pub const TOOLS: &[(&str, CommandFn)] = &[
     ("blkwrite", blkwrite::command),
     ("collate", collate::command),
     ("netpipe", netpipe::command),
+    ("pingrt", pingrt::command),
     ("timecmd", timecmd::command),
 ];
 
