@@ -537,7 +537,8 @@ fn session(
                 use std::os::fd::AsRawFd;
                 let _ = sock::poll_in(l.as_raw_fd(), wait);
             }
-            _ => std::thread::sleep(wait),
+            // A stream that ends unparks this thread (Ctl::finish).
+            _ => std::thread::park_timeout(wait),
         }
     }
     let end_ns = ctl.now_ns();

@@ -23,6 +23,9 @@ pub struct Ctl {
     /// How long the session moves data after its first byte (`--omit` + `--time`).
     run_for: Option<Duration>,
     pub idle: Option<Duration>,
+    /// The thread that made the session (its supervisor), woken when a stream ends so that
+    /// the process does not wait out its polling tick after the last byte.
+    supervisor: std::thread::Thread,
 }
 
 impl Ctl {
@@ -34,7 +37,14 @@ impl Ctl {
             first_ns: AtomicU64::new(NONE),
             run_for,
             idle,
+            supervisor: std::thread::current(),
         }
+    }
+
+    /// Marks a stream done and wakes the supervisor.
+    fn finish(&self, prog: &Progress) {
+        prog.done.store(true, Ordering::Release);
+        self.supervisor.unpark();
     }
 
     pub fn ns(&self, t: Instant) -> u64 {
@@ -430,7 +440,7 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
     } else if end == End::Stopped {
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
-    prog.done.store(true, Ordering::Release);
+    ctl.finish(prog);
     Outcome {
         end,
         bytes: sent,
@@ -542,7 +552,7 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
     };
     // Close at once so that a sender waiting for our close sees it now.
     let _ = s.shutdown(std::net::Shutdown::Both);
-    prog.done.store(true, Ordering::Release);
+    ctl.finish(prog);
     Outcome {
         end,
         bytes: got,
