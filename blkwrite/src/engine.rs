@@ -230,12 +230,19 @@ pub fn run(fd: RawFd, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> b
         errno: None,
         fixed_buffers: false,
     };
+    // The ring and its registered buffers are set up before the clock starts, as fio does:
+    // pinning the pool's pages is not part of writing.
+    let ring = match plan.engine {
+        Engine::IoUring => Some(setup_ring(pool, plan, &mut out)),
+        Engine::Sync => None,
+    };
     let start = Instant::now();
     let deadline = plan.time.map(|t| start + t);
-    match plan.engine {
-        Engine::Sync => run_sync(fd, pool, plan, start, deadline, &mut out, tick),
-        Engine::IoUring => {
-            if let Err(e) = run_uring(fd, pool, plan, start, deadline, &mut out, tick) {
+    match ring {
+        None => run_sync(fd, pool, plan, start, deadline, &mut out, tick),
+        Some(Err(e)) => failed(&mut out, "io_uring".into(), &e),
+        Some(Ok(ring)) => {
+            if let Err(e) = run_uring(ring, fd, pool, plan, start, deadline, &mut out, tick) {
                 failed(&mut out, "io_uring".into(), &e);
             }
         }
@@ -322,15 +329,9 @@ struct Slot {
     ptr: *const u8,
 }
 
-fn run_uring(
-    fd: RawFd,
-    pool: &Pool,
-    plan: &Plan,
-    start: Instant,
-    deadline: Option<Instant>,
-    out: &mut Outcome,
-    tick: &mut dyn FnMut(&Tick) -> bool,
-) -> io::Result<()> {
+/// The ring for `--iodepth` above 1, with the pool registered as a fixed buffer where the
+/// kernel allows (recorded in `out.fixed_buffers`).
+fn setup_ring(pool: &Pool, plan: &Plan, out: &mut Outcome) -> io::Result<IoUring> {
     let depth = plan.iodepth.max(1) as usize;
     let entries = depth.next_power_of_two() as u32;
     // Completions are run only when this thread waits for them (DEFER_TASKRUN, 6.1+), and
@@ -342,7 +343,7 @@ fn run_uring(
         .build(entries)
         .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
         .or_else(|_| IoUring::new(entries));
-    let mut ring = ring.map_err(|e| {
+    let ring = ring.map_err(|e| {
         io::Error::new(
             e.kind(),
             format!(
@@ -359,10 +360,25 @@ fn run_uring(
     };
     // Registered ("fixed") buffers save pinning the pages on every write, as fio's
     // fixedbufs does; one region covers the pool (the kernel limit is 1 GiB a buffer).
-    // SAFETY: the pool outlives the ring (both live until this function returns, the ring
-    // is dropped first) and is not moved or unmapped meanwhile.
+    // SAFETY: the pool outlives the ring: `run` borrows the pool for all of its run and drops
+    // the ring before it returns; the pool is not moved or unmapped meanwhile.
     out.fixed_buffers =
         whole.len() <= 1 << 30 && unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
+    Ok(ring)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_uring(
+    mut ring: IoUring,
+    fd: RawFd,
+    pool: &Pool,
+    plan: &Plan,
+    start: Instant,
+    deadline: Option<Instant>,
+    out: &mut Outcome,
+    tick: &mut dyn FnMut(&Tick) -> bool,
+) -> io::Result<()> {
+    let depth = plan.iodepth.max(1) as usize;
     let fixed = out.fixed_buffers;
     let mut slots: Vec<Option<Slot>> = vec![None; depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
