@@ -32,7 +32,9 @@ Reads benchmatrix JSON lines (from FILEs, or stdin, or -) written by any mix of 
 hosts, and prints the comparison matrix: one row per thing measured (the record's name and
 its headline metric), one column per environment (the label, whose / levels become stacked
 header rows with merged cells), each cell the median of the samples that fall in it (or of
-the summaries, for a metric that only summaries carry), in a unit chosen per row.
+the summaries, for a metric that only summaries carry), in a unit chosen per row. A
+headline that aggregates a per-sample metric (wall_median_s over the runs' wall_s,
+rtt_mean_s over the probes' rtt_s) is shown from those samples, so that every run counts.
 
 Every line is checked strictly (measure's reader): a line that is not JSON, not a record or
 of an unknown schema stops collate with FILE:LINE: what is wrong, and exit 2, because a
