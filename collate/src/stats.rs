@@ -75,18 +75,7 @@ fn trim_float(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// The `q` quantile of a sorted sample, linear between order statistics (R's type 7, as
-/// numpy's default and benchstat's): the median of an even sample is the mean of the middle two.
-pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
-    if n == 1 {
-        return sorted[0];
-    }
-    let h = (n - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(n - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
+pub use measure::stats::quantile_sorted;
 
 /// The confidence interval of a quantile as two 1-based order statistics; an order of 0 or
 /// `n + 1` means the interval is unbounded on that side (the sample is too small).

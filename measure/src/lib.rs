@@ -57,6 +57,7 @@ pub mod cli;
 pub mod envfacts;
 pub mod label;
 pub mod record;
+pub mod stats;
 pub mod units;
 pub mod writer;
 

@@ -15,18 +15,7 @@ pub struct RttStats {
     pub p99: f64,
 }
 
-/// The `q` quantile (0..=1) of sorted values, interpolating linearly between the closest
-/// ranks (numpy's default, R type 7).
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    let frac = pos - lo as f64;
-    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
-}
+pub use measure::stats::quantile_sorted as quantile;
 
 /// Statistics of `rtts`; `None` when empty.
 pub fn rtt_stats(rtts: &[f64]) -> Option<RttStats> {

@@ -266,12 +266,5 @@ pub fn free_port() -> u16 {
 
 /// The median of `v` (the mean of the middle two for an even count); NaN when empty.
 pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => s[n / 2],
-        _ => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
+    measure::stats::median(v).unwrap_or(f64::NAN)
 }

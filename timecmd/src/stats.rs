@@ -12,20 +12,7 @@ pub struct Stats {
     pub max: f64,
 }
 
-/// The median of a series (the mean of the middle two for an even count).
-pub fn median(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
-}
+pub use measure::stats::median;
 
 /// The statistics of `xs`, or `None` when it is empty.
 pub fn stats(xs: &[f64]) -> Option<Stats> {
