@@ -129,9 +129,14 @@ pub fn accept_ready(l: &Socket) -> io::Result<Option<(Socket, SocketAddr)>> {
 
 /// Whether `fd` has something to read within `wait` (EINTR counts as nothing yet).
 pub fn poll_in(fd: i32, wait: Duration) -> io::Result<bool> {
+    poll_one(fd, libc::POLLIN, wait)
+}
+
+/// Whether `fd` is ready for `events` within `wait` (EINTR counts as not yet).
+fn poll_one(fd: i32, events: libc::c_short, wait: Duration) -> io::Result<bool> {
     let mut p = libc::pollfd {
         fd,
-        events: libc::POLLIN,
+        events,
         revents: 0,
     };
     let ms = wait.as_millis().min(i32::MAX as u128) as i32;
@@ -226,22 +231,7 @@ fn connect_one(
 }
 
 fn poll_out(fd: i32, wait: Duration) -> io::Result<bool> {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLOUT,
-        revents: 0,
-    };
-    let ms = wait.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd for the duration of the call.
-    let rc = unsafe { libc::poll(&mut p, 1, ms) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(false);
-        }
-        return Err(e);
-    }
-    Ok(rc > 0)
+    poll_one(fd, libc::POLLOUT, wait)
 }
 
 /// The parts of TCP_INFO that a sample reports.

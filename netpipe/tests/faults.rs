@@ -6,24 +6,10 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
-    let g = Guard::spawn(
-        np().args([role, "--listen", "127.0.0.1:0", "-o"])
-            .arg(recs)
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped()),
-    );
-    let port = listen_port(recs);
-    (g, port)
-}
 
 fn sender(port: u16, extra: &[&str]) -> Guard {
     Guard::spawn(

@@ -220,3 +220,17 @@ pub fn feed(child: &mut Child, data: Vec<u8>) -> std::thread::JoinHandle<()> {
         let _ = stdin.write_all(&data);
     })
 }
+
+/// Starts `netpipe <role> --listen 127.0.0.1:0 <extra>` with records into `recs`.
+pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
+    let g = Guard::spawn(
+        np().args([role, "--listen", "127.0.0.1:0", "-o"])
+            .arg(recs)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
+    let port = listen_port(recs);
+    (g, port)
+}
