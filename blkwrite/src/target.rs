@@ -370,23 +370,18 @@ fn partitions(name: &str) -> Vec<String> {
 
 /// What holds a device (LVM, device-mapper, md, bcache), described for a person.
 fn holders(name: &str) -> Vec<String> {
+    let probe = measure::envfacts::Probe::system();
     sysfs_list(name, "holders")
         .into_iter()
         .map(|h| {
-            if let Some(dm) = sysfs(&h, "dm/name") {
-                let uuid = sysfs(&h, "dm/uuid").unwrap_or_default();
-                let what = if uuid.starts_with("LVM-") {
-                    "LVM logical volume"
-                } else if uuid.starts_with("CRYPT-") {
-                    "dm-crypt mapping"
-                } else {
-                    "device-mapper device"
-                };
-                format!("{what} {dm} ({h})")
-            } else if let Some(level) = sysfs(&h, "md/level") {
-                format!("md array {h} ({level})")
-            } else {
-                h
+            let (layer, _) = probe.block_layer(&h);
+            let detail = layer.detail.unwrap_or_default();
+            match layer.kind.as_str() {
+                "lvm" => format!("LVM logical volume {detail} ({h})"),
+                "crypt" => format!("dm-crypt mapping {detail} ({h})"),
+                "dm" | "multipath" => format!("device-mapper device {detail} ({h})"),
+                "md" => format!("md array {h} ({detail})"),
+                _ => h,
             }
         })
         .collect()
@@ -502,13 +497,11 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
             ));
         }
     }
-    let queue_of = if Path::new(&format!("/sys/class/block/{name}/partition")).exists() {
-        std::fs::canonicalize(format!("/sys/class/block/{name}"))
-            .ok()
-            .and_then(|r| Some(r.parent()?.file_name()?.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| name.clone())
-    } else {
-        name.clone()
+    // The device as measure's environment probe sees it; a partition's queue is its disk's.
+    let (layer, lower) = measure::envfacts::Probe::system().block_layer(&name);
+    let queue_of = match lower.first() {
+        Some(disk) if layer.kind == "partition" => disk.clone(),
+        _ => name.clone(),
     };
     let num = |rel: &str| sysfs(&queue_of, rel).and_then(|s| s.parse::<u64>().ok());
     let mut lbs: libc::c_int = 0;
@@ -523,21 +516,19 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
         Some((mem, off)) if off > 0 => ((u64::from(mem), u64::from(off)), "statx"),
         _ => ((lbs.min(512), lbs), "BLKSSZGET"),
     };
-    let kind = if sysfs(&name, "loop/backing_file").is_some() {
-        "loop"
-    } else if sysfs(&name, "dm/name").is_some() {
-        "dm"
-    } else if sysfs(&name, "md/level").is_some() {
-        "md"
-    } else if queue_of != name {
-        "partition"
-    } else {
-        "disk"
+    let kind = match layer.kind.as_str() {
+        "lvm" | "crypt" | "multipath" | "dm" => "dm",
+        "loop" => "loop",
+        "md" => "md",
+        "partition" => "partition",
+        _ => "disk",
     };
     let mut facts = Map::new();
     facts.insert("device".into(), json!(name));
     facts.insert("device_kind".into(), json!(kind));
-    if let Some(b) = sysfs(&name, "loop/backing_file") {
+    if layer.kind == "loop"
+        && let Some(b) = &layer.detail
+    {
         facts.insert("loop_backing_file".into(), json!(b));
     }
     facts.insert("device_size_bytes".into(), json!(size));

@@ -308,6 +308,16 @@ impl Probe {
         if depth > 16 {
             return;
         }
+        let (layer, lower) = self.block_layer(name);
+        out.push(layer);
+        for l in lower {
+            self.walk(&l, out, depth + 1);
+        }
+    }
+
+    /// One block device (`dm-0`, `sda2`, `md0`, `loop3`) as a layer, and the devices directly
+    /// beneath it: a partition's disk, a device-mapper or md device's slaves.
+    pub fn block_layer(&self, name: &str) -> (Layer, Vec<String>) {
         let dir = format!("sys/class/block/{name}");
         let num = |rel: &str| {
             self.read(&format!("{dir}/{rel}"))
@@ -361,10 +371,7 @@ impl Probe {
             logical_block_size: num("queue/logical_block_size"),
             rotational: num("queue/rotational").map(|r| r == 1),
         };
-        out.push(layer);
-        for l in lower {
-            self.walk(&l, out, depth + 1);
-        }
+        (layer, lower)
     }
 
     fn list(&self, rel: &str) -> Vec<String> {

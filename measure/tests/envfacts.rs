@@ -91,6 +91,17 @@ fn xen_pv_guest_with_lvm_and_nfs() {
         [("dm-0", "lvm"), ("xvda2", "partition"), ("xvda", "disk")]
     );
     assert_eq!(root.stack[0].detail.as_deref(), Some("vg0-root"));
+    let (dm, lower) = p.block_layer("dm-0");
+    assert_eq!(
+        (dm.kind.as_str(), dm.detail.as_deref()),
+        ("lvm", Some("vg0-root"))
+    );
+    assert_eq!(lower, ["xvda2"]);
+    let (part, disk) = p.block_layer("xvda2");
+    assert_eq!(
+        (part.kind.as_str(), disk),
+        ("partition", vec!["xvda".to_string()])
+    );
     let nas = p.path_facts(Path::new("/mnt/nas/file")).unwrap();
     assert_eq!(nas.fs_type, "nfs4");
     assert_eq!(kinds(&nas.stack), [("nas:/export/home", "nfs")]);
