@@ -31,7 +31,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
     let mut rep = Reporter::new(env, out);
     measure::cli::install_interrupt_handler()
         .map_err(|e| Failure::io("installing the Ctrl-C handler", &e))?;
-    let seed = o.seed.unwrap_or_else(fresh_seed);
+    let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
     let mut begin = options_info(&o, seed);
     match setup(&o, seed) {
         Ok((t, plan)) => {
@@ -58,11 +58,6 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             Err(f)
         }
     }
-}
-
-fn fresh_seed() -> u64 {
-    let id = measure::writer::new_run_id();
-    u64::from_str_radix(&id, 16).unwrap_or(0x5eed)
 }
 
 fn options_info(o: &cli::Opts, seed: u64) -> Map<String, Value> {

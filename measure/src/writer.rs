@@ -34,21 +34,26 @@ impl Envelope {
     }
 }
 
-/// A new run id: 12 lower-case hex digits, random where the kernel gives randomness.
-pub fn new_run_id() -> String {
-    let mut buf = [0u8; 6];
+/// 64 random bits from the kernel (/dev/urandom), or from the clock and the process id where
+/// it gives none: run ids, seeds, payload cookies.
+pub fn random_u64() -> u64 {
+    let mut buf = [0u8; 8];
     let random = std::fs::File::open("/dev/urandom")
         .and_then(|mut f| io::Read::read_exact(&mut f, &mut buf))
         .is_ok();
-    if !random {
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let mixed = nanos ^ (u128::from(std::process::id()) << 40);
-        buf.copy_from_slice(&mixed.to_le_bytes()[..6]);
+    if random {
+        return u64::from_le_bytes(buf);
     }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    (nanos as u64) ^ (u64::from(std::process::id()) << 40)
+}
+
+/// A new run id: 12 lower-case hex digits, random where the kernel gives randomness.
+pub fn new_run_id() -> String {
+    format!("{:012x}", random_u64() & 0xffff_ffff_ffff)
 }
 
 /// The current time as RFC 3339 UTC with microseconds.

@@ -579,14 +579,7 @@ fn pipe() -> Option<(OwnedFd, OwnedFd)> {
 pub fn pattern(len: usize, random: bool) -> Vec<u8> {
     let mut buf = vec![0u8; len.max(1)];
     if random {
-        let mut seed = [0u8; 8];
-        let ok = std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| io::Read::read_exact(&mut f, &mut seed))
-            .is_ok();
-        let mut x = u64::from_le_bytes(seed) | 1;
-        if !ok {
-            x = 0x9E37_79B9_7F4A_7C15 ^ u64::from(std::process::id());
-        }
+        let mut x = measure::writer::random_u64() | 1;
         for chunk in buf.chunks_mut(8) {
             x ^= x >> 12;
             x ^= x << 25;

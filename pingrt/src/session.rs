@@ -62,18 +62,6 @@ pub(crate) struct Session {
     pub(crate) target_text: String,
 }
 
-fn random_u64() -> u64 {
-    let mut b = [0u8; 8];
-    let ok = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| io::Read::read_exact(&mut f, &mut b))
-        .is_ok();
-    if ok {
-        u64::from_be_bytes(b)
-    } else {
-        (now_ns() as u64) ^ (u64::from(std::process::id()) << 32)
-    }
-}
-
 fn ns(d: std::time::Duration) -> i64 {
     i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
 }
@@ -144,7 +132,7 @@ pub fn run(
     // The kernel turns receive stamping on for the whole stack a moment after the first
     // socket asks (a deferred static key); give it that moment so probe 1 gets its stamp.
     std::thread::sleep(std::time::Duration::from_millis(10));
-    let cookie = random_u64();
+    let cookie = measure::writer::random_u64();
     let id = match sock.kind {
         Kind::Raw => (cookie >> 48) as u16,
         Kind::Dgram => sock.dgram_id().unwrap_or(0),
