@@ -477,12 +477,13 @@ fn session(
     // Bounded: ends when every stream has ended; streams end on EOF, limits, the idle
     // timeout or Ctrl-C (which sets `stop`). Each pass waits a tick at most.
     loop {
-        let all_done = live.iter().all(|l| l.prog.is_done());
-        if all_done {
-            // Ctrl-C from here on falls between sessions, not into a transfer.
+        // Read before looking at the streams: a Ctrl-C that came after the last stream
+        // ended (and let its peer go) falls between sessions, not into a transfer.
+        let interrupted = measure::cli::interrupted();
+        if live.iter().all(|l| l.prog.is_done()) {
             break;
         }
-        if measure::cli::interrupted() && !ctl.stop.load(Ordering::Relaxed) {
+        if interrupted && !ctl.stop.load(Ordering::Relaxed) {
             ctl.stop.store(true, Ordering::Relaxed);
             t.interrupted = true;
             t.cut = true;

@@ -550,9 +550,11 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
         }
         break classify(&e);
     };
-    // Close at once so that a sender waiting for our close sees it now.
-    let _ = s.shutdown(std::net::Shutdown::Both);
+    // Done first, then close at once so that a sender waiting for our close sees it now:
+    // whoever stops a --keep-open listener after the sender has ended (a script's Ctrl-C)
+    // must find this stream finished, not cut short.
     ctl.finish(prog);
+    let _ = s.shutdown(std::net::Shutdown::Both);
     Outcome {
         end,
         bytes: got,
