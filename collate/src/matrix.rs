@@ -188,7 +188,7 @@ pub fn row_decimals(values: &[f64]) -> usize {
     if typical == 0.0 {
         return 0;
     }
-    let d = (2 - typical.log10().floor() as i32).clamp(0, 9) as usize;
+    let d = (2 - measure::units::decimal_exponent(typical)).clamp(0, 9) as usize;
     // Fewer decimals only where every value has no more (whole numbers typed by hand, counts),
     // not where rounding happens to end in zeros: 1.0035 stays 1.00.
     for fewer in 0..d {
@@ -211,7 +211,7 @@ pub fn fmt_fixed(v: f64, row_decimals: usize) -> String {
     }
     let mut d = row_decimals;
     if v != 0.0 {
-        let need = -(v.abs().log10().floor() as i32);
+        let need = -measure::units::decimal_exponent(v);
         d = d.max(need.clamp(0, 12) as usize);
     }
     format!("{v:.d$}")

@@ -87,6 +87,27 @@ pub fn main(tool: &str, run: fn(Vec<OsString>) -> Result<ExitCode, Failure>) -> 
     }
 }
 
+/// [`main`] for a binary that starts at the C entry point (`#![no_main]` and an
+/// `extern "C" fn main`), without std's start-up: no read of /proc/self/maps for the main
+/// thread's stack guard and no signal stack, which a tool that is itself timed as a whole
+/// (timecmd against time(1)) should not pay for. As std would, it ignores SIGPIPE, so a
+/// reader that goes away still means a quiet exit 0, and flushes stdout at the end.
+pub fn c_main(tool: &str, run: fn(Vec<OsString>) -> Result<u8, Failure>) -> libc::c_int {
+    // SAFETY: sets SIGPIPE's disposition to ignore before any thread exists; no handler.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let code = match run(std::env::args_os().collect()) {
+        Ok(code) => code,
+        Err(f) => {
+            if let Some(m) = &f.message {
+                let _ = writeln!(io::stderr(), "{tool}: {m}");
+            }
+            f.code
+        }
+    };
+    let _ = io::stdout().flush();
+    libc::c_int::from(code)
+}
+
 /// Parses arguments with clap; `--help` and `--version` print and end with exit 0, a usage
 /// error prints clap's message (naming the flag and the fix) and ends with exit 2.
 pub fn parse(cmd: clap::Command, args: Vec<OsString>) -> Result<clap::ArgMatches, Failure> {

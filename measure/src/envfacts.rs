@@ -15,8 +15,10 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct Probe {
     root: PathBuf,
-    /// /proc/cpuinfo, read once: the model, the count and the flags all come from it.
+    /// /proc/cpuinfo whole, read once and only if needed (see `cpuinfo_head`).
     cpuinfo: std::sync::OnceLock<String>,
+    /// The first CPU's block of /proc/cpuinfo, read once.
+    cpuinfo_head: std::sync::OnceLock<String>,
 }
 
 /// One layer of the block stack beneath a mount.
@@ -56,6 +58,7 @@ impl Probe {
         Probe {
             root: root.into(),
             cpuinfo: std::sync::OnceLock::new(),
+            cpuinfo_head: std::sync::OnceLock::new(),
         }
     }
 
@@ -64,9 +67,29 @@ impl Probe {
     }
 
     fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.path(rel))
-            .ok()
-            .map(|s| s.trim().to_string())
+        self.read_up_to(rel, None)
+    }
+
+    /// The file's text, or with `stop` only up to the read that brought `stop` in.
+    fn read_up_to(&self, rel: &str, stop: Option<&[u8]>) -> Option<String> {
+        use std::io::Read;
+        // Files under /proc say their size is 0, so std's read to the end would ask for the
+        // size, then start with a tiny buffer and read again and again: 4 KiB reads instead.
+        let mut f = std::fs::File::open(self.path(rel)).ok()?;
+        let mut bytes = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            match f.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+            if stop.is_some_and(|s| bytes.windows(s.len()).any(|w| w == s)) {
+                break;
+            }
+        }
+        String::from_utf8(bytes).ok().map(|s| s.trim().to_string())
     }
 
     fn exists(&self, rel: &str) -> bool {
@@ -88,24 +111,43 @@ impl Probe {
             .get_or_init(|| self.read("proc/cpuinfo").unwrap_or_default())
     }
 
-    /// The CPU model name (`model name` on x86, `Model`/`Hardware` or the CPU part elsewhere).
-    pub fn cpu_model(&self) -> Option<String> {
-        let info = self.cpuinfo();
-        for key in ["model name", "Model", "Hardware", "cpu model", "cpu"] {
-            for line in info.lines() {
-                if let Some((k, v)) = line.split_once(':')
-                    && k.trim() == key
-                    && !v.trim().is_empty()
-                {
-                    return Some(v.trim().to_string());
-                }
-            }
-        }
-        None
+    /// The start of /proc/cpuinfo up to the end of the first CPU's block, where x86 and
+    /// most others give the model and the flags: the kernel writes each CPU's block afresh
+    /// (reading its clock frequency), so the whole file is read only when this lacks a fact.
+    fn cpuinfo_head(&self) -> &str {
+        self.cpuinfo_head.get_or_init(|| {
+            self.read_up_to("proc/cpuinfo", Some(b"\n\n"))
+                .unwrap_or_default()
+        })
     }
 
-    /// Logical CPUs listed in /proc/cpuinfo.
+    /// The CPU model name (`model name` on x86, `Model`/`Hardware` or the CPU part elsewhere).
+    pub fn cpu_model(&self) -> Option<String> {
+        let find = |info: &str| {
+            for key in ["model name", "Model", "Hardware", "cpu model", "cpu"] {
+                for line in info.lines() {
+                    if let Some((k, v)) = line.split_once(':')
+                        && k.trim() == key
+                        && !v.trim().is_empty()
+                    {
+                        return Some(v.trim().to_string());
+                    }
+                }
+            }
+            None
+        };
+        // Some ARM boards name the model once, at the end of the file.
+        find(self.cpuinfo_head()).or_else(|| find(self.cpuinfo()))
+    }
+
+    /// Logical CPUs online (/sys/devices/system/cpu/online, else those /proc/cpuinfo lists).
     pub fn cpu_count(&self) -> usize {
+        if let Some(n) = self
+            .read("sys/devices/system/cpu/online")
+            .and_then(|list| count_cpu_list(&list))
+        {
+            return n;
+        }
         let n = self
             .cpuinfo()
             .lines()
@@ -126,7 +168,8 @@ impl Probe {
     }
 
     fn cpu_flag(&self, flag: &str) -> bool {
-        self.cpuinfo().lines().any(|l| {
+        // Every CPU's block lists the flags: the first one's are enough.
+        self.cpuinfo_head().lines().any(|l| {
             l.split_once(':').is_some_and(|(k, v)| {
                 matches!(k.trim(), "flags" | "Features") && v.split_whitespace().any(|f| f == flag)
             })
@@ -236,12 +279,16 @@ impl Probe {
         m.insert("cpu_model".into(), json!(self.cpu_model()));
         m.insert("cpu_count".into(), json!(self.cpu_count()));
         m.insert("memory_bytes".into(), json!(self.memory_bytes()));
-        m.insert("virtualization".into(), json!(self.virtualization()));
-        m.insert("container".into(), json!(self.container()));
-        m.insert(
-            "vm".into(),
-            json!(self.vm().unwrap_or_else(|| "none".into())),
-        );
+        // Each probed once: the same answers as virtualization(), container() and vm().
+        let container = self.container();
+        let vm = self.vm();
+        let virtualization = container
+            .clone()
+            .or_else(|| vm.clone())
+            .unwrap_or_else(|| "none".into());
+        m.insert("virtualization".into(), json!(virtualization));
+        m.insert("container".into(), json!(container));
+        m.insert("vm".into(), json!(vm.unwrap_or_else(|| "none".into())));
         m
     }
 
@@ -508,9 +555,56 @@ fn parse_mountinfo(line: &str) -> Option<MountLine> {
     })
 }
 
+/// The number of CPUs in a kernel CPU list such as `0-3,8,10-11`.
+fn count_cpu_list(list: &str) -> Option<usize> {
+    let mut n = 0usize;
+    for part in list.trim().split(',') {
+        n += match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+                b.checked_sub(a)? + 1
+            }
+            None => {
+                part.parse::<usize>().ok()?;
+                1
+            }
+        };
+    }
+    (n > 0).then_some(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_lists_count_their_cpus() {
+        assert_eq!(count_cpu_list("0\n"), Some(1));
+        assert_eq!(count_cpu_list("0-3,8,10-11"), Some(7));
+        assert_eq!(count_cpu_list("0-63"), Some(64));
+        assert_eq!(count_cpu_list(""), None);
+        assert_eq!(count_cpu_list("3-1"), None);
+        assert_eq!(count_cpu_list("x"), None);
+    }
+
+    #[test]
+    fn the_live_cpu_count_agrees_with_cpuinfo() {
+        let p = Probe::system();
+        let listed = p
+            .cpuinfo()
+            .lines()
+            .filter(|l| l.split(':').next().map(str::trim) == Some("processor"))
+            .count();
+        if listed > 0 {
+            assert_eq!(p.cpu_count(), listed);
+        }
+        // The first block names the same model as the whole file.
+        let whole = Probe::system();
+        whole
+            .cpuinfo_head
+            .get_or_init(|| whole.cpuinfo().to_string());
+        assert_eq!(p.cpu_model(), whole.cpu_model());
+    }
 
     #[test]
     fn mountinfo_lines() {

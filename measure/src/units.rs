@@ -241,12 +241,22 @@ pub fn choose_scale(suffix: &str, typical: f64) -> Scale {
     }
 }
 
+/// The power of ten of the leading digit of a finite, non-zero `v` (floor(log10|v|), exact):
+/// read from Rust's own shortest decimal form, not libm's log10, so that a tool that needs no
+/// other libm function does not load libm at every start (timecmd is timed as a whole).
+pub fn decimal_exponent(v: f64) -> i32 {
+    format!("{:e}", v.abs())
+        .rsplit_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Three significant digits, without an exponent (`104`, `12.3`, `0.104`).
 pub fn sig3(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
-    let mag = v.abs().log10().floor() as i32;
+    let mag = decimal_exponent(v);
     let decimals = (2 - mag).clamp(0, 9) as usize;
     format!("{v:.decimals$}")
 }
@@ -279,6 +289,28 @@ pub fn format_bytes_per_s(b: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_exponent_is_floor_log10() {
+        for (v, e) in [
+            (1.0, 0),
+            (9.999, 0),
+            (10.0, 1),
+            (-1234.5, 3),
+            (0.001, -3),
+            (0.000999, -4),
+            (1e300, 300),
+            (5e-324, -324),
+        ] {
+            assert_eq!(decimal_exponent(v), e, "{v}");
+        }
+        // Against libm's log10 away from the powers of ten, where rounding could differ.
+        let mut x = 1.234e-12;
+        while x < 1e15 {
+            assert_eq!(decimal_exponent(x), x.log10().floor() as i32, "{x}");
+            x *= 3.7;
+        }
+    }
 
     #[test]
     fn sizes() {

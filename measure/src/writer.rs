@@ -38,10 +38,10 @@ impl Envelope {
 /// it gives none: run ids, seeds, payload cookies.
 pub fn random_u64() -> u64 {
     let mut buf = [0u8; 8];
-    let random = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| io::Read::read_exact(&mut f, &mut buf))
-        .is_ok();
-    if random {
+    // SAFETY: getrandom writes at most buf.len() bytes into buf; 8 bytes never come short
+    // from the kernel's pool (requests up to 256 bytes are not interrupted).
+    let got = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), libc::GRND_NONBLOCK) };
+    if got == buf.len() as isize {
         return u64::from_le_bytes(buf);
     }
     let nanos = SystemTime::now()

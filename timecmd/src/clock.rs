@@ -26,19 +26,16 @@ pub fn clock_resolution_s() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// The peak RSS of timecmd's own memory (VmHWM): a child's max RSS never reads below it,
-/// because the kernel carries the spawner's peak into the child at exec.
+/// The peak RSS of timecmd's own memory (getrusage's ru_maxrss, VmHWM): a child's max RSS
+/// never reads below it, because the kernel carries the spawner's peak into the child at exec.
 pub fn own_peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
+    // SAFETY: rusage is plain data that getrusage fills in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we pass.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    u64::try_from(usage.ru_maxrss).ok()?.checked_mul(1024)
 }
 
 #[cfg(test)]

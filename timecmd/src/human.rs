@@ -12,7 +12,7 @@ pub fn secs(v: f64) -> String {
     let decimals = if x == 0.0 || !x.is_finite() {
         0
     } else {
-        (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize
+        (3 - measure::units::decimal_exponent(x)).clamp(0, 6) as usize
     };
     format!("{x:.decimals$} {}", sc.unit)
 }

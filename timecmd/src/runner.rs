@@ -13,10 +13,9 @@ use measure::Failure;
 use measure::record::Status;
 use measure::writer::{Reporter, Summary, Values, info};
 use serde_json::json;
-use std::process::ExitCode;
 
 /// Reads the flags, runs the series, writes the records, and returns the exit status.
-pub fn run(m: &ArgMatches) -> Result<ExitCode, Failure> {
+pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
     let plan = Plan::from_matches(m);
     let own = |f: Failure| {
         if f.code == measure::exit::CANNOT {

@@ -12,7 +12,6 @@ use measure::record::Status;
 use measure::writer::{Reporter, Summary, Values, info};
 use serde_json::json;
 use std::io::Write;
-use std::process::ExitCode;
 
 /// Statistics of one field over the counted runs into `v` as `<name>_mean_s` etc.
 fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
@@ -28,12 +27,7 @@ fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
 }
 
 /// Writes the summary and the human text; returns the exit status.
-pub fn finish(
-    plan: &Plan,
-    rep: &mut Reporter,
-    o: &Outcome,
-    handoff: bool,
-) -> Result<ExitCode, Failure> {
+pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Result<u8, Failure> {
     let wall: Vec<f64> = o.counted.iter().map(|u| u.wall_s).collect();
     let user: Vec<f64> = o.counted.iter().map(|u| u.user_s).collect();
     let sys: Vec<f64> = o.counted.iter().map(|u| u.sys_s).collect();
@@ -150,7 +144,7 @@ pub fn finish(
         _ if o.last_timed_out => EXIT_TIMED_OUT,
         _ => o.last_exit.map_or(EXIT_OWN_FAILURE, Exit::shell_code),
     };
-    Ok(ExitCode::from(code))
+    Ok(code)
 }
 
 /// hyperfine's wording, for the outliers found.
