@@ -44,9 +44,13 @@ pub struct PathFacts {
     pub stack: Vec<Layer>,
 }
 
-/// The host name of the running system.
+/// The host name of the running system, read once per process (the envelope and the
+/// machine facts both need it).
 pub fn hostname() -> String {
-    Probe::system().hostname()
+    static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOSTNAME
+        .get_or_init(|| Probe::system().read_hostname())
+        .clone()
 }
 
 impl Probe {
@@ -74,18 +78,18 @@ impl Probe {
     fn read_up_to(&self, rel: &str, stop: Option<&[u8]>) -> Option<String> {
         use std::io::Read;
         // Files under /proc say their size is 0, so std's read to the end would ask for the
-        // size, then start with a tiny buffer and read again and again: 4 KiB reads instead.
+        // size, then start with a tiny buffer: 4 KiB reads into the vector's own room instead
+        // (through `take`, which has no size to ask for).
         let mut f = std::fs::File::open(self.path(rel)).ok()?;
-        let mut bytes = Vec::new();
-        let mut chunk = [0u8; 4096];
+        let mut bytes = Vec::with_capacity(4096);
         loop {
-            match f.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => bytes.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return None,
-            }
-            if stop.is_some_and(|s| bytes.windows(s.len()).any(|w| w == s)) {
+            let seen = bytes.len().saturating_sub(1);
+            let n = (&mut f).take(4096).read_to_end(&mut bytes).ok()?;
+            let found = |s: &[u8]| {
+                // First bytes first: a slice comparison per window would call memcmp each time.
+                (bytes[seen..].windows(s.len())).any(|w| w[0] == s[0] && w == s)
+            };
+            if n == 0 || stop.is_some_and(found) {
                 break;
             }
         }
@@ -97,6 +101,13 @@ impl Probe {
     }
 
     pub fn hostname(&self) -> String {
+        if self.root == Path::new("/") {
+            return hostname();
+        }
+        self.read_hostname()
+    }
+
+    fn read_hostname(&self) -> String {
         self.read("proc/sys/kernel/hostname")
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| "localhost".to_string())
