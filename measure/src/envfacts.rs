@@ -19,6 +19,8 @@ pub struct Probe {
     cpuinfo: std::sync::OnceLock<String>,
     /// The first CPU's block of /proc/cpuinfo, read once.
     cpuinfo_head: std::sync::OnceLock<String>,
+    /// CPUID's model name and hypervisor flag, on the live system where there is CPUID.
+    live_cpu: std::sync::OnceLock<Option<(String, bool)>>,
 }
 
 /// One layer of the block stack beneath a mount.
@@ -49,7 +51,12 @@ pub struct PathFacts {
 pub fn hostname() -> String {
     static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     HOSTNAME
-        .get_or_init(|| Probe::system().read_hostname())
+        .get_or_init(|| {
+            crate::sysfacts::uname()
+                .map(|(host, _)| host)
+                .filter(|h| !h.is_empty())
+                .unwrap_or_else(|| Probe::system().read_hostname())
+        })
         .clone()
 }
 
@@ -63,6 +70,7 @@ impl Probe {
             root: root.into(),
             cpuinfo: std::sync::OnceLock::new(),
             cpuinfo_head: std::sync::OnceLock::new(),
+            live_cpu: std::sync::OnceLock::new(),
         }
     }
 
@@ -101,7 +109,7 @@ impl Probe {
     }
 
     pub fn hostname(&self) -> String {
-        if self.root == Path::new("/") {
+        if self.live() {
             return hostname();
         }
         self.read_hostname()
@@ -114,7 +122,31 @@ impl Probe {
     }
 
     pub fn kernel(&self) -> Option<String> {
+        if self.live()
+            && let Some((_, release)) = crate::sysfacts::uname()
+        {
+            return Some(release);
+        }
         self.read("proc/sys/kernel/osrelease")
+    }
+
+    /// Whether this probes the running system (not a fixture tree), so that facts may come
+    /// from system calls (`sysfacts`) rather than their files.
+    fn live(&self) -> bool {
+        self.root == Path::new("/")
+    }
+
+    /// CPUID's model and hypervisor flag on the running system, asked once.
+    fn live_cpu(&self) -> Option<&(String, bool)> {
+        self.live_cpu
+            .get_or_init(|| {
+                if self.live() {
+                    crate::sysfacts::cpu()
+                } else {
+                    None
+                }
+            })
+            .as_ref()
     }
 
     fn cpuinfo(&self) -> &str {
@@ -147,6 +179,9 @@ impl Probe {
             }
             None
         };
+        if let Some((name, _)) = self.live_cpu() {
+            return Some(name.clone());
+        }
         // Some ARM boards name the model once, at the end of the file.
         find(self.cpuinfo_head()).or_else(|| find(self.cpuinfo()))
     }
@@ -172,6 +207,11 @@ impl Probe {
     }
 
     pub fn memory_bytes(&self) -> Option<u64> {
+        if self.live()
+            && let Some(b) = crate::sysfacts::memory_bytes()
+        {
+            return Some(b);
+        }
         let info = self.read("proc/meminfo")?;
         let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
         let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -179,6 +219,11 @@ impl Probe {
     }
 
     fn cpu_flag(&self, flag: &str) -> bool {
+        if flag == "hypervisor"
+            && let Some((_, hypervisor)) = self.live_cpu()
+        {
+            return *hypervisor;
+        }
         // Every CPU's block lists the flags: the first one's are enough.
         self.cpuinfo_head().lines().any(|l| {
             l.split_once(':').is_some_and(|(k, v)| {
@@ -238,13 +283,17 @@ impl Probe {
                 .into(),
             );
         }
+        let clock = self
+            .read("sys/devices/system/clocksource/clocksource0/available_clocksource")
+            .unwrap_or_default();
+        if clock.contains("kvm-clock") {
+            // The first rule below, decided without reading the DMI strings.
+            return Some("kvm".into());
+        }
         let dmi: Vec<String> = ["sys_vendor", "product_name", "bios_vendor", "board_vendor"]
             .iter()
             .filter_map(|f| self.read(&format!("sys/class/dmi/id/{f}")))
             .collect();
-        let clock = self
-            .read("sys/devices/system/clocksource/clocksource0/available_clocksource")
-            .unwrap_or_default();
         let dmi_has = |s: &str| dmi.iter().any(|d| d.contains(s));
         let found = if dmi_has("KVM") || clock.contains("kvm-clock") {
             "kvm"

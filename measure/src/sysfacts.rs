@@ -1,0 +1,112 @@
+//! Facts the running system gives by system call or instruction (uname, sysinfo, CPUID),
+//! for `envfacts` when it probes the live system: each costs one call where the /proc file
+//! with the same fact costs an open, reads and a close (and for /proc/cpuinfo, the kernel
+//! formatting every CPU's block). Fixture trees are still read from their files.
+
+/// The host name and kernel release from uname(2).
+pub fn uname() -> Option<(String, String)> {
+    // SAFETY: utsname is plain data that uname fills in.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: uname writes into the struct we pass.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return None;
+    }
+    let text = |field: &[libc::c_char]| {
+        let bytes: Vec<u8> = field
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    };
+    Some((text(&u.nodename), text(&u.release)))
+}
+
+/// Total usable RAM in bytes from sysinfo(2): MemTotal of /proc/meminfo.
+pub fn memory_bytes() -> Option<u64> {
+    // SAFETY: sysinfo is plain data that sysinfo(2) fills in.
+    let mut si: libc::sysinfo = unsafe { std::mem::zeroed() };
+    // SAFETY: sysinfo writes into the struct we pass.
+    if unsafe { libc::sysinfo(&mut si) } != 0 {
+        return None;
+    }
+    #[allow(
+        clippy::useless_conversion,
+        reason = "c_ulong is 32 bits wide on 32-bit targets"
+    )]
+    let total = u64::from(si.totalram);
+    total.checked_mul(u64::from(si.mem_unit.max(1)))
+}
+
+/// The CPU's brand string (what /proc/cpuinfo shows as `model name` on x86) and whether it
+/// runs under a hypervisor (the `hypervisor` flag), from CPUID.
+#[cfg(target_arch = "x86_64")]
+pub fn cpu() -> Option<(String, bool)> {
+    use std::arch::x86_64::__cpuid;
+    // CPUID exists on every x86_64 CPU. The brand string leaves are there when the highest
+    // extended leaf reaches 0x80000004.
+    let hypervisor = __cpuid(1).ecx & (1 << 31) != 0;
+    if __cpuid(0x8000_0000).eax < 0x8000_0004 {
+        return None;
+    }
+    let mut brand = Vec::with_capacity(48);
+    for leaf in 0x8000_0002u32..=0x8000_0004 {
+        let r = __cpuid(leaf);
+        for reg in [r.eax, r.ebx, r.ecx, r.edx] {
+            brand.extend_from_slice(&reg.to_le_bytes());
+        }
+    }
+    let end = brand.iter().position(|&b| b == 0).unwrap_or(brand.len());
+    let name = String::from_utf8_lossy(&brand[..end]).trim().to_string();
+    (!name.is_empty()).then_some((name, hypervisor))
+}
+
+/// Elsewhere /proc/cpuinfo is the source.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn cpu() -> Option<(String, bool)> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc(rel: &str) -> String {
+        std::fs::read_to_string(rel).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn the_calls_agree_with_proc() {
+        let (host, release) = uname().unwrap();
+        assert_eq!(host, proc("/proc/sys/kernel/hostname"));
+        assert_eq!(release, proc("/proc/sys/kernel/osrelease"));
+        let meminfo = proc("/proc/meminfo");
+        let kib: u64 = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        assert_eq!(memory_bytes(), Some(kib * 1024));
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn cpuid_agrees_with_cpuinfo() {
+        let info = proc("/proc/cpuinfo");
+        let first = info.split("\n\n").next().unwrap();
+        let field = |key: &str| {
+            first.lines().find_map(|l| {
+                l.split_once(':')
+                    .filter(|(k, _)| k.trim() == key)
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        };
+        let (name, hypervisor) = cpu().unwrap();
+        assert_eq!(Some(name), field("model name"));
+        let flags = field("flags").unwrap();
+        assert_eq!(
+            hypervisor,
+            flags.split_whitespace().any(|f| f == "hypervisor")
+        );
+    }
+}
