@@ -97,7 +97,8 @@ impl Probe {
                 // First bytes first: a slice comparison per window would call memcmp each time.
                 (bytes[seen..].windows(s.len())).any(|w| w[0] == s[0] && w == s)
             };
-            if n == 0 || stop.is_some_and(found) {
+            // Fewer than asked for: take's read to the end met the end of the file.
+            if n < 4096 || stop.is_some_and(found) {
                 break;
             }
         }
