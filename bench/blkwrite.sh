@@ -5,7 +5,10 @@
 #   SCRATCH_DIR  where the test files go (default: a new directory under /var/tmp)
 #   ROUNDS       rounds per case, the tools alternating A B (C) A B (C)... (default 5)
 #   SIZE         bytes per run, dd/fio sizes (default 256M)
-# Environment: BLKWRITE=path to the binary (default: cargo build --release, then target/release).
+# Environment: BLKWRITE=path to the binary (default: cargo build --release, then target/release);
+#   CASES=the cases to run, of seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32
+#   (default: all four), e.g. CASES=seq-direct-4M bench/blkwrite.sh DIR 7 2G, then the random
+#   ones at a smaller SIZE, each under its own lock on a shared machine.
 #
 # Cases: sequential O_DIRECT 4M writes + fsync (blkwrite, fio psync, dd oflag=direct
 # conv=fsync); buffered 1M writes + fsync (blkwrite, fio psync end_fsync, dd conv=fsync);
@@ -119,10 +122,14 @@ case_rounds() {
 }
 
 echo "bench: $rounds rounds of $size on $dir ($(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
-case_rounds seq-direct-4M blkwrite fio blkwrite-zero dd
-case_rounds buffered-1M-fsync blkwrite fio blkwrite-zero dd
-case_rounds rand-4k-depth1 blkwrite fio
-case_rounds rand-4k-depth32 blkwrite fio
+cases=${CASES:-seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32}
+for c in $cases; do
+	case $c in
+	seq-direct-4M | buffered-1M-fsync) case_rounds "$c" blkwrite fio blkwrite-zero dd ;;
+	rand-4k-depth1 | rand-4k-depth32) case_rounds "$c" blkwrite fio ;;
+	*) echo "bench: unknown case $c (seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32)" >&2; exit 2 ;;
+	esac
+done
 
 # Medians per case and tool, then blkwrite/peer ratios.
 awk '
@@ -145,6 +152,33 @@ END {
 			# the fio figure leaves out its end_fsync: set the blkwrite write phase against it.
 			bo = (ts[t] == "fio") ? median(phase[cs SUBSEP base]) : median(own[cs SUBSEP base])
 			printf "%-18s %-13s %12.1f %12.1f %9.3f %9.3f\n", cs, ts[t], w / 1e6, o / 1e6, bw / w, bo / o
+		}
+	}
+}' "$results"
+
+# Per-round ratios of the own figures (round i of blkwrite against round i of the peer, the
+# same pairing as the medians above), sorted, and in how many rounds blkwrite was ahead.
+echo
+awk '
+{ k = $1 SUBSEP $2; n[k]++; phase[k, n[k]] = $5; own[k, n[k]] = $4
+  if (!($1 in seen)) { seen[$1] = 1; order[++nc] = $1 }
+  if (!(k in tools)) { tools[k] = 1; tl[$1] = tl[$1] " " $2 } }
+END {
+	for (c = 1; c <= nc; c++) {
+		cs = order[c]; m = split(tl[cs], ts, " ")
+		for (t = 1; t <= m; t++) {
+			p = ts[t]
+			if (p != "fio" && p != "dd") continue
+			base = (p == "dd") ? "blkwrite-zero" : "blkwrite"
+			r = n[cs SUBSEP p]; if (n[cs SUBSEP base] < r) r = n[cs SUBSEP base]
+			ahead = 0; line = ""
+			for (i = 1; i <= r; i++) {
+				x[i] = (p == "fio") ? phase[cs SUBSEP base, i] / phase[cs SUBSEP p, i] : own[cs SUBSEP base, i] / own[cs SUBSEP p, i]
+				if (x[i] >= 1) ahead++
+			}
+			for (i = 2; i <= r; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v }
+			for (i = 1; i <= r; i++) line = line sprintf(" %.3f", x[i])
+			printf "%-18s %-13s per-round own x, sorted:%s (ahead in %d of %d)\n", cs, base "/" p, line, ahead, r
 		}
 	}
 }' "$results"

@@ -367,6 +367,37 @@ fn setup_ring(pool: &Pool, plan: &Plan, out: &mut Outcome) -> io::Result<IoUring
     Ok(ring)
 }
 
+/// io_uring_enter: submit `to_submit` entries and wait for `want` completions; GETEVENTS
+/// always, so that completions the kernel deferred to this thread (DEFER_TASKRUN) are posted
+/// even when nothing is waited for. EINTR, EAGAIN and EBUSY are not errors: the loop reaps
+/// and comes back.
+fn enter(ring: &IoUring, to_submit: u32, want: u32) -> io::Result<()> {
+    // SAFETY: no argument struct is passed; the entries in the queue are valid (see `push`).
+    let r = unsafe {
+        ring.submitter().enter::<libc::sigset_t>(
+            to_submit,
+            want,
+            io_uring::EnterFlags::GETEVENTS.bits(),
+            None,
+        )
+    };
+    match r {
+        Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)
+            ) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// New writes submitted per io_uring_enter (fio's iodepth_batch_submit, whose default is 1).
+const SUBMIT_BATCH: usize = 1;
+
 #[allow(clippy::too_many_arguments)]
 fn run_uring(
     mut ring: IoUring,
@@ -410,51 +441,7 @@ fn run_uring(
         unsafe { ring.submission().push(&e) }.map_err(|_| io::Error::other("submission queue full"))
     };
     loop {
-        if !stopping && out.error.is_none() {
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                stopping = true;
-                out.stop = Stop::Time;
-            }
-            while !stopping && inflight < depth && next < flush_at {
-                let Some(idx) = free.pop() else { break };
-                let b = plan.order.block(next);
-                let (off, len) = plan.extent(b);
-                let s = Slot {
-                    start: now,
-                    off,
-                    len,
-                    done: 0,
-                    ptr: pool.block(b).as_ptr(),
-                };
-                slots[idx] = Some(s);
-                push(&mut ring, idx, &s)?;
-                inflight += 1;
-                next += 1;
-                out.issued += 1;
-            }
-        }
-        if inflight == 0 {
-            if !stopping && out.error.is_none() && next == flush_at && next < plan.blocks {
-                if let Flush::Every(n) = plan.flush {
-                    if !periodic_flush(fd, plan, out) {
-                        break;
-                    }
-                    flush_at = (flush_at + n).min(plan.blocks);
-                    continue;
-                }
-            }
-            break;
-        }
-        match ring.submit_and_wait(1) {
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)
-                ) => {}
-            Err(e) => return Err(e),
-        }
+        // Reap what the last enter posted (no system call).
         let now = Instant::now();
         for cqe in ring.completion() {
             let idx = cqe.user_data() as usize;
@@ -462,16 +449,8 @@ fn run_uring(
             let Some(mut s) = slots.get(idx).copied().flatten() else {
                 continue;
             };
-            if res < 0 {
-                let e = io::Error::from_raw_os_error(-res);
-                failed(
-                    out,
-                    format!("write of {} bytes at offset {}", s.len, s.off),
-                    &e,
-                );
-                stopping = true;
-            } else if res == 0 {
-                let e = io::Error::from_raw_os_error(libc::ENOSPC);
+            if res <= 0 {
+                let e = io::Error::from_raw_os_error(if res < 0 { -res } else { libc::ENOSPC });
                 failed(
                     out,
                     format!("write of {} bytes at offset {}", s.len, s.off),
@@ -498,7 +477,7 @@ fn run_uring(
                 push(&mut ring, idx, &s)?;
             }
         }
-        if measure::cli::interrupted() && !stopping {
+        if !stopping && measure::cli::interrupted() {
             stopping = true;
             out.stop = Stop::Interrupted;
         }
@@ -506,6 +485,51 @@ fn run_uring(
             stopping = true;
             out.stop = Stop::OutputGone;
         }
+        if !stopping && deadline.is_some_and(|d| now >= d) {
+            stopping = true;
+            out.stop = Stop::Time;
+        }
+        // One new write per io_uring_enter, submitted as soon as it is made, as fio does by
+        // default (iodepth_batch_submit=1): the device gets each write while the next is
+        // prepared. Submitting every free slot at once (up to 31 writes an enter) left the
+        // device idle while the batch was built and then gave it a burst: 4k random writes
+        // at depth 32 on this VM's ext4 (virtio) ran at 302 MB/s that way, 465 this way
+        // (fio 461), median of 8 alternating runs of 256 MiB.
+        let mut pending = ring.submission().len();
+        while !stopping && inflight < depth && next < flush_at && pending < SUBMIT_BATCH {
+            let Some(idx) = free.pop() else { break };
+            let b = plan.order.block(next);
+            let (off, len) = plan.extent(b);
+            let s = Slot {
+                start: Instant::now(),
+                off,
+                len,
+                done: 0,
+                ptr: pool.block(b).as_ptr(),
+            };
+            slots[idx] = Some(s);
+            push(&mut ring, idx, &s)?;
+            pending += 1;
+            inflight += 1;
+            next += 1;
+            out.issued += 1;
+        }
+        if inflight == 0 {
+            if !stopping && out.error.is_none() && next == flush_at && next < plan.blocks {
+                if let Flush::Every(n) = plan.flush {
+                    if !periodic_flush(fd, plan, out) {
+                        break;
+                    }
+                    flush_at = (flush_at + n).min(plan.blocks);
+                    continue;
+                }
+            }
+            break;
+        }
+        // Wait only when no more can be issued now; otherwise just submit (and collect
+        // whatever has completed meanwhile).
+        let can_issue = !stopping && inflight < depth && next < flush_at;
+        enter(&ring, pending as u32, u32::from(!can_issue))?;
     }
     Ok(())
 }

@@ -304,6 +304,40 @@ fn time_limit_stops_early_and_verifies_what_was_written() {
 }
 
 #[test]
+fn time_limit_at_depth_stops_early_drains_and_verifies() {
+    let d = tmp();
+    let f = d.path().join("t");
+    let r = blkwrite(&[
+        "--dsync",
+        "--random",
+        "-s",
+        "1G",
+        "-b",
+        "4k",
+        "--iodepth",
+        "8",
+        "--time",
+        "300ms",
+        "--verify",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["info"]["stop"], "time");
+    assert_eq!(s["info"]["engine"], "io_uring");
+    assert_eq!(s["info"]["complete"], false);
+    let n = r.value("write_count");
+    assert!(n > 0.0 && n < (1u64 << 18) as f64);
+    assert_eq!(
+        s["info"]["issued_count"].as_f64(),
+        Some(n),
+        "every write in flight at the deadline is waited for"
+    );
+    assert_eq!(r.value("verified_bytes"), r.value("written_bytes"));
+    assert_eq!(r.value("verify_bad_block_count"), 0.0);
+}
+
+#[test]
 fn direct_alignment_errors_name_the_fix() {
     let d = tmp();
     let f = d.path().join("a");
@@ -431,10 +465,26 @@ fn btrfs_direct_is_reported_as_not_effective() {
 
 #[test]
 fn ctrl_c_writes_a_failed_summary_and_removes_the_file() {
+    for depth in ["1", "8"] {
+        ctrl_c_at_depth(depth);
+    }
+}
+
+fn ctrl_c_at_depth(depth: &str) {
     let d = tmp();
     let f = d.path().join("c");
     let child = Command::new(BIN)
-        .args(["--dsync", "-s", "4G", "-b", "4k", "--time", "20s"])
+        .args([
+            "--dsync",
+            "-s",
+            "4G",
+            "-b",
+            "4k",
+            "--time",
+            "20s",
+            "--iodepth",
+            depth,
+        ])
         .arg(&f)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -450,5 +500,10 @@ fn ctrl_c_writes_a_failed_summary_and_removes_the_file() {
     assert_eq!(s["status"], "failed");
     assert!(s["error"].as_str().unwrap().contains("interrupted"));
     assert!(r.value("written_bytes") > 0.0);
+    assert_eq!(
+        s["info"]["issued_count"].as_f64(),
+        Some(r.value("write_count")),
+        "depth {depth}: the writes in flight at Ctrl-C are waited for"
+    );
     assert!(!f.exists());
 }
