@@ -76,6 +76,8 @@ pub enum SendMethod {
     Splice,
     /// send() from the buffer: one copy, as iperf3 and nc do.
     Copy,
+    /// sendfile() from a memfd holding the pattern: no copy.
+    Sendfile,
 }
 
 impl Plan {
@@ -99,13 +101,14 @@ impl Plan {
             "connect_timeout_s": self.connect_timeout.map(|t| t.as_secs_f64()),
             "keep_open": self.keep_open,
             "block_bytes": self.block,
-            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy" }) } else { None },
+            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy", SendMethod::Sendfile => "sendfile" }) } else { None },
             "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zeros" }) } else { None },
             "window_bytes": self.opts.window,
             "no_delay": self.opts.no_delay,
             "congestion": self.opts.congestion,
             "mss_bytes": self.opts.mss,
             "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
+            "wake_mark": if self.role == Role::Recv { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
         }))
     }
 
@@ -411,6 +414,7 @@ fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result<Liv
             Role::Send => {
                 let mut src = match method {
                     SendMethod::Splice => stream::Source::splice(block, random),
+                    SendMethod::Sendfile => stream::Source::sendfile(block, random),
                     SendMethod::Copy => None,
                 }
                 .unwrap_or_else(|| stream::Source::copy(block, random));
@@ -523,7 +527,20 @@ fn session(
                     iv_next = f + iv;
                 }
                 if now >= iv_next {
-                    emit_interval(plan, rep, &live, &mut iv_last, now, f, omit_ns, t.sessions)?;
+                    // Streams that have all ended meanwhile end the interval at their last byte.
+                    let upto = last_byte(&live).map_or(now, |e| e.min(now));
+                    if iv_last.is_some_and(|(l_ns, _, _)| upto > l_ns) {
+                        emit_interval(
+                            plan,
+                            rep,
+                            &live,
+                            &mut iv_last,
+                            upto,
+                            f,
+                            omit_ns,
+                            t.sessions,
+                        )?;
+                    }
                     while iv_next <= now {
                         iv_next += iv;
                     }
@@ -542,18 +559,20 @@ fn session(
         }
     }
     let end_ns = ctl.now_ns();
-    // The last, shorter interval.
+    // The last, shorter interval ends with the last byte (as the samples do), not when this
+    // thread woke to see it: a listener waits on the listening socket, a tick at most.
+    let last_byte_ns = last_byte(&live).unwrap_or(end_ns);
     if let (Some(_), Some(f)) = (iv_ns, ctl.first_ns())
         && let Some((last_ns, last_bytes, _)) = iv_last
         && total(&live) > last_bytes
-        && end_ns > last_ns
+        && last_byte_ns > last_ns
     {
         emit_interval(
             plan,
             rep,
             &live,
             &mut iv_last,
-            end_ns,
+            last_byte_ns,
             f,
             omit_ns,
             t.sessions,
@@ -692,6 +711,14 @@ fn session(
         t.measured_s += (e - f) as f64 / 1e9;
     }
     Ok(())
+}
+
+/// When the last byte of a session moved, once all its streams have ended.
+fn last_byte(live: &[Live]) -> Option<u64> {
+    if !live.iter().all(|l| l.prog.is_done()) {
+        return None;
+    }
+    live.iter().filter_map(|l| l.prog.end_ns()).max()
 }
 
 #[allow(clippy::too_many_arguments)]
