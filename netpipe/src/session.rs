@@ -514,7 +514,8 @@ fn session(
                 let snap: Vec<u64> = if omit_ns == 0 {
                     Vec::new()
                 } else {
-                    live.iter().map(|l| l.prog.bytes()).collect()
+                    let queued = !ctl.past_deadline(now);
+                    live.iter().map(|l| moved(plan, l, queued)).collect()
                 };
                 omit_snap = Some((if omit_ns == 0 { f } else { now }, snap));
             }
@@ -530,6 +531,7 @@ fn session(
                     // Streams that have all ended meanwhile end the interval at their last byte.
                     let upto = last_byte(&live).map_or(now, |e| e.min(now));
                     if iv_last.is_some_and(|(l_ns, _, _)| upto > l_ns) {
+                        let queued = !ctl.past_deadline(now);
                         emit_interval(
                             plan,
                             rep,
@@ -539,6 +541,7 @@ fn session(
                             f,
                             omit_ns,
                             t.sessions,
+                            queued,
                         )?;
                     }
                     while iv_next <= now {
@@ -562,6 +565,10 @@ fn session(
     // The last, shorter interval ends with the last byte (as the samples do), not when this
     // thread woke to see it: a listener waits on the listening socket, a tick at most.
     let last_byte_ns = last_byte(&live).unwrap_or(end_ns);
+    // A transfer that ended before this thread looked still gets its (one) interval.
+    if let (Some(_), Some(f), None) = (iv_ns, ctl.first_ns(), iv_last) {
+        iv_last = Some((f, 0, 0));
+    }
     if let (Some(_), Some(f)) = (iv_ns, ctl.first_ns())
         && let Some((last_ns, last_bytes, _)) = iv_last
         && total(&live) > last_bytes
@@ -576,6 +583,7 @@ fn session(
             f,
             omit_ns,
             t.sessions,
+            false,
         )?;
     }
     let mut outs = Vec::with_capacity(live.len());
@@ -713,6 +721,27 @@ fn session(
     Ok(())
 }
 
+/// The bytes a stream has moved by now, for intervals and the end of --omit. A receiver reads
+/// in gulps of up to a millisecond's worth (stream::Lowat), so while it runs (and `queued`:
+/// before a --time limit, after which it reads nothing more) what the kernel holds for it
+/// unread (SIOCINQ) counts as arrived. The count read comes first, so that a read between the
+/// two can only be missed (and made up later), never counted twice.
+fn moved(plan: &Plan, l: &Live, queued: bool) -> u64 {
+    let read = l.prog.bytes();
+    if plan.role != Role::Recv || !queued || l.prog.is_done() {
+        return read;
+    }
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD (SIOCINQ) writes one c_int into n.
+    let rc = unsafe { libc::ioctl(l.sock.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if rc == 0 && n > 0 {
+        read + n as u64
+    } else {
+        read
+    }
+}
+
 /// When the last byte of a session moved, once all its streams have ended.
 fn last_byte(live: &[Live]) -> Option<u64> {
     if !live.iter().all(|l| l.prog.is_done()) {
@@ -731,11 +760,20 @@ fn emit_interval(
     first: u64,
     omit_ns: u64,
     session: u64,
+    queued: bool,
 ) -> Result<(), Failure> {
     let Some((l_ns, l_bytes, l_retr)) = *last else {
         return Ok(());
     };
-    let bytes: u64 = live.iter().map(|l| l.prog.bytes()).sum();
+    let mut bytes: u64 = live.iter().map(|l| moved(plan, l, queued)).sum();
+    if plan.role == Role::Recv
+        && let Some(b) = plan.bytes
+    {
+        // What waits beyond the session's --bytes is never read.
+        bytes = bytes.min(b);
+    }
+    // Never back: a count that lost a race with a read is made up by the next interval.
+    let bytes = bytes.max(l_bytes);
     let secs = (now.saturating_sub(l_ns)) as f64 / 1e9;
     let mut v = Values::new();
     let d = bytes.saturating_sub(l_bytes);

@@ -69,7 +69,8 @@ impl Ctl {
         }
     }
 
-    fn past_deadline(&self, now_ns: u64) -> bool {
+    /// Whether the session's --time (after --omit) is over at `now_ns`.
+    pub fn past_deadline(&self, now_ns: u64) -> bool {
         match (self.run_for, self.first_ns()) {
             (Some(d), Some(f)) => now_ns >= f.saturating_add(d.as_nanos() as u64),
             _ => false,

@@ -170,6 +170,26 @@ fn the_last_interval_ends_with_the_last_byte() {
 }
 
 #[test]
+fn a_receiver_limit_counts_its_intervals_within_the_limit() {
+    // The receiver's intervals count what the kernel holds for it unread as arrived, but
+    // never beyond its own --bytes: they add up to exactly what it took.
+    let n = 2_000_000_007u64;
+    let (lc, lr, _, _) = pair(
+        "recv",
+        &["--bytes", &n.to_string(), "-i", "0.02"],
+        "send",
+        &[],
+    );
+    assert_eq!(lc, 0, "{lr:#?}");
+    assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
+    let sum: f64 = of_type(&lr, "interval")
+        .iter()
+        .map(|i| i["values"]["received_bytes"].as_f64().unwrap())
+        .sum();
+    assert_eq!(sum, n as f64);
+}
+
+#[test]
 fn a_small_locked_window_still_moves_every_byte() {
     // The receiver raises its wake-up mark (SO_RCVLOWAT) with the rate, but never past a
     // quarter of the receive buffer, so a small fixed window (-w) cannot strand bytes.
