@@ -1,7 +1,9 @@
 #!/bin/sh
 # Benchmark netpipe against its peers on loopback, alternating A B A B in one run, and print
-# the ratio of the medians:
-#   1. memory to discard, one stream: iperf3 -c/-s  vs  netpipe send/recv (splice and copy)
+# the ratio of the medians and the spread of the per-round ratios:
+#   1. memory to discard, one stream, the same --time/-t and no omit on both, each tool's
+#      receiver figure: iperf3 -c/-s  vs  netpipe send/recv with default options (issue 4's
+#      bar), and netpipe's zero-copy send methods (sendfile, splice) besides
 #   2. pipe to pipe: dd | nc -N host port, nc -l port > /dev/null  vs  the same with netpipe
 # Usage: bench/netpipe.sh            (ROUNDS=5 SECS=3 COUNT_MB=2048 to change the sizes)
 # Traffic stays on 127.0.0.1. Every loop is bounded by ROUNDS; every command by timeout.
@@ -51,13 +53,15 @@ run_iperf3() {
         | "\($b) \((.end.cpu_utilization_percent.host_total + .end.cpu_utilization_percent.remote_total) / 100 / ($b / 8e9))"' "$TMP/ip.json"
 }
 
-# One netpipe run with send method $1: prints the receiver's bits per second.
+# One netpipe run with send method $1 (default: no --send-method): prints the receiver's bits
+# per second.
 run_netpipe() {
     rm -f "$TMP/np.jsonl"
     timeout 60 "$NP" recv --listen "127.0.0.1:$PORT" -o "$TMP/np.jsonl" &
     srv=$!
     wait_listen "$PORT"
-    timeout 60 "$NP" send --connect "127.0.0.1:$PORT" --time "$SECS" --send-method "$1" >"$TMP/nps.jsonl"
+    if [ "$1" = default ]; then set --; else set -- --send-method "$1"; fi
+    timeout 60 "$NP" send --connect "127.0.0.1:$PORT" --time "$SECS" "$@" >"$TMP/nps.jsonl"
     wait $srv
     cs=$(jq 'select(.type == "summary") | .values.cpu_seconds_per_s' "$TMP/nps.jsonl")
     jq -r --argjson cs "$cs" 'select(.type == "summary") | .values
@@ -89,22 +93,28 @@ echo "bench: $ROUNDS rounds, $SECS s per memory run, $COUNT_MB MiB per pipe run,
 echo "bench: $(nproc) CPUs, $(uname -r), $("$NP" --version), $(iperf3 --version | head -1)" >&2
 r=1
 while [ $r -le "$ROUNDS" ]; do
-    set -- $(run_iperf3);         a=$1; echo "$1" >>"$TMP/iperf3"; echo "$2" >>"$TMP/iperf3_cpu"
-    set -- $(run_netpipe splice); b=$1; echo "$1" >>"$TMP/np_splice"; echo "$2" >>"$TMP/np_splice_cpu"
-    set -- $(run_netpipe copy);   c=$1; echo "$1" >>"$TMP/np_copy"; echo "$2" >>"$TMP/np_copy_cpu"
+    set -- $(run_iperf3);           a=$1; echo "$1" >>"$TMP/iperf3"; echo "$2" >>"$TMP/iperf3_cpu"
+    set -- $(run_netpipe default);  c=$1; echo "$1" >>"$TMP/np_copy"; echo "$2" >>"$TMP/np_copy_cpu"
+    set -- $(run_netpipe sendfile); f=$1; echo "$1" >>"$TMP/np_sendfile"; echo "$2" >>"$TMP/np_sendfile_cpu"
+    set -- $(run_netpipe splice);   b=$1; echo "$1" >>"$TMP/np_splice"; echo "$2" >>"$TMP/np_splice_cpu"
+    awk -v a="$a" -v c="$c" 'BEGIN { print c / a }' >>"$TMP/ratio"
     d=$(run_pipe nc);        echo "$d" >>"$TMP/nc"
     e=$(run_pipe np);        echo "$e" >>"$TMP/np_pipe"
-    echo "round $r: iperf3 $a  netpipe(splice) $b  netpipe(copy) $c  dd|nc $d  dd|netpipe $e (bits/s)" >&2
+    echo "round $r: iperf3 $a  netpipe $c  netpipe(sendfile) $f  netpipe(splice) $b  dd|nc $d  dd|netpipe $e (bits/s)" >&2
     r=$((r + 1))
 done
 
 mi=$(median <"$TMP/iperf3"); ms=$(median <"$TMP/np_splice"); mc=$(median <"$TMP/np_copy")
+mf=$(median <"$TMP/np_sendfile")
 mn=$(median <"$TMP/nc"); mp=$(median <"$TMP/np_pipe")
 ci=$(median <"$TMP/iperf3_cpu"); cs=$(median <"$TMP/np_splice_cpu"); cc=$(median <"$TMP/np_copy_cpu")
-awk -v mi="$mi" -v ms="$ms" -v mc="$mc" -v mn="$mn" -v mp="$mp" -v ci="$ci" -v cs="$cs" -v cc="$cc" 'BEGIN {
-    printf "memory to discard, 1 stream (median Gb/s): iperf3 %.2f  netpipe splice %.2f  netpipe copy %.2f\n", mi/1e9, ms/1e9, mc/1e9
-    printf "  ratio netpipe(splice)/iperf3 = %.2f   netpipe(copy)/iperf3 = %.2f\n", ms/mi, mc/mi
-    printf "  process CPU s per GB, both ends (median; softirq time not charged): iperf3 %.3f  netpipe splice %.3f  copy %.3f\n", ci, cs, cc
+cf=$(median <"$TMP/np_sendfile_cpu")
+mr=$(median <"$TMP/ratio"); rs=$(sort -g "$TMP/ratio" | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }')
+awk -v mi="$mi" -v ms="$ms" -v mc="$mc" -v mf="$mf" -v mn="$mn" -v mp="$mp" -v ci="$ci" -v cs="$cs" -v cc="$cc" -v cf="$cf" -v mr="$mr" -v rs="$rs" 'BEGIN {
+    printf "memory to discard, 1 stream (median Gb/s): iperf3 %.2f  netpipe %.2f  netpipe sendfile %.2f  netpipe splice %.2f\n", mi/1e9, mc/1e9, mf/1e9, ms/1e9
+    printf "  ratio netpipe/iperf3 = %.2f (per round: median %.2f; sorted: %s)\n", mc/mi, mr, rs
+    printf "  ratio netpipe(sendfile)/iperf3 = %.2f   netpipe(splice)/iperf3 = %.2f\n", mf/mi, ms/mi
+    printf "  process CPU s per GB, both ends (median; softirq time not charged): iperf3 %.3f  netpipe %.3f  sendfile %.3f  splice %.3f\n", ci, cc, cf, cs
     printf "pipe to pipe, dd | X (median Gb/s): nc %.2f  netpipe %.2f\n", mn/1e9, mp/1e9
     printf "  ratio netpipe/nc = %.2f\n", mp/mn
 }'

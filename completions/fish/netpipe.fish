@@ -59,8 +59,9 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s w -l window -d 
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; splice: tee+splice the buffer\'s pages into the socket, no copy (falls back to copy)' -r -f -a "splice\t''
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer\'s pages into the socket, no copy (both fall back to copy)' -r -f -a "sendfile\t''
+splice\t''
 copy\t''"
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Data to send: zeros, or random (incompressible)' -r -f -a "zeros\t''
 random\t''"
@@ -86,7 +87,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s w -l window -d 
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append records to FILE instead of stdout' -r

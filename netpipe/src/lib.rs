@@ -304,16 +304,16 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .long("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Bytes per send or receive call [default: 128k to send with copy, 64k with splice (the pipe size, at most 1M), 4M to receive]"),
+                .help("Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd's size), 64k with splice (the pipe size, at most 1M), 4M to receive]"),
         );
     let cmd = if name == "send" {
         cmd.arg(
             Arg::new("send-method")
                 .long("send-method")
                 .value_name("METHOD")
-                .value_parser(["splice", "copy"])
+                .value_parser(["sendfile", "splice", "copy"])
                 .default_value("copy")
-                .help("copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; splice: tee+splice the buffer's pages into the socket, no copy (falls back to copy)"),
+                .help("copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer's pages into the socket, no copy (both fall back to copy)"),
         )
         .arg(
             Arg::new("pattern")
@@ -395,11 +395,17 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
             "--interval: give at least 10ms, e.g. 1 or 500ms",
         ));
     }
-    let send_copy = m
+    let send_method = match m
         .try_get_one::<String>("send-method")
         .ok()
         .flatten()
-        .is_some_and(|x| x == "copy");
+        .map(String::as_str)
+    {
+        Some("splice") => session::SendMethod::Splice,
+        Some("sendfile") => session::SendMethod::Sendfile,
+        _ => session::SendMethod::Copy,
+    };
+    let send_copy = send_method == session::SendMethod::Copy;
     let block = match m.get_one::<u64>("block-size") {
         Some(&b) if b == 0 || b > (1 << 30) => {
             return Err(Failure::usage("--block-size: give 1 byte .. 1G, e.g. 128k"));
@@ -407,8 +413,16 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
         Some(&b) => b as usize,
         // Measured on loopback, alternating with iperf3 (1 GiB, 6 rounds each): copy from 128k
         // had a median of 43 Gb/s (iperf3: 30); splice from 1M pipes 16-20, from 128k 17-25,
-        // from 64k 27-60 Gb/s: the fastest at times, the least steady.
+        // from 64k 27-60 Gb/s: the fastest at times, the least steady. With the receiver's
+        // rate-following SO_RCVLOWAT (2 s runs, medians of 4-5): copy from 128k 64-67 Gb/s,
+        // 256k 60-73 (within noise of 128k), 512k 60, 1M 66, but 192k 29-32 and 224k 36
+        // (BBR's pacing falls back; powers of two stay clear of it); sendfile from a 1M memfd
+        // 47, from 128k and 4M lower; splice 52; send with MSG_ZEROCOPY 34 (loopback copies
+        // zero-copy pages on delivery anyway).
         None if role == session::Role::Send && send_copy => 128 << 10,
+        None if role == session::Role::Send && send_method == session::SendMethod::Sendfile => {
+            1 << 20
+        }
         None if role == session::Role::Send => 64 << 10,
         None => 4 << 20,
     };
@@ -431,11 +445,7 @@ fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
             .ok()
             .flatten()
             .is_some_and(|p| p == "random"),
-        method: if send_copy {
-            session::SendMethod::Copy
-        } else {
-            session::SendMethod::Splice
-        },
+        method: send_method,
         opts: sock::SockOpts {
             window,
             no_delay: m.get_flag("no-delay"),

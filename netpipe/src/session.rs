@@ -76,6 +76,8 @@ pub enum SendMethod {
     Splice,
     /// send() from the buffer: one copy, as iperf3 and nc do.
     Copy,
+    /// sendfile() from a memfd holding the pattern: no copy.
+    Sendfile,
 }
 
 impl Plan {
@@ -99,13 +101,14 @@ impl Plan {
             "connect_timeout_s": self.connect_timeout.map(|t| t.as_secs_f64()),
             "keep_open": self.keep_open,
             "block_bytes": self.block,
-            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy" }) } else { None },
+            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy", SendMethod::Sendfile => "sendfile" }) } else { None },
             "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zeros" }) } else { None },
             "window_bytes": self.opts.window,
             "no_delay": self.opts.no_delay,
             "congestion": self.opts.congestion,
             "mss_bytes": self.opts.mss,
             "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
+            "wake_mark": if self.role == Role::Recv { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
         }))
     }
 
@@ -411,6 +414,7 @@ fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result<Liv
             Role::Send => {
                 let mut src = match method {
                     SendMethod::Splice => stream::Source::splice(block, random),
+                    SendMethod::Sendfile => stream::Source::sendfile(block, random),
                     SendMethod::Copy => None,
                 }
                 .unwrap_or_else(|| stream::Source::copy(block, random));
@@ -511,7 +515,8 @@ fn session(
                 let snap: Vec<u64> = if omit_ns == 0 {
                     Vec::new()
                 } else {
-                    live.iter().map(|l| l.prog.bytes()).collect()
+                    let queued = !ctl.past_deadline(now);
+                    live.iter().map(|l| moved(plan, l, queued)).collect()
                 };
                 omit_snap = Some((if omit_ns == 0 { f } else { now }, snap));
             }
@@ -524,7 +529,22 @@ fn session(
                     iv_next = f + iv;
                 }
                 if now >= iv_next {
-                    emit_interval(plan, rep, &live, &mut iv_last, now, f, omit_ns, t.sessions)?;
+                    // Streams that have all ended meanwhile end the interval at their last byte.
+                    let upto = last_byte(&live).map_or(now, |e| e.min(now));
+                    if iv_last.is_some_and(|(l_ns, _, _)| upto > l_ns) {
+                        let queued = !ctl.past_deadline(now);
+                        emit_interval(
+                            plan,
+                            rep,
+                            &live,
+                            &mut iv_last,
+                            upto,
+                            f,
+                            omit_ns,
+                            t.sessions,
+                            queued,
+                        )?;
+                    }
                     while iv_next <= now {
                         iv_next += iv;
                     }
@@ -543,21 +563,28 @@ fn session(
         }
     }
     let end_ns = ctl.now_ns();
-    // The last, shorter interval.
+    // The last, shorter interval ends with the last byte (as the samples do), not when this
+    // thread woke to see it: a listener waits on the listening socket, a tick at most.
+    let last_byte_ns = last_byte(&live).unwrap_or(end_ns);
+    // A transfer that ended before this thread looked still gets its (one) interval.
+    if let (Some(_), Some(f), None) = (iv_ns, ctl.first_ns(), iv_last) {
+        iv_last = Some((f, 0, 0));
+    }
     if let (Some(_), Some(f)) = (iv_ns, ctl.first_ns())
         && let Some((last_ns, last_bytes, _)) = iv_last
         && total(&live) > last_bytes
-        && end_ns > last_ns
+        && last_byte_ns > last_ns
     {
         emit_interval(
             plan,
             rep,
             &live,
             &mut iv_last,
-            end_ns,
+            last_byte_ns,
             f,
             omit_ns,
             t.sessions,
+            false,
         )?;
     }
     let mut outs = Vec::with_capacity(live.len());
@@ -695,6 +722,35 @@ fn session(
     Ok(())
 }
 
+/// The bytes a stream has moved by now, for intervals and the end of --omit. A receiver reads
+/// in gulps of up to a millisecond's worth (stream::Lowat), so while it runs (and `queued`:
+/// before a --time limit, after which it reads nothing more) what the kernel holds for it
+/// unread (SIOCINQ) counts as arrived. The count read comes first, so that a read between the
+/// two can only be missed (and made up later), never counted twice.
+fn moved(plan: &Plan, l: &Live, queued: bool) -> u64 {
+    let read = l.prog.bytes();
+    if plan.role != Role::Recv || !queued || l.prog.is_done() {
+        return read;
+    }
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD (SIOCINQ) writes one c_int into n.
+    let rc = unsafe { libc::ioctl(l.sock.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if rc == 0 && n > 0 {
+        read + n as u64
+    } else {
+        read
+    }
+}
+
+/// When the last byte of a session moved, once all its streams have ended.
+fn last_byte(live: &[Live]) -> Option<u64> {
+    if !live.iter().all(|l| l.prog.is_done()) {
+        return None;
+    }
+    live.iter().filter_map(|l| l.prog.end_ns()).max()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn emit_interval(
     plan: &Plan,
@@ -705,11 +761,20 @@ fn emit_interval(
     first: u64,
     omit_ns: u64,
     session: u64,
+    queued: bool,
 ) -> Result<(), Failure> {
     let Some((l_ns, l_bytes, l_retr)) = *last else {
         return Ok(());
     };
-    let bytes: u64 = live.iter().map(|l| l.prog.bytes()).sum();
+    let mut bytes: u64 = live.iter().map(|l| moved(plan, l, queued)).sum();
+    if plan.role == Role::Recv
+        && let Some(b) = plan.bytes
+    {
+        // What waits beyond the session's --bytes is never read.
+        bytes = bytes.min(b);
+    }
+    // Never back: a count that lost a race with a read is made up by the next interval.
+    let bytes = bytes.max(l_bytes);
     let secs = (now.saturating_sub(l_ns)) as f64 / 1e9;
     let mut v = Values::new();
     let d = bytes.saturating_sub(l_bytes);

@@ -41,8 +41,10 @@ impl Ctl {
         }
     }
 
-    /// Marks a stream done and wakes the supervisor.
-    fn finish(&self, prog: &Progress) {
+    /// Marks a stream done, at `end_ns` (its last byte moved, if any), and wakes the
+    /// supervisor.
+    fn finish(&self, prog: &Progress, end_ns: Option<u64>) {
+        prog.end_ns.store(end_ns.unwrap_or(NONE), Ordering::Release);
         prog.done.store(true, Ordering::Release);
         self.supervisor.unpark();
     }
@@ -67,7 +69,8 @@ impl Ctl {
         }
     }
 
-    fn past_deadline(&self, now_ns: u64) -> bool {
+    /// Whether the session's --time (after --omit) is over at `now_ns`.
+    pub fn past_deadline(&self, now_ns: u64) -> bool {
         match (self.run_for, self.first_ns()) {
             (Some(d), Some(f)) => now_ns >= f.saturating_add(d.as_nanos() as u64),
             _ => false,
@@ -106,6 +109,8 @@ impl Ctl {
 pub struct Progress {
     pub bytes: AtomicU64,
     pub done: AtomicBool,
+    /// When the stream's last byte moved (nanoseconds after the session's base), once done.
+    end_ns: AtomicU64,
 }
 
 impl Progress {
@@ -113,6 +118,7 @@ impl Progress {
         Progress {
             bytes: AtomicU64::new(0),
             done: AtomicBool::new(false),
+            end_ns: AtomicU64::new(NONE),
         }
     }
 
@@ -122,6 +128,14 @@ impl Progress {
 
     pub fn is_done(&self) -> bool {
         self.done.load(Ordering::Acquire)
+    }
+
+    /// When a finished stream moved its last byte (as its sample has it).
+    pub fn end_ns(&self) -> Option<u64> {
+        match self.end_ns.load(Ordering::Acquire) {
+            NONE => None,
+            n => Some(n),
+        }
     }
 }
 
@@ -228,6 +242,9 @@ pub enum Source {
         /// The pattern's memory; declared last so that the pipes go before it does.
         _buf: Vec<u8>,
     },
+    /// sendfile() from a memfd written once with the pattern: the socket takes references
+    /// to the file's pages, no byte is copied, and the pages never change.
+    Sendfile { file: OwnedFd, len: u64, off: u64 },
 }
 
 impl std::fmt::Debug for Source {
@@ -306,10 +323,32 @@ impl Source {
         })
     }
 
+    /// A sendfile source: a memfd of `len` bytes of the pattern, or `None` when the kernel
+    /// has no memfd or the file cannot be written.
+    pub fn sendfile(len: usize, random: bool) -> Option<Source> {
+        let name = c"netpipe-pattern";
+        // SAFETY: memfd_create with a NUL-terminated name; returns a new descriptor or -1.
+        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: fd was just created and belongs to nobody else.
+        let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let buf = pattern(len, random);
+        use std::io::Write;
+        (&file).write_all(&buf).ok()?;
+        Some(Source::Sendfile {
+            file: file.into(),
+            len: buf.len() as u64,
+            off: 0,
+        })
+    }
+
     pub fn word(&self) -> &'static str {
         match self {
             Source::Copy { .. } => "copy",
             Source::Splice { .. } => "splice",
+            Source::Sendfile { .. } => "sendfile",
         }
     }
 
@@ -318,6 +357,7 @@ impl Source {
         match self {
             Source::Copy { buf, .. } => buf.len() as u64,
             Source::Splice { cap, .. } => *cap as u64,
+            Source::Sendfile { len, .. } => *len,
         }
     }
 
@@ -374,6 +414,17 @@ impl Source {
                 }
                 *in_b -= n as usize;
                 Ok(n as usize)
+            }
+            Source::Sendfile { file, len, off } => {
+                let mut o = *off as libc::off_t;
+                let n = want.min((*len - *off) as usize);
+                // SAFETY: sendfile from our memfd at offset o into the socket.
+                let rc = unsafe { libc::sendfile(fd, file.as_raw_fd(), &mut o, n) };
+                if rc < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                *off = (*off + rc as u64) % *len;
+                Ok(rc as usize)
             }
         }
     }
@@ -440,12 +491,13 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
     } else if end == End::Stopped {
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
-    ctl.finish(prog);
+    let end_ns = (sent > 0).then_some(end_ns);
+    ctl.finish(prog, end_ns);
     Outcome {
         end,
         bytes: sent,
         first_ns: (sent > 0).then_some(start),
-        end_ns: (sent > 0).then_some(end_ns),
+        end_ns,
         tcp,
         peer_closed,
         method: src.word(),
@@ -492,6 +544,7 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
     let mut last_move = Instant::now();
     let mut end_ns = None;
     let mut flags = libc::MSG_TRUNC;
+    let mut lowat = Lowat::new();
     // Ends on EOF, the limit, Ctrl-C, the idle timeout or an error; each pass waits a tick
     // at most.
     let end = loop {
@@ -518,6 +571,9 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
             prog.bytes.fetch_add(n, Ordering::AcqRel);
             end_ns = Some(ns);
             last_move = now;
+            if let Some(f) = first {
+                lowat.tune(s, got, ns.saturating_sub(f));
+            }
             if ctl.past_deadline(ns) {
                 break End::Limit;
             }
@@ -553,16 +609,95 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
     // Done first, then close at once so that a sender waiting for our close sees it now:
     // whoever stops a --keep-open listener after the sender has ended (a script's Ctrl-C)
     // must find this stream finished, not cut short.
-    ctl.finish(prog);
+    let end_ns = if got > 0 { end_ns } else { None };
+    ctl.finish(prog, end_ns);
     let _ = s.shutdown(std::net::Shutdown::Both);
     Outcome {
         end,
         bytes: got,
         first_ns: first,
-        end_ns: if got > 0 { end_ns } else { None },
+        end_ns,
         tcp: None,
         peer_closed: false,
         method: "",
+    }
+}
+
+/// The receive low-water mark (SO_RCVLOWAT) of a discarding receiver: how much data wakes it.
+///
+/// Left at the kernel's 1 byte, a receiver that drops bytes as fast as they come wakes for
+/// almost every segment, and each wake-up costs both ends (on loopback most of what a
+/// transfer costs, across CPUs an interprocessor interrupt each). Raised to about a
+/// millisecond of data at the rate seen so far, the receiver takes the bytes in fewer, larger
+/// gulps and its clock loses nothing that matters: the first byte is taken at the default
+/// mark (the mark is raised only after it), the end is the peer's FIN (which wakes the
+/// receiver whatever the mark), and the bytes of an interval, the --time limit and the
+/// idle and tick timeouts are late by a millisecond's worth at most (a timeout returns what
+/// has arrived). The mark stays at a quarter of the receive buffer or below, so the kernel
+/// never grows the buffer or clamps the window for it (tcp_set_rcvlowat does when the mark
+/// needs more room than the buffer has): autotuning, or --window, stays in charge.
+struct Lowat {
+    /// The mark as set; 1 is the kernel's default.
+    set: usize,
+    /// When (nanoseconds after the first byte) and at what byte count the mark was last
+    /// looked at: the rate it follows is the rate since then.
+    last: (u64, u64),
+    /// `false` once the kernel refused the mark.
+    on: bool,
+}
+
+impl Lowat {
+    /// The highest mark: beyond it the gain ends (loopback, 2 CPUs: 1M moved 54-65 Gb/s,
+    /// 2M 63-68, 4M 64-67).
+    const MAX: usize = 2 << 20;
+    /// The time's worth of data the mark aims at.
+    const SPAN_NS: u64 = 1_000_000;
+    /// How often the mark follows the rate.
+    const EVERY_NS: u64 = 10_000_000;
+
+    fn new() -> Self {
+        Lowat {
+            set: 1,
+            last: (0, 0),
+            on: true,
+        }
+    }
+
+    /// Follows the rate: `got` bytes by `since_first_ns` after the first byte.
+    fn tune(&mut self, s: &Socket, got: u64, since_first_ns: u64) {
+        let (t0, b0) = self.last;
+        if !self.on || since_first_ns < t0 + Self::EVERY_NS {
+            return;
+        }
+        self.last = (since_first_ns, got);
+        let per_span = (u128::from(got - b0) * u128::from(Self::SPAN_NS)
+            / u128::from(since_first_ns - t0)) as usize;
+        // SO_RCVBUF: the kernel's sk_rcvbuf, as autotuned or set by --window.
+        let Ok(rcvbuf) = s.recv_buffer_size() else {
+            self.on = false;
+            return;
+        };
+        let want = per_span.min(Self::MAX).min(rcvbuf / 4).max(1);
+        // Only a change of more than an eighth is worth a call.
+        if want.abs_diff(self.set) <= self.set / 8 {
+            return;
+        }
+        let v = want as libc::c_int;
+        // SAFETY: setsockopt reads one c_int from a valid pointer of the given length.
+        let rc = unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVLOWAT,
+                (&v as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if rc == 0 {
+            self.set = want;
+        } else {
+            self.on = false;
+        }
     }
 }
 
@@ -608,6 +743,53 @@ mod tests {
         assert_eq!(c.claim(9), 3);
         let u = Ctl::new(None, None, None);
         assert_eq!(u.claim(7), 7);
+    }
+
+    fn lowat_of(s: &Socket) -> i32 {
+        let mut v: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt writes at most len bytes into v.
+        let rc = unsafe {
+            libc::getsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVLOWAT,
+                (&mut v as *mut libc::c_int).cast(),
+                &mut len,
+            )
+        };
+        assert_eq!(rc, 0);
+        v
+    }
+
+    #[test]
+    fn lowat_follows_the_rate_within_the_buffer() {
+        use socket2::{Domain, Type};
+        let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        s.set_recv_buffer_size(1 << 20).unwrap();
+        let buf = s.recv_buffer_size().unwrap();
+        let mut l = Lowat::new();
+        let ms = 1_000_000u64;
+        // Not before 10 ms of data.
+        l.tune(&s, 1 << 30, 9 * ms);
+        assert_eq!(lowat_of(&s), 1);
+        // 1000 bytes a millisecond: a mark of 1000.
+        l.tune(&s, 10_000, 10 * ms);
+        assert_eq!(lowat_of(&s), 1000);
+        // A small change is not worth a call; the rate is the latest 10 ms's.
+        l.tune(&s, 10_000 + 10_500, 20 * ms);
+        assert_eq!(lowat_of(&s), 1000);
+        // Fast: capped at a quarter of the receive buffer (here below Lowat::MAX).
+        l.tune(&s, 1 << 33, 30 * ms);
+        assert_eq!(lowat_of(&s) as usize, (buf / 4).min(Lowat::MAX));
+        assert_eq!(
+            s.recv_buffer_size().unwrap(),
+            buf,
+            "the buffer is left alone"
+        );
+        // Slow again: down it comes.
+        l.tune(&s, (1 << 33) + 5_000, 40 * ms);
+        assert_eq!(lowat_of(&s), 500);
     }
 
     #[test]

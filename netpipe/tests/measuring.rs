@@ -38,7 +38,7 @@ fn pair(
 
 #[test]
 fn odd_byte_count_is_exact_on_both_sides() {
-    for method in ["splice", "copy"] {
+    for method in ["sendfile", "splice", "copy"] {
         let n = 10_000_019u64;
         let (lc, lr, cc, cr) = pair(
             "recv",
@@ -80,6 +80,129 @@ fn odd_byte_count_is_exact_on_both_sides() {
         let b = of_type(&cr, "begin");
         assert_eq!(b[0]["info"]["send_method"], method);
     }
+}
+
+#[test]
+fn every_send_method_sends_its_random_pattern_whole() {
+    // What each method puts on the wire, caught by netpipe's netcat mode into a file: the
+    // exact count, random (not zeros), and the pattern repeating at the buffer's length
+    // (64k for copy and sendfile; splice cycles 8 pipes of 64k), so no part of it is
+    // skipped or sent twice.
+    let block = 64 << 10;
+    let n = 3 * 8 * block + 12_345;
+    for method in ["sendfile", "splice", "copy"] {
+        let d = tmp();
+        let out = path(&d, "out");
+        let recs = path(&d, "nc.jsonl");
+        let mut l = Guard::spawn(
+            np().args(["-l", "-p", "0", "-s", "127.0.0.1", "-o"])
+                .arg(&recs)
+                .stdin(Stdio::null())
+                .stdout(file(&out)),
+        );
+        let port = listen_port(&recs);
+        let (c, r, e) = connect(
+            "send",
+            port,
+            &[
+                "--bytes",
+                &n.to_string(),
+                "--send-method",
+                method,
+                "--pattern",
+                "random",
+                "--block-size",
+                "64k",
+            ],
+        );
+        assert_eq!(c, 0, "{method}: {e}");
+        assert!(l.wait(LIMIT).success());
+        assert_eq!(of_type(&r, "sample")[0]["info"]["send_method"], method);
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(got.len(), n, "{method}");
+        let zeros = got.iter().filter(|&&b| b == 0).count();
+        assert!(zeros < n / 100, "{method}: {zeros} zero bytes of {n}");
+        let period = if method == "splice" { 8 * block } else { block };
+        assert!(
+            (0..n - period).all(|i| got[i] == got[i + period]),
+            "{method}: the pattern does not repeat every {period} bytes"
+        );
+        if method == "splice" {
+            assert!(
+                got[..block] != got[block..2 * block],
+                "splice: its pipes hold different parts of the pattern"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_last_interval_ends_with_the_last_byte() {
+    // Each side's last interval ends where its sample does, also for the listener, whose
+    // session waits on the listening socket rather than for its stream to end.
+    let n = (1u64 << 30) + 1;
+    let (lc, lr, cc, cr) = pair(
+        "recv",
+        &["-i", "0.1"],
+        "send",
+        &["--bytes", &n.to_string(), "-i", "0.1"],
+    );
+    assert_eq!((lc, cc), (0, 0));
+    for recs in [&lr, &cr] {
+        let iv = of_type(recs, "interval");
+        let last = iv.last().unwrap();
+        let s = of_type(recs, "sample")[0];
+        assert_eq!(
+            last["info"]["end_s"], s["values"]["duration_s"],
+            "{last} vs {s}"
+        );
+        let sum: f64 = iv
+            .iter()
+            .map(|i| {
+                i["values"]["received_bytes"]
+                    .as_f64()
+                    .or(i["values"]["sent_bytes"].as_f64())
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(sum, n as f64);
+    }
+}
+
+#[test]
+fn a_receiver_limit_counts_its_intervals_within_the_limit() {
+    // The receiver's intervals count what the kernel holds for it unread as arrived, but
+    // never beyond its own --bytes: they add up to exactly what it took.
+    let n = 2_000_000_007u64;
+    let (lc, lr, _, _) = pair(
+        "recv",
+        &["--bytes", &n.to_string(), "-i", "0.02"],
+        "send",
+        &[],
+    );
+    assert_eq!(lc, 0, "{lr:#?}");
+    assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
+    let sum: f64 = of_type(&lr, "interval")
+        .iter()
+        .map(|i| i["values"]["received_bytes"].as_f64().unwrap())
+        .sum();
+    assert_eq!(sum, n as f64);
+}
+
+#[test]
+fn a_small_locked_window_still_moves_every_byte() {
+    // The receiver raises its wake-up mark (SO_RCVLOWAT) with the rate, but never past a
+    // quarter of the receive buffer, so a small fixed window (-w) cannot strand bytes.
+    let n = 50_000_021u64;
+    let (lc, lr, cc, cr) = pair(
+        "recv",
+        &["-w", "64k"],
+        "send",
+        &["--bytes", &n.to_string(), "-w", "64k"],
+    );
+    assert_eq!((lc, cc), (0, 0), "{lr:#?}");
+    assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
+    assert_eq!(num(summary(&cr), "sent_bytes"), n as f64);
 }
 
 #[test]
