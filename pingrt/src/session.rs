@@ -42,13 +42,12 @@ pub(crate) struct Session {
     pub(crate) sink: Option<Sink>,
     pub(crate) sock: IcmpSocket,
     pub(crate) id: u16,
-    pub(crate) cookie: u64,
     pub(crate) tracker: Tracker,
     pub(crate) rtts: Vec<f64>,
     pub(crate) human: Human,
     pub(crate) buf: Vec<u8>,
-    /// The request being sent (reused).
-    pub(crate) pkt: Vec<u8>,
+    /// The requests, changed in place for each probe.
+    pub(crate) requests: packet::Requests,
     /// The error queue's own buffer (drain may read it while `buf` is in use).
     pub(crate) errbuf: Vec<u8>,
     pub(crate) base_info: Map<String, Value>,
@@ -176,12 +175,11 @@ pub fn run(
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
         errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
-        pkt: Vec::new(),
+        requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
         sink: Some(sink),
         cfg,
         sock,
         id,
-        cookie,
         rtts: Vec::new(),
         human,
         base_info: base,
@@ -210,11 +208,14 @@ impl Session {
         let deadline_mode = self.cfg.deadline.is_some();
         let mut next_send = start;
         let mut lingering = false;
+        // A flood probe answered at once leaves its send time as the loop's "now": the clock
+        // is read once per probe (the send stamp), microseconds before the next one goes.
+        let mut fresh: Option<i64> = None;
         loop {
             if measure::cli::interrupted() {
                 return Ok(End::Interrupted);
             }
-            let now = now_ns();
+            let now = fresh.take().unwrap_or_else(now_ns);
             self.expire(now)?;
             if deadline_at.is_some_and(|d| now >= d) {
                 return Ok(End::Deadline);
@@ -252,6 +253,9 @@ impl Session {
                         self.drain()?;
                         let hit = self.tracker.waiting() < before;
                         self.eager_read = hit;
+                        if hit {
+                            fresh = Some(after);
+                        }
                     }
                     next_send = if self.cfg.flood {
                         after + flood_gap
@@ -290,19 +294,9 @@ impl Session {
     /// Sends the next probe; returns the time right after sendto.
     fn send_probe(&mut self) -> Result<i64, Failure> {
         let number = self.tracker.next_number();
-        let mut pkt = std::mem::take(&mut self.pkt);
-        packet::build_probe(
-            &mut pkt,
-            self.cfg.family,
-            self.id,
-            wire_seq(number),
-            self.cookie,
-            number,
-            self.cfg.size,
-        );
+        let pkt = self.requests.probe(wire_seq(number), number);
         let before = now_ns();
-        let res = self.sock.send_to(&pkt, &self.cfg.target);
-        self.pkt = pkt;
+        let res = self.sock.send_to(pkt, &self.cfg.target);
         // The end of the sendto call bounds the kernel's stamp; without those stamps it is
         // not needed and the clock is not read again.
         let after = if self.sock.tx_stamps {
