@@ -128,9 +128,6 @@ pub fn run(
             return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
         }
     };
-    // The kernel turns receive stamping on for the whole stack a moment after the first
-    // socket asks (a deferred static key); give it that moment so probe 1 gets its stamp.
-    std::thread::sleep(std::time::Duration::from_millis(10));
     let cookie = measure::writer::random_u64();
     let id = match sock.kind {
         Kind::Raw => (cookie >> 48) as u16,
@@ -157,6 +154,10 @@ pub fn run(
     let mut begin = base.clone();
     begin.extend(measure::envfacts::Probe::system().machine());
     rep.begin(begin).map_err(|e| out_err(&e))?;
+    // The kernel turns receive stamping on for the whole stack a moment after the first
+    // socket asks (a deferred static key): wait for it (at most 10 ms) so probe 1 gets its
+    // stamp.
+    socket::wait_for_rx_stamps(std::time::Duration::from_millis(10));
     let human = Human {
         enabled: !cfg.quiet && measure::cli::is_terminal(2),
         flood: cfg.flood,

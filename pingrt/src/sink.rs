@@ -120,25 +120,25 @@ impl Sink {
                     libc::sigaddset(&mut set, libc::SIGTERM);
                     libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
                 }
+                // A batch's lines, handed to the output in one piece.
+                let mut chunk = Vec::new();
                 for batch in rx {
-                    for ev in batch {
-                        let res = match &mut fast {
-                            Some((f, out)) => {
-                                let line = match &ev {
-                                    Event::Reply(e) => f.reply(e),
-                                    Event::Failed(err, info) => f.failed(err, info),
-                                };
-                                out.write_all(line.as_bytes())
+                    let res = match &mut fast {
+                        Some((f, out)) => {
+                            chunk.clear();
+                            for ev in &batch {
+                                match ev {
+                                    Event::Reply(e) => f.reply(&mut chunk, e),
+                                    Event::Failed(err, info) => f.failed(&mut chunk, err, info),
+                                }
                             }
-                            None => write(&mut rep, ev, &from),
-                        };
-                        if let Err(e) = res {
-                            return (rep, Err(e));
+                            out.write_all(&chunk).and_then(|()| out.flush())
                         }
-                    }
-                    if let Some((_, out)) = &mut fast
-                        && let Err(e) = out.flush()
-                    {
+                        None => batch
+                            .into_iter()
+                            .try_for_each(|ev| write(&mut rep, ev, &from)),
+                    };
+                    if let Err(e) = res {
                         return (rep, Err(e));
                     }
                 }
