@@ -189,6 +189,10 @@ pub fn run(
         target_text,
         end_ns: None,
     };
+    s.tracker.reserve(s.cfg.count);
+    if s.cfg.count > 0 {
+        s.rtts.reserve_exact(s.cfg.count.min(1 << 20) as usize);
+    }
     let result = s.probe_loop();
     flush_now();
     s.finish(result)

@@ -143,6 +143,17 @@ impl Tracker {
         }
     }
 
+    /// Makes room for `probes` probes (0: as many as the sequence numbers allow) up front, so
+    /// the table is not copied as it grows during the run.
+    pub fn reserve(&mut self, probes: u64) {
+        let n = if probes == 0 {
+            1 << 16
+        } else {
+            probes.min(1 << 16)
+        };
+        self.slots.0.reserve_exact(n as usize + 1);
+    }
+
     /// Number of probes sent and not settled.
     pub fn waiting(&self) -> u64 {
         self.waiting
