@@ -40,36 +40,46 @@ pub fn payload_byte(cookie: u64, probe: u64, i: usize) -> u8 {
 
 /// Whether `bytes` is exactly the payload of probe number `probe` (without building it).
 pub fn payload_matches(cookie: u64, probe: u64, size: usize, bytes: &[u8]) -> bool {
+    payload_matches_pattern(&payload(cookie, 0, size), probe, bytes)
+}
+
+/// Whether `bytes` is exactly the payload of probe number `probe`, given `pattern`, the
+/// payload of probe 0 of the run (built once): the probe number is the only difference.
+pub fn payload_matches_pattern(pattern: &[u8], probe: u64, bytes: &[u8]) -> bool {
+    let size = pattern.len();
     if bytes.len() != size {
         return false;
     }
-    let cookie = cookie.to_be_bytes();
-    let probe = probe.to_be_bytes();
     let head = size.min(8);
     let number = size.min(16);
-    // The pattern is checked without a branch per byte (the loop vectorizes).
-    let pattern_diff = bytes
-        .iter()
-        .enumerate()
-        .skip(16)
-        .fold(0u8, |acc, (i, b)| acc | (b ^ (i & 0xff) as u8));
-    bytes[..head] == cookie[..head]
-        && bytes[head..number] == probe[..number - head]
-        && pattern_diff == 0
+    bytes[..head] == pattern[..head]
+        && bytes[head..number] == probe.to_be_bytes()[..number - head]
+        && bytes[number..] == pattern[number..]
 }
 
-/// The sum of `bytes` as big-endian 16-bit words (an odd last byte padded with a zero), not
-/// yet folded: the Internet checksum's ones'-complement sum (RFC 1071) before the carries.
+/// The ones'-complement sum (RFC 1071) of `bytes` as big-endian 16-bit words, an odd last
+/// byte padded with a zero, folded to 16 bits; partial sums of pieces that start at even
+/// offsets add up (and fold) to the sum of the whole.
 fn word_sum(bytes: &[u8]) -> u64 {
-    let mut words = bytes.chunks_exact(2);
-    let mut sum: u64 = words
+    // Four bytes at a time in native order: 2^16 is 1 modulo 0xffff, so the 32-bit words
+    // fold to the sum of their 16-bit halves, and a sum taken in the other byte order is
+    // the byte-swapped sum (RFC 1071, 2.(B)).
+    let mut quads = bytes.chunks_exact(4);
+    let mut sum: u64 = quads
         .by_ref()
-        .map(|w| u64::from(u16::from_be_bytes([w[0], w[1]])))
+        .map(|q| u64::from(u32::from_ne_bytes([q[0], q[1], q[2], q[3]])))
         .sum();
-    if let [last] = words.remainder() {
-        sum += u64::from(*last) << 8;
+    let mut rest = quads.remainder().chunks_exact(2);
+    if let Some(w) = rest.next() {
+        sum += u64::from(u16::from_ne_bytes([w[0], w[1]]));
     }
-    sum
+    if let [last] = rest.remainder() {
+        sum += u64::from(u16::from_ne_bytes([*last, 0]));
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    u64::from(u16::from_be(sum as u16))
 }
 
 /// The ones' complement of the folded sum: the value of a checksum field.

@@ -390,9 +390,10 @@ impl IcmpSocket {
 /// One `recvmsg` on `fd` without blocking, from the error queue when `errqueue`, with the
 /// control messages pingrt asks for decoded.
 fn recv_msg(fd: RawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
-    // Control space for a timestamping cmsg (3 timespecs), a TTL and an extended error
-    // with its offender address, with room to spare.
-    let mut control = [0u64; 64];
+    // Control space for a timestamping cmsg (3 timespecs, 64 bytes with its header), a TTL
+    // (24) and an extended error with its offender address (64), with room to spare. The
+    // kernel fills it; only what it reports filled (msg_controllen) is read.
+    let mut control = std::mem::MaybeUninit::<[u64; 32]>::uninit();
     // SAFETY: all-zero is a valid sockaddr_storage, iovec and msghdr.
     let mut ss: libc::sockaddr_storage = unsafe { zeroed() };
     let mut iov = libc::iovec {
@@ -406,7 +407,7 @@ fn recv_msg(fd: RawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
     msg.msg_iov = &mut iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = size_of::<[u64; 64]>();
+    msg.msg_controllen = size_of::<[u64; 32]>();
     let flags = libc::MSG_DONTWAIT | if errqueue { libc::MSG_ERRQUEUE } else { 0 };
     // SAFETY: msg points to live buffers of the lengths it states.
     let n = unsafe { libc::recvmsg(fd, &mut msg, flags) };

@@ -117,7 +117,8 @@ impl Slots {
 #[derive(Debug)]
 pub struct Tracker {
     cookie: u64,
-    size: usize,
+    /// The payload of probe 0: a reply's payload differs from it only in the probe number.
+    pattern: Vec<u8>,
     timeout_ns: i64,
     slots: Slots,
     /// Sequence numbers in send order; settled ones are dropped lazily.
@@ -133,7 +134,7 @@ impl Tracker {
     pub fn new(cookie: u64, size: usize, timeout_ns: i64) -> Self {
         Tracker {
             cookie,
-            size,
+            pattern: packet::payload(cookie, 0, size),
             timeout_ns,
             slots: Slots::default(),
             order: VecDeque::new(),
@@ -256,7 +257,7 @@ impl Tracker {
                 why: "payload names another probe",
             };
         }
-        if !packet::payload_matches(self.cookie, slot.number, self.size, payload) {
+        if !packet::payload_matches_pattern(&self.pattern, slot.number, payload) {
             self.counts.corrupt += 1;
             return Outcome::Corrupt {
                 seq,
@@ -277,7 +278,9 @@ impl Tracker {
             State::Waiting => {
                 let mut p = slot;
                 p.state = State::Answered;
-                self.slots.insert(seq, p);
+                if let Some(s) = self.slots.get_mut(&seq) {
+                    s.state = State::Answered;
+                }
                 self.waiting -= 1;
                 self.counts.received += 1;
                 let out_of_order = self.highest_answered.is_some_and(|h| h > p.number);
