@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 /// so the writer is woken (a futex call and two context switches, which on a busy machine
 /// come out of the probing thread's time) about 40 times a second.
 const BATCH: usize = 4096;
+/// Bytes of sample lines the writer thread formats before it hands them to the output.
+const CHUNK: usize = 64 * 1024;
 /// The longest an event waits before its batch is handed over.
 const BATCH_DELAY: Duration = Duration::from_millis(50);
 
@@ -60,6 +62,28 @@ fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
         Event::Reply(e) => rep.sample(Values::new().with("rtt_s", e.rtt_s), reply_info(&e, from)),
         Event::Failed(err, info) => rep.sample_failed(&err, info),
     }
+}
+
+/// Writes the lines of `batch` to `out` (through `chunk`, a piece at a time) and flushes.
+fn write_lines(
+    f: &mut FastLines,
+    out: &mut crate::output::Shared,
+    chunk: &mut Vec<u8>,
+    batch: &[Event],
+) -> io::Result<()> {
+    for ev in batch {
+        match ev {
+            Event::Reply(e) => f.reply(chunk, e),
+            Event::Failed(err, info) => f.failed(chunk, err, info),
+        }
+        if chunk.len() >= CHUNK {
+            out.write_all(chunk)?;
+            chunk.clear();
+        }
+    }
+    out.write_all(chunk)?;
+    chunk.clear();
+    out.flush()
 }
 
 /// Sample records on their way out.
@@ -125,20 +149,11 @@ impl Sink {
                     libc::sigaddset(&mut set, libc::SIGTERM);
                     libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
                 }
-                // A batch's lines, handed to the output in one piece.
-                let mut chunk = Vec::new();
+                // A batch's lines, handed to the output in pieces of about CHUNK bytes.
+                let mut chunk = Vec::with_capacity(CHUNK + 4096);
                 for mut batch in rx {
                     let res = match &mut fast {
-                        Some((f, out)) => {
-                            chunk.clear();
-                            for ev in &batch {
-                                match ev {
-                                    Event::Reply(e) => f.reply(&mut chunk, e),
-                                    Event::Failed(err, info) => f.failed(&mut chunk, err, info),
-                                }
-                            }
-                            out.write_all(&chunk).and_then(|()| out.flush())
-                        }
+                        Some((f, out)) => write_lines(f, out, &mut chunk, &batch),
                         None => batch
                             .drain(..)
                             .try_for_each(|ev| write(&mut rep, ev, &from)),
