@@ -648,6 +648,43 @@ mod tests {
     }
 
     #[test]
+    fn receive_stamps_are_seen_on_loopback() {
+        if LoopbackCheck::open().is_err() {
+            eprintln!("skipped: receive_stamps_are_seen_on_loopback: no usable 127.0.0.1");
+            return;
+        }
+        // The check's own socket asks for stamps, so stamping comes on if it was off.
+        assert!(wait_for_rx_stamps(Duration::from_secs(5)));
+    }
+
+    #[test]
+    fn without_loopback_the_wait_is_a_plain_sleep() {
+        // SAFETY: geteuid takes no arguments and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: needs root");
+            return;
+        }
+        let got = std::thread::spawn(|| {
+            // SAFETY: unshare takes no pointers; it moves only this thread into a new network
+            // namespace (whose loopback is down), which goes away with the thread.
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
+                return None;
+            }
+            let no_loopback = LoopbackCheck::open().map_or(true, |c| !c.stamped());
+            Some((no_loopback, wait_for_rx_stamps(Duration::from_millis(20))))
+        })
+        .join()
+        .expect("thread");
+        match got {
+            Some((no_loopback, stamped)) => {
+                assert!(no_loopback);
+                assert!(!stamped);
+            }
+            None => eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: unshare"),
+        }
+    }
+
+    #[test]
     fn clock_moves() {
         let a = now_ns();
         let b = now_ns();
