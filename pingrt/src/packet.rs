@@ -61,14 +61,22 @@ pub fn payload_matches_pattern(pattern: &[u8], probe: u64, bytes: &[u8]) -> bool
 /// byte padded with a zero, folded to 16 bits; partial sums of pieces that start at even
 /// offsets add up (and fold) to the sum of the whole.
 fn word_sum(bytes: &[u8]) -> u64 {
-    // Four bytes at a time in native order: 2^16 is 1 modulo 0xffff, so the 32-bit words
-    // fold to the sum of their 16-bit halves, and a sum taken in the other byte order is
-    // the byte-swapped sum (RFC 1071, 2.(B)).
-    let mut quads = bytes.chunks_exact(4);
-    let mut sum: u64 = quads
+    // 32-bit words in native order, two from every eight bytes: 2^16 is 1 modulo 0xffff, so
+    // the 32-bit words fold to the sum of their 16-bit halves, and a sum taken in the other
+    // byte order is the byte-swapped sum (RFC 1071, 2.(B)).
+    let mut octets = bytes.chunks_exact(8);
+    let mut sum: u64 = octets
         .by_ref()
-        .map(|q| u64::from(u32::from_ne_bytes([q[0], q[1], q[2], q[3]])))
+        .map(|o| {
+            // chunks_exact hands out 8 bytes: the conversion cannot fail (nor cost a check).
+            let v = u64::from_ne_bytes(o.try_into().unwrap_or([0; 8]));
+            (v & 0xffff_ffff) + (v >> 32)
+        })
         .sum();
+    let mut quads = octets.remainder().chunks_exact(4);
+    if let Some(q) = quads.next() {
+        sum += u64::from(u32::from_ne_bytes(q.try_into().unwrap_or([0; 4])));
+    }
     let mut rest = quads.remainder().chunks_exact(2);
     if let Some(w) = rest.next() {
         sum += u64::from(u16::from_ne_bytes([w[0], w[1]]));

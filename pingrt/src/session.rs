@@ -59,6 +59,8 @@ pub(crate) struct Session {
     pub(crate) eager_read: bool,
     /// The target address as text, for every sample.
     pub(crate) target_text: String,
+    /// The target address in kernel form, for every sendto.
+    pub(crate) target_addr: (libc::sockaddr_storage, libc::socklen_t),
 }
 
 fn ns(d: std::time::Duration) -> i64 {
@@ -172,6 +174,7 @@ pub fn run(
     } else {
         Sink::direct(rep, target_text.clone())
     };
+    let target_addr = socket::sockaddr(&cfg.target);
     let mut s = Session {
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
@@ -187,6 +190,7 @@ pub fn run(
         start: now_ns(),
         eager_read: true,
         target_text,
+        target_addr,
         end_ns: None,
     };
     s.tracker.reserve(s.cfg.count);
@@ -301,7 +305,7 @@ impl Session {
         let number = self.tracker.next_number();
         let pkt = self.requests.probe(wire_seq(number), number);
         let before = now_ns();
-        let res = self.sock.send_to(pkt, &self.cfg.target);
+        let res = self.sock.send_to_addr(pkt, &self.target_addr);
         // The end of the sendto call bounds the kernel's stamp; without those stamps it is
         // not needed and the clock is not read again.
         let after = if self.sock.tx_stamps {

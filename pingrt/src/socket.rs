@@ -342,7 +342,15 @@ impl IcmpSocket {
 
     /// Sends `buf` to `dst`.
     pub fn send_to(&self, buf: &[u8], dst: &SocketAddr) -> io::Result<()> {
-        let (ss, len) = sockaddr(dst);
+        self.send_to_addr(buf, &sockaddr(dst))
+    }
+
+    /// Sends `buf` to an address already in kernel form (from [`sockaddr`]).
+    pub fn send_to_addr(
+        &self,
+        buf: &[u8],
+        (ss, len): &(libc::sockaddr_storage, libc::socklen_t),
+    ) -> io::Result<()> {
         // SAFETY: buf and ss are live for the call; len is the size of the address in ss.
         let n = unsafe {
             libc::sendto(
@@ -350,8 +358,8 @@ impl IcmpSocket {
                 buf.as_ptr().cast(),
                 buf.len(),
                 0,
-                (&ss as *const libc::sockaddr_storage).cast(),
-                len,
+                (ss as *const libc::sockaddr_storage).cast(),
+                *len,
             )
         };
         if n < 0 {
