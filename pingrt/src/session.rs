@@ -193,10 +193,16 @@ pub fn run(
         target_addr,
         end_ns: None,
     };
+    // The probe table and the RTT list get their memory before the first probe (for a run
+    // without a count, room for 65536 probes to begin with).
     s.tracker.reserve(s.cfg.count);
-    if s.cfg.count > 0 {
-        s.rtts.reserve_exact(s.cfg.count.min(1 << 20) as usize);
-    }
+    let expected = if s.cfg.count == 0 {
+        1 << 16
+    } else {
+        s.cfg.count.min(1 << 20)
+    };
+    s.rtts.reserve_exact(expected as usize);
+    socket::populate(&mut s.rtts);
     let result = s.probe_loop();
     flush_now();
     s.finish(result)

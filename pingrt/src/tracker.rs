@@ -144,8 +144,9 @@ impl Tracker {
         }
     }
 
-    /// Makes room for `probes` probes (0: as many as the sequence numbers allow) up front, so
-    /// the table is not copied as it grows during the run.
+    /// Makes room for `probes` probes (0: as many as the sequence numbers allow) up front and
+    /// backs it with memory, so the table is neither copied nor faulted in page by page while
+    /// probes go out.
     pub fn reserve(&mut self, probes: u64) {
         let n = if probes == 0 {
             1 << 16
@@ -153,6 +154,7 @@ impl Tracker {
             probes.min(1 << 16)
         };
         self.slots.0.reserve_exact(n as usize + 1);
+        crate::socket::populate(&mut self.slots.0);
     }
 
     /// Number of probes sent and not settled.
