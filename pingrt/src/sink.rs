@@ -64,6 +64,13 @@ fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
     }
 }
 
+/// Room for a batch of events, backed with memory now rather than while probing.
+fn new_batch() -> Vec<Event> {
+    let mut v = Vec::with_capacity(BATCH);
+    crate::socket::populate(&mut v);
+    v
+}
+
 /// Writes the lines of `batch` to `out` (through `chunk`, a piece at a time) and flushes.
 fn write_lines(
     f: &mut FastLines,
@@ -169,7 +176,7 @@ impl Sink {
         Ok(Sink::Thread {
             tx,
             handle,
-            pending: Vec::with_capacity(BATCH),
+            pending: new_batch(),
             since: Instant::now(),
             empty,
         })
@@ -190,9 +197,7 @@ impl Sink {
                 let n = pending.len();
                 if n >= BATCH || ((n < 64 || n % 64 == 0) && since.elapsed() >= BATCH_DELAY) {
                     *since = Instant::now();
-                    let next = empty
-                        .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    let next = empty.try_recv().unwrap_or_else(|_| new_batch());
                     let batch = std::mem::replace(pending, next);
                     tx.send(batch).map_err(|_| gone())?;
                 }
