@@ -44,12 +44,14 @@ impl Human {
         ));
     }
 
+    #[inline]
     pub fn sent(&self) {
-        if self.flood {
+        if self.enabled && self.flood {
             self.put(".");
         }
     }
 
+    #[inline]
     pub fn reply(
         &self,
         bytes: usize,
@@ -59,6 +61,9 @@ impl Human {
         rtt_s: f64,
         dup: bool,
     ) {
+        if !self.enabled {
+            return;
+        }
         if self.flood {
             if !dup {
                 self.put("\x08 \x08");
@@ -74,6 +79,9 @@ impl Human {
     }
 
     pub fn error(&self, from: &str, seq: u16, text: &str) {
+        if !self.enabled {
+            return;
+        }
         if self.flood {
             self.put("\x08E");
             return;
@@ -82,6 +90,9 @@ impl Human {
     }
 
     pub fn timeout(&self, seq: u16) {
+        if !self.enabled {
+            return;
+        }
         self.line(&format!("no answer for icmp_seq={seq}"));
     }
 

@@ -2,7 +2,7 @@
 
 use pnet_packet::icmp::echo_reply::EchoReplyPacket;
 use pnet_packet::icmp::echo_request::MutableEchoRequestPacket;
-use pnet_packet::icmp::{self, IcmpCode, IcmpPacket, IcmpType, IcmpTypes};
+use pnet_packet::icmp::{IcmpCode, IcmpPacket, IcmpType, IcmpTypes};
 use pnet_packet::icmpv6::echo_reply::EchoReplyPacket as EchoReplyV6Packet;
 use pnet_packet::icmpv6::echo_request::MutableEchoRequestPacket as MutableEchoRequestV6Packet;
 use pnet_packet::icmpv6::{Icmpv6Code, Icmpv6Packet, Icmpv6Type, Icmpv6Types};
@@ -40,29 +40,113 @@ pub fn payload_byte(cookie: u64, probe: u64, i: usize) -> u8 {
 
 /// Whether `bytes` is exactly the payload of probe number `probe` (without building it).
 pub fn payload_matches(cookie: u64, probe: u64, size: usize, bytes: &[u8]) -> bool {
-    bytes.len() == size
-        && bytes
-            .iter()
-            .enumerate()
-            .all(|(i, b)| *b == payload_byte(cookie, probe, i))
+    payload_matches_pattern(&payload(cookie, 0, size), probe, bytes)
 }
 
-/// Builds the echo request of probe number `probe` into `buf` (reused between probes).
-pub fn build_probe(
-    buf: &mut Vec<u8>,
-    family: Family,
-    id: u16,
-    seq: u16,
-    cookie: u64,
-    probe: u64,
-    size: usize,
-) {
-    buf.clear();
-    buf.resize(ECHO_HEADER + size, 0);
-    for (i, b) in buf[ECHO_HEADER..].iter_mut().enumerate() {
-        *b = payload_byte(cookie, probe, i);
+/// Whether `bytes` is exactly the payload of probe number `probe`, given `pattern`, the
+/// payload of probe 0 of the run (built once): the probe number is the only difference.
+pub fn payload_matches_pattern(pattern: &[u8], probe: u64, bytes: &[u8]) -> bool {
+    let size = pattern.len();
+    if bytes.len() != size {
+        return false;
     }
-    fill_header(buf, family, id, seq);
+    let head = size.min(8);
+    let number = size.min(16);
+    bytes[..head] == pattern[..head]
+        && bytes[head..number] == probe.to_be_bytes()[..number - head]
+        && bytes[number..] == pattern[number..]
+}
+
+/// The ones'-complement sum (RFC 1071) of `bytes` as big-endian 16-bit words, an odd last
+/// byte padded with a zero, folded to 16 bits; partial sums of pieces that start at even
+/// offsets add up (and fold) to the sum of the whole.
+fn word_sum(bytes: &[u8]) -> u64 {
+    // 32-bit words in native order, two from every eight bytes: 2^16 is 1 modulo 0xffff, so
+    // the 32-bit words fold to the sum of their 16-bit halves, and a sum taken in the other
+    // byte order is the byte-swapped sum (RFC 1071, 2.(B)).
+    let mut octets = bytes.chunks_exact(8);
+    let mut sum: u64 = octets
+        .by_ref()
+        .map(|o| {
+            // chunks_exact hands out 8 bytes: the conversion cannot fail (nor cost a check).
+            let v = u64::from_ne_bytes(o.try_into().unwrap_or([0; 8]));
+            (v & 0xffff_ffff) + (v >> 32)
+        })
+        .sum();
+    let mut quads = octets.remainder().chunks_exact(4);
+    if let Some(q) = quads.next() {
+        sum += u64::from(u32::from_ne_bytes(q.try_into().unwrap_or([0; 4])));
+    }
+    let mut rest = quads.remainder().chunks_exact(2);
+    if let Some(w) = rest.next() {
+        sum += u64::from(u16::from_ne_bytes([w[0], w[1]]));
+    }
+    if let [last] = rest.remainder() {
+        sum += u64::from(u16::from_ne_bytes([*last, 0]));
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    u64::from(u16::from_be(sum as u16))
+}
+
+/// The ones' complement of the folded sum: the value of a checksum field.
+fn checksum_of(mut sum: u64) -> u16 {
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// The ICMP checksum of `msg` (header and payload) as its sender computes it, with the
+/// checksum field (bytes 2..4) left out: the same as `pnet_packet::icmp::checksum`.
+pub fn icmp_checksum(msg: &[u8]) -> u16 {
+    checksum_of(word_sum(msg.get(..2).unwrap_or(msg)) + word_sum(msg.get(4..).unwrap_or(&[])))
+}
+
+/// The echo requests of one run, built once and changed in place for each probe: only the
+/// sequence number, the probe number in the payload and (IPv4) the checksum change, and the
+/// checksum is updated from the sum of the parts that stay the same (RFC 1624), so a probe
+/// costs the same whatever its size.
+#[derive(Clone, Debug)]
+pub struct Requests {
+    family: Family,
+    pkt: Vec<u8>,
+    /// The word sum of the request with its checksum, sequence and probe number zeroed.
+    fixed_sum: u64,
+}
+
+/// Where the probe number sits in a request: payload bytes 8..16, cut short with the payload.
+fn number_range(len: usize) -> std::ops::Range<usize> {
+    (ECHO_HEADER + 8).min(len)..(ECHO_HEADER + 16).min(len)
+}
+
+impl Requests {
+    /// Requests of `family` with identifier `id` and payloads of `size` bytes carrying `cookie`.
+    pub fn new(family: Family, id: u16, cookie: u64, size: usize) -> Requests {
+        let mut pkt = echo_request(family, id, 0, &payload(cookie, 0, size));
+        pkt[2..4].fill(0);
+        let fixed_sum = word_sum(&pkt);
+        Requests {
+            family,
+            pkt,
+            fixed_sum,
+        }
+    }
+
+    /// The request of probe number `probe` with wire sequence `seq`.
+    pub fn probe(&mut self, seq: u16, probe: u64) -> &[u8] {
+        let number = number_range(self.pkt.len());
+        let n = number.len();
+        self.pkt[6..8].copy_from_slice(&seq.to_be_bytes());
+        self.pkt[number.clone()].copy_from_slice(&probe.to_be_bytes()[..n]);
+        if self.family == Family::V4 {
+            // Both fields start at even offsets: their words line up with the whole sum's.
+            let sum = self.fixed_sum + word_sum(&self.pkt[6..8]) + word_sum(&self.pkt[number]);
+            self.pkt[2..4].copy_from_slice(&checksum_of(sum).to_be_bytes());
+        }
+        &self.pkt
+    }
 }
 
 /// Sets the echo request header of `buf` (payload already in place) and, for IPv4, the checksum.
@@ -76,10 +160,8 @@ fn fill_header(buf: &mut [u8], family: Family, id: u16, seq: u16) {
                 p.set_identifier(id);
                 p.set_sequence_number(seq);
             }
-            if let Some(view) = IcmpPacket::new(buf) {
-                let sum = icmp::checksum(&view);
-                buf[2..4].copy_from_slice(&sum.to_be_bytes());
-            }
+            let sum = icmp_checksum(buf);
+            buf[2..4].copy_from_slice(&sum.to_be_bytes());
         }
         Family::V6 => {
             if let Some(mut p) = MutableEchoRequestV6Packet::new(buf) {
@@ -161,7 +243,7 @@ pub fn parse_v4(buf: &[u8], with_ip_header: bool) -> Incoming<'_> {
     let Some(pkt) = IcmpPacket::new(icmp_bytes) else {
         return Incoming::Other;
     };
-    let checksum_ok = icmp::checksum(&pkt) == pkt.get_checksum();
+    let checksum_ok = icmp_checksum(icmp_bytes) == pkt.get_checksum();
     let t = pkt.get_icmp_type();
     if t == IcmpTypes::EchoReply {
         let Some(r) = EchoReplyPacket::new(icmp_bytes) else {
@@ -349,6 +431,7 @@ pub fn describe_v6(t: Icmpv6Type, code: Icmpv6Code) -> Option<IcmpError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pnet_packet::icmp;
 
     #[test]
     fn payload_carries_cookie_probe_and_pattern() {
@@ -359,9 +442,59 @@ mod tests {
         assert_eq!(&p[16..], &[16, 17, 18, 19]);
         assert_eq!(payload(1, 2, 3).len(), 3);
         assert!(payload(1, 2, 0).is_empty());
-        let mut buf = Vec::new();
-        build_probe(&mut buf, Family::V4, 3, 4, 9, 70000, 20);
-        assert_eq!(buf, echo_request(Family::V4, 3, 4, &payload(9, 70000, 20)));
+    }
+
+    #[test]
+    fn requests_change_in_place_and_keep_the_checksum_right() {
+        for family in [Family::V4, Family::V6] {
+            for size in [0, 1, 7, 8, 9, 15, 16, 17, 20, 23, 56, 1399, 1400] {
+                let mut r = Requests::new(family, 0xbeef, 0x0102_0304_0506_0708, size);
+                for (seq, number) in [
+                    (1u16, 0u64),
+                    (65535, 65534),
+                    (4, 0xffff_ffff_ffff_fff0),
+                    (7, 6),
+                ] {
+                    let want = echo_request(
+                        family,
+                        0xbeef,
+                        seq,
+                        &payload(0x0102_0304_0506_0708, number, size),
+                    );
+                    assert_eq!(
+                        r.probe(seq, number),
+                        want.as_slice(),
+                        "{family:?} size {size} number {number}"
+                    );
+                    if family == Family::V4 {
+                        let view = IcmpPacket::new(&want).unwrap();
+                        assert_eq!(icmp::checksum(&view), view.get_checksum());
+                        assert_eq!(icmp_checksum(&want), view.get_checksum());
+                    }
+                    let p = &want[ECHO_HEADER..];
+                    assert!(payload_matches(0x0102_0304_0506_0708, number, size, p));
+                    if size > 8 {
+                        assert!(!payload_matches(
+                            0x0102_0304_0506_0708,
+                            number ^ 1 << 56,
+                            size,
+                            p
+                        ));
+                    }
+                    if size > 0 {
+                        assert!(!payload_matches(
+                            0x0102_0304_0506_0708 ^ 1 << 56,
+                            number,
+                            size,
+                            p
+                        ));
+                        let mut bad = p.to_vec();
+                        bad[size - 1] ^= 0x40;
+                        assert!(!payload_matches(0x0102_0304_0506_0708, number, size, &bad));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -42,13 +42,12 @@ pub(crate) struct Session {
     pub(crate) sink: Option<Sink>,
     pub(crate) sock: IcmpSocket,
     pub(crate) id: u16,
-    pub(crate) cookie: u64,
     pub(crate) tracker: Tracker,
     pub(crate) rtts: Vec<f64>,
     pub(crate) human: Human,
     pub(crate) buf: Vec<u8>,
-    /// The request being sent (reused).
-    pub(crate) pkt: Vec<u8>,
+    /// The requests, changed in place for each probe.
+    pub(crate) requests: packet::Requests,
     /// The error queue's own buffer (drain may read it while `buf` is in use).
     pub(crate) errbuf: Vec<u8>,
     pub(crate) base_info: Map<String, Value>,
@@ -60,6 +59,8 @@ pub(crate) struct Session {
     pub(crate) eager_read: bool,
     /// The target address as text, for every sample.
     pub(crate) target_text: String,
+    /// The target address in kernel form, for every sendto.
+    pub(crate) target_addr: (libc::sockaddr_storage, libc::socklen_t),
 }
 
 fn ns(d: std::time::Duration) -> i64 {
@@ -129,9 +130,6 @@ pub fn run(
             return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
         }
     };
-    // The kernel turns receive stamping on for the whole stack a moment after the first
-    // socket asks (a deferred static key); give it that moment so probe 1 gets its stamp.
-    std::thread::sleep(std::time::Duration::from_millis(10));
     let cookie = measure::writer::random_u64();
     let id = match sock.kind {
         Kind::Raw => (cookie >> 48) as u16,
@@ -158,6 +156,10 @@ pub fn run(
     let mut begin = base.clone();
     begin.extend(measure::envfacts::Probe::system().machine());
     rep.begin(begin).map_err(|e| out_err(&e))?;
+    // The kernel turns receive stamping on for the whole stack a moment after the first
+    // socket asks (a deferred static key): wait for it (at most 10 ms) so probe 1 gets its
+    // stamp.
+    socket::wait_for_rx_stamps(std::time::Duration::from_millis(10));
     let human = Human {
         enabled: !cfg.quiet && measure::cli::is_terminal(2),
         flood: cfg.flood,
@@ -172,24 +174,35 @@ pub fn run(
     } else {
         Sink::direct(rep, target_text.clone())
     };
+    let target_addr = socket::sockaddr(&cfg.target);
     let mut s = Session {
         tracker: Tracker::new(cookie, cfg.size, timeout_ns),
         buf: vec![0u8; cfg.size + 8 + 60 + 512],
         errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
-        pkt: Vec::new(),
+        requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
         sink: Some(sink),
         cfg,
         sock,
         id,
-        cookie,
         rtts: Vec::new(),
         human,
         base_info: base,
         start: now_ns(),
         eager_read: true,
         target_text,
+        target_addr,
         end_ns: None,
     };
+    // The probe table and the RTT list get their memory before the first probe (for a run
+    // without a count, room for 65536 probes to begin with).
+    s.tracker.reserve(s.cfg.count);
+    let expected = if s.cfg.count == 0 {
+        1 << 16
+    } else {
+        s.cfg.count.min(1 << 20)
+    };
+    s.rtts.reserve_exact(expected as usize);
+    socket::populate(&mut s.rtts);
     let result = s.probe_loop();
     flush_now();
     s.finish(result)
@@ -210,11 +223,14 @@ impl Session {
         let deadline_mode = self.cfg.deadline.is_some();
         let mut next_send = start;
         let mut lingering = false;
+        // A flood probe answered at once leaves its send time as the loop's "now": the clock
+        // is read once per probe (the send stamp), microseconds before the next one goes.
+        let mut fresh: Option<i64> = None;
         loop {
             if measure::cli::interrupted() {
                 return Ok(End::Interrupted);
             }
-            let now = now_ns();
+            let now = fresh.take().unwrap_or_else(now_ns);
             self.expire(now)?;
             if deadline_at.is_some_and(|d| now >= d) {
                 return Ok(End::Deadline);
@@ -252,6 +268,9 @@ impl Session {
                         self.drain()?;
                         let hit = self.tracker.waiting() < before;
                         self.eager_read = hit;
+                        if hit {
+                            fresh = Some(after);
+                        }
                     }
                     next_send = if self.cfg.flood {
                         after + flood_gap
@@ -290,19 +309,9 @@ impl Session {
     /// Sends the next probe; returns the time right after sendto.
     fn send_probe(&mut self) -> Result<i64, Failure> {
         let number = self.tracker.next_number();
-        let mut pkt = std::mem::take(&mut self.pkt);
-        packet::build_probe(
-            &mut pkt,
-            self.cfg.family,
-            self.id,
-            wire_seq(number),
-            self.cookie,
-            number,
-            self.cfg.size,
-        );
+        let pkt = self.requests.probe(wire_seq(number), number);
         let before = now_ns();
-        let res = self.sock.send_to(&pkt, &self.cfg.target);
-        self.pkt = pkt;
+        let res = self.sock.send_to_addr(pkt, &self.target_addr);
         // The end of the sendto call bounds the kernel's stamp; without those stamps it is
         // not needed and the clock is not read again.
         let after = if self.sock.tx_stamps {

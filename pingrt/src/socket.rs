@@ -6,6 +6,7 @@ use std::io;
 use std::mem::{size_of, zeroed};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
 
 /// Which socket kind to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -341,7 +342,15 @@ impl IcmpSocket {
 
     /// Sends `buf` to `dst`.
     pub fn send_to(&self, buf: &[u8], dst: &SocketAddr) -> io::Result<()> {
-        let (ss, len) = sockaddr(dst);
+        self.send_to_addr(buf, &sockaddr(dst))
+    }
+
+    /// Sends `buf` to an address already in kernel form (from [`sockaddr`]).
+    pub fn send_to_addr(
+        &self,
+        buf: &[u8],
+        (ss, len): &(libc::sockaddr_storage, libc::socklen_t),
+    ) -> io::Result<()> {
         // SAFETY: buf and ss are live for the call; len is the size of the address in ss.
         let n = unsafe {
             libc::sendto(
@@ -349,8 +358,8 @@ impl IcmpSocket {
                 buf.as_ptr().cast(),
                 buf.len(),
                 0,
-                (&ss as *const libc::sockaddr_storage).cast(),
-                len,
+                (ss as *const libc::sockaddr_storage).cast(),
+                *len,
             )
         };
         if n < 0 {
@@ -361,101 +370,7 @@ impl IcmpSocket {
 
     /// One `recvmsg` without blocking, from the error queue when `errqueue`.
     pub fn recv(&self, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
-        // Control space for a timestamping cmsg (3 timespecs), a TTL and an extended error
-        // with its offender address, with room to spare.
-        let mut control = [0u64; 64];
-        // SAFETY: all-zero is a valid sockaddr_storage, iovec and msghdr.
-        let mut ss: libc::sockaddr_storage = unsafe { zeroed() };
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len(),
-        };
-        // SAFETY: as above.
-        let mut msg: libc::msghdr = unsafe { zeroed() };
-        msg.msg_name = (&mut ss as *mut libc::sockaddr_storage).cast();
-        msg.msg_namelen = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = size_of::<[u64; 64]>();
-        let flags = libc::MSG_DONTWAIT | if errqueue { libc::MSG_ERRQUEUE } else { 0 };
-        // SAFETY: msg points to live buffers of the lengths it states.
-        let n = unsafe { libc::recvmsg(self.fd(), &mut msg, flags) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut r = Received {
-            len: n as usize,
-            from: if msg.msg_namelen > 0 {
-                from_sockaddr(&ss).map(|a| a.ip())
-            } else {
-                None
-            },
-            ..Received::default()
-        };
-        // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
-        // msg_controllen; each payload is read unaligned with the size its type implies.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg);
-            while !c.is_null() {
-                let h = &*c;
-                let data = libc::CMSG_DATA(c);
-                let room = h.cmsg_len as usize - (data as usize - c as usize);
-                match (h.cmsg_level, h.cmsg_type) {
-                    (libc::SOL_SOCKET, libc::SCM_TIMESTAMPING)
-                        if room >= size_of::<libc::timespec>() =>
-                    {
-                        let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
-                        if ts.tv_sec != 0 || ts.tv_nsec != 0 {
-                            r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
-                        }
-                    }
-                    (libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)
-                        if room >= size_of::<libc::timespec>() =>
-                    {
-                        let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
-                        r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
-                    }
-                    (libc::IPPROTO_IP, libc::IP_TTL)
-                    | (libc::IPPROTO_IPV6, libc::IPV6_HOPLIMIT)
-                        if room >= size_of::<libc::c_int>() =>
-                    {
-                        let v: libc::c_int = std::ptr::read_unaligned(data.cast());
-                        r.ttl = u8::try_from(v).ok();
-                    }
-                    (libc::IPPROTO_IP, libc::IP_RECVERR)
-                    | (libc::IPPROTO_IPV6, libc::IPV6_RECVERR)
-                        if room >= size_of::<libc::sock_extended_err>() =>
-                    {
-                        let e: libc::sock_extended_err = std::ptr::read_unaligned(data.cast());
-                        let off_room = room - size_of::<libc::sock_extended_err>();
-                        let mut off: libc::sockaddr_storage = zeroed();
-                        let copy = off_room.min(size_of::<libc::sockaddr_storage>());
-                        std::ptr::copy_nonoverlapping(
-                            data.add(size_of::<libc::sock_extended_err>()),
-                            (&mut off as *mut libc::sockaddr_storage).cast::<u8>(),
-                            copy,
-                        );
-                        r.ext_err = Some(ExtErr {
-                            errno: e.ee_errno,
-                            origin: e.ee_origin,
-                            icmp_type: e.ee_type,
-                            icmp_code: e.ee_code,
-                            info: e.ee_info,
-                            data: e.ee_data,
-                            offender: if copy >= 2 {
-                                from_sockaddr(&off).map(|a| a.ip())
-                            } else {
-                                None
-                            },
-                        });
-                    }
-                    _ => {}
-                }
-                c = libc::CMSG_NXTHDR(&msg, c);
-            }
-        }
-        Ok(r)
+        recv_msg(self.fd(), buf, errqueue)
     }
 
     /// Clears a pending socket error (set after an ICMP error on a datagram socket).
@@ -477,6 +392,194 @@ impl IcmpSocket {
         } else {
             None
         }
+    }
+}
+
+/// One `recvmsg` on `fd` without blocking, from the error queue when `errqueue`, with the
+/// control messages pingrt asks for decoded.
+fn recv_msg(fd: RawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
+    // Control space for a timestamping cmsg (3 timespecs, 64 bytes with its header), a TTL
+    // (24) and an extended error with its offender address (64), with room to spare. The
+    // kernel fills it; only what it reports filled (msg_controllen) is read.
+    let mut control = std::mem::MaybeUninit::<[u64; 32]>::uninit();
+    // SAFETY: all-zero is a valid sockaddr_storage, iovec and msghdr.
+    let mut ss: libc::sockaddr_storage = unsafe { zeroed() };
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: as above.
+    let mut msg: libc::msghdr = unsafe { zeroed() };
+    msg.msg_name = (&mut ss as *mut libc::sockaddr_storage).cast();
+    msg.msg_namelen = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = size_of::<[u64; 32]>();
+    let flags = libc::MSG_DONTWAIT | if errqueue { libc::MSG_ERRQUEUE } else { 0 };
+    // SAFETY: msg points to live buffers of the lengths it states.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, flags) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut r = Received {
+        len: n as usize,
+        from: if msg.msg_namelen > 0 {
+            from_sockaddr(&ss).map(|a| a.ip())
+        } else {
+            None
+        },
+        ..Received::default()
+    };
+    // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
+    // msg_controllen; each payload is read unaligned with the size its type implies.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            let h = &*c;
+            let data = libc::CMSG_DATA(c);
+            let room = h.cmsg_len as usize - (data as usize - c as usize);
+            match (h.cmsg_level, h.cmsg_type) {
+                (libc::SOL_SOCKET, libc::SCM_TIMESTAMPING)
+                    if room >= size_of::<libc::timespec>() =>
+                {
+                    let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
+                    if ts.tv_sec != 0 || ts.tv_nsec != 0 {
+                        r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
+                    }
+                }
+                (libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)
+                    if room >= size_of::<libc::timespec>() =>
+                {
+                    let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
+                    r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
+                }
+                (libc::IPPROTO_IP, libc::IP_TTL) | (libc::IPPROTO_IPV6, libc::IPV6_HOPLIMIT)
+                    if room >= size_of::<libc::c_int>() =>
+                {
+                    let v: libc::c_int = std::ptr::read_unaligned(data.cast());
+                    r.ttl = u8::try_from(v).ok();
+                }
+                (libc::IPPROTO_IP, libc::IP_RECVERR) | (libc::IPPROTO_IPV6, libc::IPV6_RECVERR)
+                    if room >= size_of::<libc::sock_extended_err>() =>
+                {
+                    let e: libc::sock_extended_err = std::ptr::read_unaligned(data.cast());
+                    let off_room = room - size_of::<libc::sock_extended_err>();
+                    let mut off: libc::sockaddr_storage = zeroed();
+                    let copy = off_room.min(size_of::<libc::sockaddr_storage>());
+                    std::ptr::copy_nonoverlapping(
+                        data.add(size_of::<libc::sock_extended_err>()),
+                        (&mut off as *mut libc::sockaddr_storage).cast::<u8>(),
+                        copy,
+                    );
+                    r.ext_err = Some(ExtErr {
+                        errno: e.ee_errno,
+                        origin: e.ee_origin,
+                        icmp_type: e.ee_type,
+                        icmp_code: e.ee_code,
+                        info: e.ee_info,
+                        data: e.ee_data,
+                        offender: if copy >= 2 {
+                            from_sockaddr(&off).map(|a| a.ip())
+                        } else {
+                            None
+                        },
+                    });
+                }
+                _ => {}
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok(r)
+}
+
+/// Backs the spare capacity of `v` with memory now, in one call (MADV_POPULATE_WRITE, Linux
+/// 5.14), rather than a page fault at a time as it fills: a flood's tables then fill without
+/// stopping the probe loop. Where the kernel does not know the advice, nothing happens.
+pub fn populate<T>(v: &mut Vec<T>) {
+    // SAFETY: sysconf takes no pointers.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let spare = v.spare_capacity_mut();
+    let start = spare.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(spare);
+    let (from, to) = (start.next_multiple_of(page), end / page * page);
+    if to > from {
+        // SAFETY: [from, to) lies inside the vector's own allocation (its unused capacity);
+        // MADV_POPULATE_WRITE only maps pages in, it neither reads nor changes their contents.
+        unsafe {
+            libc::madvise(
+                from as *mut libc::c_void,
+                to - from,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+}
+
+/// Waits until the kernel stamps the packets it receives, at most `limit`; whether it does.
+///
+/// The first socket that asks for receive stamps turns stamping on for the whole stack a
+/// moment later, from a work queue (a deferred static key); packets that arrive before that
+/// carry no stamp. A datagram sent to ourselves on 127.0.0.1 shows when stamping is on: it
+/// comes back with a software receive stamp. Without a usable loopback (down in a network
+/// namespace) this waits the whole `limit`, as a plain sleep would.
+pub fn wait_for_rx_stamps(limit: Duration) -> bool {
+    let start = Instant::now();
+    let check = LoopbackCheck::open().ok();
+    loop {
+        if check.as_ref().is_some_and(LoopbackCheck::stamped) {
+            return true;
+        }
+        let left = limit.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return false;
+        }
+        let pause = if check.is_some() {
+            Duration::from_micros(200)
+        } else {
+            left
+        };
+        std::thread::sleep(left.min(pause));
+    }
+}
+
+/// A UDP socket bound to 127.0.0.1 that sends itself a byte and looks at its receive stamp.
+struct LoopbackCheck {
+    sock: std::net::UdpSocket,
+    addr: SocketAddr,
+}
+
+impl LoopbackCheck {
+    fn open() -> io::Result<LoopbackCheck> {
+        let sock = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
+        sock.set_nonblocking(true)?;
+        let flags = libc::SOF_TIMESTAMPING_RX_SOFTWARE | libc::SOF_TIMESTAMPING_SOFTWARE;
+        setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPING,
+            &flags,
+        )?;
+        let addr = sock.local_addr()?;
+        Ok(LoopbackCheck { sock, addr })
+    }
+
+    /// Whether a datagram sent now comes back stamped (false when it does not come back).
+    fn stamped(&self) -> bool {
+        if self.sock.send_to(&[0], self.addr).is_err() {
+            return false;
+        }
+        let mut buf = [0u8; 8];
+        let mut stamped = false;
+        // Read what is queued (an earlier datagram may have come late): the last one counts.
+        for _ in 0..64 {
+            match recv_msg(self.sock.as_raw_fd(), &mut buf, false) {
+                Ok(r) => stamped = r.stamp_ns.is_some(),
+                Err(_) => break,
+            }
+        }
+        stamped
     }
 }
 
@@ -573,6 +676,54 @@ mod tests {
             let (ss, _) = sockaddr(&a);
             assert_eq!(from_sockaddr(&ss), Some(a));
         }
+    }
+
+    #[test]
+    fn receive_stamps_are_seen_on_loopback() {
+        if LoopbackCheck::open().is_err() {
+            eprintln!("skipped: receive_stamps_are_seen_on_loopback: no usable 127.0.0.1");
+            return;
+        }
+        // The check's own socket asks for stamps, so stamping comes on if it was off.
+        assert!(wait_for_rx_stamps(Duration::from_secs(5)));
+    }
+
+    #[test]
+    fn without_loopback_the_wait_is_a_plain_sleep() {
+        // SAFETY: geteuid takes no arguments and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: needs root");
+            return;
+        }
+        let got = std::thread::spawn(|| {
+            // SAFETY: unshare takes no pointers; it moves only this thread into a new network
+            // namespace (whose loopback is down), which goes away with the thread.
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
+                return None;
+            }
+            let no_loopback = LoopbackCheck::open().map_or(true, |c| !c.stamped());
+            Some((no_loopback, wait_for_rx_stamps(Duration::from_millis(20))))
+        })
+        .join()
+        .expect("thread");
+        match got {
+            Some((no_loopback, stamped)) => {
+                assert!(no_loopback);
+                assert!(!stamped);
+            }
+            None => eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: unshare"),
+        }
+    }
+
+    #[test]
+    fn populate_keeps_what_is_there() {
+        let mut v: Vec<u64> = (0..1000).collect();
+        v.reserve_exact(1 << 20);
+        populate(&mut v);
+        assert!(v.iter().copied().eq(0..1000));
+        v.extend(1000..(1 << 20));
+        assert_eq!(v[(1 << 20) - 1], (1 << 20) - 1);
+        populate(&mut Vec::<u8>::new());
     }
 
     #[test]

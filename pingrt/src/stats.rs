@@ -24,7 +24,7 @@ pub fn rtt_stats(rtts: &[f64]) -> Option<RttStats> {
     }
     let n = rtts.len() as f64;
     let mut sorted = rtts.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     let sum: f64 = rtts.iter().sum();
     let mean = sum / n;
     let sum2: f64 = rtts.iter().map(|x| x * x).sum();

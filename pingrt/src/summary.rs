@@ -12,6 +12,7 @@ use std::process::ExitCode;
 impl Session {
     /// Writes the samples of unanswered probes and the summary; turns the end into an exit code.
     pub(crate) fn finish(mut self, result: Result<End, Failure>) -> Result<ExitCode, Failure> {
+        let st = stats::rtt_stats(&self.rtts);
         let end = match result {
             Ok(end) => end,
             Err(f) => {
@@ -21,7 +22,7 @@ impl Session {
                     None => return Err(f),
                 };
                 let msg = f.message.clone().unwrap_or_else(|| "failed".into());
-                let (mut values, mut i) = self.summary_values();
+                let (mut values, mut i) = self.summary_values(st.as_ref());
                 i.insert("end".into(), json!("error"));
                 if self.tracker.counts.received == 0 {
                     values = Values::new();
@@ -50,7 +51,7 @@ impl Session {
                 self.timeout_sample(&p, reason)?;
             }
         }
-        let (values, mut i) = self.summary_values();
+        let (values, mut i) = self.summary_values(st.as_ref());
         i.insert("end".into(), json!(end.as_str()));
         let c = self.tracker.counts;
         let unlimited = self.cfg.count == 0 && self.cfg.deadline.is_none();
@@ -72,7 +73,6 @@ impl Session {
         } else {
             (Status::Ok, None)
         };
-        let st = stats::rtt_stats(&self.rtts);
         self.human.summary(
             &self.cfg.host,
             c.sent,
@@ -115,7 +115,7 @@ impl Session {
         }))
     }
 
-    fn summary_values(&mut self) -> (Values, Map<String, Value>) {
+    fn summary_values(&mut self, st: Option<&stats::RttStats>) -> (Values, Map<String, Value>) {
         let c = self.tracker.counts;
         let elapsed = self.elapsed_s();
         let mut v = Values::new()
@@ -134,7 +134,7 @@ impl Session {
                 c.sent.saturating_sub(c.received) as f64 / c.sent as f64,
             );
         }
-        if let Some(s) = stats::rtt_stats(&self.rtts) {
+        if let Some(s) = st {
             v.set("rtt_min_s", s.min);
             v.set("rtt_mean_s", s.mean);
             v.set("rtt_max_s", s.max);

@@ -117,7 +117,8 @@ impl Slots {
 #[derive(Debug)]
 pub struct Tracker {
     cookie: u64,
-    size: usize,
+    /// The payload of probe 0: a reply's payload differs from it only in the probe number.
+    pattern: Vec<u8>,
     timeout_ns: i64,
     slots: Slots,
     /// Sequence numbers in send order; settled ones are dropped lazily.
@@ -133,7 +134,7 @@ impl Tracker {
     pub fn new(cookie: u64, size: usize, timeout_ns: i64) -> Self {
         Tracker {
             cookie,
-            size,
+            pattern: packet::payload(cookie, 0, size),
             timeout_ns,
             slots: Slots::default(),
             order: VecDeque::new(),
@@ -141,6 +142,19 @@ impl Tracker {
             highest_answered: None,
             counts: Counts::default(),
         }
+    }
+
+    /// Makes room for `probes` probes (0: as many as the sequence numbers allow) up front and
+    /// backs it with memory, so the table is neither copied nor faulted in page by page while
+    /// probes go out.
+    pub fn reserve(&mut self, probes: u64) {
+        let n = if probes == 0 {
+            1 << 16
+        } else {
+            probes.min(1 << 16)
+        };
+        self.slots.0.reserve_exact(n as usize + 1);
+        crate::socket::populate(&mut self.slots.0);
     }
 
     /// Number of probes sent and not settled.
@@ -245,7 +259,7 @@ impl Tracker {
                 why: "payload names another probe",
             };
         }
-        if !packet::payload_matches(self.cookie, slot.number, self.size, payload) {
+        if !packet::payload_matches_pattern(&self.pattern, slot.number, payload) {
             self.counts.corrupt += 1;
             return Outcome::Corrupt {
                 seq,
@@ -266,7 +280,9 @@ impl Tracker {
             State::Waiting => {
                 let mut p = slot;
                 p.state = State::Answered;
-                self.slots.insert(seq, p);
+                if let Some(s) = self.slots.get_mut(&seq) {
+                    s.state = State::Answered;
+                }
                 self.waiting -= 1;
                 self.counts.received += 1;
                 let out_of_order = self.highest_answered.is_some_and(|h| h > p.number);

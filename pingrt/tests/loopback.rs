@@ -38,6 +38,8 @@ fn ipv4_loopback_writes_begin_samples_summary() {
         assert_eq!(s.info["bytes"], 64);
         assert_eq!(s.info["ttl"], 64);
         assert_eq!(s.info["from"], "127.0.0.1");
+        // Probe 1 too: pingrt waits for the kernel to turn receive stamping on.
+        assert_eq!(s.info["rx_stamp"], "kernel");
         assert_eq!(s.label, "a/b");
         assert_eq!(s.tags["k"], "v");
     }
