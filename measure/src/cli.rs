@@ -78,13 +78,16 @@ impl std::error::Error for Failure {}
 pub fn main(tool: &str, run: fn(Vec<OsString>) -> Result<ExitCode, Failure>) -> ExitCode {
     match run(std::env::args_os().collect()) {
         Ok(code) => code,
-        Err(f) => {
-            if let Some(m) = &f.message {
-                let _ = writeln!(io::stderr(), "{tool}: {m}");
-            }
-            ExitCode::from(f.code)
-        }
+        Err(f) => ExitCode::from(report(tool, &f)),
     }
+}
+
+/// Says a failure's message (if it has one) on stderr; returns its exit code.
+fn report(tool: &str, f: &Failure) -> u8 {
+    if let Some(m) = &f.message {
+        let _ = writeln!(io::stderr(), "{tool}: {m}");
+    }
+    f.code
 }
 
 /// [`main`] for a binary that starts at the C entry point (`#![no_main]` and an
@@ -95,15 +98,7 @@ pub fn main(tool: &str, run: fn(Vec<OsString>) -> Result<ExitCode, Failure>) -> 
 pub fn c_main(tool: &str, run: fn(Vec<OsString>) -> Result<u8, Failure>) -> libc::c_int {
     // SAFETY: sets SIGPIPE's disposition to ignore before any thread exists; no handler.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    let code = match run(std::env::args_os().collect()) {
-        Ok(code) => code,
-        Err(f) => {
-            if let Some(m) = &f.message {
-                let _ = writeln!(io::stderr(), "{tool}: {m}");
-            }
-            f.code
-        }
-    };
+    let code = run(std::env::args_os().collect()).unwrap_or_else(|f| report(tool, &f));
     let _ = io::stdout().flush();
     libc::c_int::from(code)
 }

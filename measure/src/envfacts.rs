@@ -46,18 +46,12 @@ pub struct PathFacts {
     pub stack: Vec<Layer>,
 }
 
-/// The host name of the running system, read once per process (the envelope and the
-/// machine facts both need it).
+/// The host name of the running system (uname's, asked once per process).
 pub fn hostname() -> String {
-    static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HOSTNAME
-        .get_or_init(|| {
-            crate::sysfacts::uname()
-                .map(|(host, _)| host)
-                .filter(|h| !h.is_empty())
-                .unwrap_or_else(|| Probe::system().read_hostname())
-        })
-        .clone()
+    crate::sysfacts::uname()
+        .map(|(host, _)| host)
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| Probe::system().read_hostname())
 }
 
 impl Probe {
@@ -167,24 +161,11 @@ impl Probe {
 
     /// The CPU model name (`model name` on x86, `Model`/`Hardware` or the CPU part elsewhere).
     pub fn cpu_model(&self) -> Option<String> {
-        let find = |info: &str| {
-            for key in ["model name", "Model", "Hardware", "cpu model", "cpu"] {
-                for line in info.lines() {
-                    if let Some((k, v)) = line.split_once(':')
-                        && k.trim() == key
-                        && !v.trim().is_empty()
-                    {
-                        return Some(v.trim().to_string());
-                    }
-                }
-            }
-            None
-        };
         if let Some((name, _)) = self.live_cpu() {
             return Some(name.clone());
         }
         // Some ARM boards name the model once, at the end of the file.
-        find(self.cpuinfo_head()).or_else(|| find(self.cpuinfo()))
+        model_in(self.cpuinfo_head()).or_else(|| model_in(self.cpuinfo()))
     }
 
     /// Logical CPUs online (/sys/devices/system/cpu/online, else those /proc/cpuinfo lists).
@@ -219,16 +200,16 @@ impl Probe {
         kib.checked_mul(1024)
     }
 
-    fn cpu_flag(&self, flag: &str) -> bool {
-        if flag == "hypervisor"
-            && let Some((_, hypervisor)) = self.live_cpu()
-        {
+    /// The CPU's `hypervisor` flag (CPUID on the live system, else the first CPU's block
+    /// of /proc/cpuinfo: every block lists the flags).
+    fn hypervisor_flag(&self) -> bool {
+        if let Some((_, hypervisor)) = self.live_cpu() {
             return *hypervisor;
         }
-        // Every CPU's block lists the flags: the first one's are enough.
         self.cpuinfo_head().lines().any(|l| {
             l.split_once(':').is_some_and(|(k, v)| {
-                matches!(k.trim(), "flags" | "Features") && v.split_whitespace().any(|f| f == flag)
+                matches!(k.trim(), "flags" | "Features")
+                    && v.split_whitespace().any(|f| f == "hypervisor")
             })
         })
     }
@@ -278,7 +259,7 @@ impl Probe {
                     "PV" => "xen-pv",
                     "PVH" => "xen-pvh",
                     "HVM" => "xen-hvm",
-                    _ if self.cpu_flag("hypervisor") => "xen-hvm",
+                    _ if self.hypervisor_flag() => "xen-hvm",
                     _ => "xen-pv",
                 }
                 .into(),
@@ -288,7 +269,7 @@ impl Probe {
             .read("sys/devices/system/clocksource/clocksource0/available_clocksource")
             .unwrap_or_default();
         if clock.contains("kvm-clock") {
-            // The first rule below, decided without reading the DMI strings.
+            // KVM whatever the DMI strings say, so they need not be read.
             return Some("kvm".into());
         }
         let dmi: Vec<String> = ["sys_vendor", "product_name", "bios_vendor", "board_vendor"]
@@ -296,7 +277,7 @@ impl Probe {
             .filter_map(|f| self.read(&format!("sys/class/dmi/id/{f}")))
             .collect();
         let dmi_has = |s: &str| dmi.iter().any(|d| d.contains(s));
-        let found = if dmi_has("KVM") || clock.contains("kvm-clock") {
+        let found = if dmi_has("KVM") {
             "kvm"
         } else if dmi_has("QEMU") {
             "qemu"
@@ -317,7 +298,7 @@ impl Probe {
             "parallels"
         } else if dmi_has("Bochs") {
             "bochs"
-        } else if self.cpu_flag("hypervisor") {
+        } else if self.hypervisor_flag() {
             "vm-other"
         } else {
             return None;
@@ -327,9 +308,7 @@ impl Probe {
 
     /// What this system runs on: the container if in one, else the VM, else `none`.
     pub fn virtualization(&self) -> String {
-        self.container()
-            .or_else(|| self.vm())
-            .unwrap_or_else(|| "none".into())
+        virtualization_of(self.container(), self.vm())
     }
 
     /// The machine facts for a `begin` record's `info`.
@@ -340,14 +319,13 @@ impl Probe {
         m.insert("cpu_model".into(), json!(self.cpu_model()));
         m.insert("cpu_count".into(), json!(self.cpu_count()));
         m.insert("memory_bytes".into(), json!(self.memory_bytes()));
-        // Each probed once: the same answers as virtualization(), container() and vm().
+        // Each probed once for the three facts.
         let container = self.container();
         let vm = self.vm();
-        let virtualization = container
-            .clone()
-            .or_else(|| vm.clone())
-            .unwrap_or_else(|| "none".into());
-        m.insert("virtualization".into(), json!(virtualization));
+        m.insert(
+            "virtualization".into(),
+            json!(virtualization_of(container.clone(), vm.clone())),
+        );
         m.insert("container".into(), json!(container));
         m.insert("vm".into(), json!(vm.unwrap_or_else(|| "none".into())));
         m
@@ -616,6 +594,27 @@ fn parse_mountinfo(line: &str) -> Option<MountLine> {
     })
 }
 
+/// What runs this: the container if any, else the VM, else `none`.
+fn virtualization_of(container: Option<String>, vm: Option<String>) -> String {
+    container.or(vm).unwrap_or_else(|| "none".into())
+}
+
+/// The CPU model in /proc/cpuinfo text (`model name` on x86, `Model`/`Hardware` or the CPU
+/// part elsewhere).
+fn model_in(info: &str) -> Option<String> {
+    for key in ["model name", "Model", "Hardware", "cpu model", "cpu"] {
+        for line in info.lines() {
+            if let Some((k, v)) = line.split_once(':')
+                && k.trim() == key
+                && !v.trim().is_empty()
+            {
+                return Some(v.trim().to_string());
+            }
+        }
+    }
+    None
+}
+
 /// The number of CPUs in a kernel CPU list such as `0-3,8,10-11`.
 fn count_cpu_list(list: &str) -> Option<usize> {
     let mut n = 0usize;
@@ -660,11 +659,7 @@ mod tests {
             assert_eq!(p.cpu_count(), listed);
         }
         // The first block names the same model as the whole file.
-        let whole = Probe::system();
-        whole
-            .cpuinfo_head
-            .get_or_init(|| whole.cpuinfo().to_string());
-        assert_eq!(p.cpu_model(), whole.cpu_model());
+        assert_eq!(model_in(p.cpuinfo_head()), model_in(p.cpuinfo()));
     }
 
     #[test]

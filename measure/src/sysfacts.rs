@@ -3,8 +3,14 @@
 //! with the same fact costs an open, reads and a close (and for /proc/cpuinfo, the kernel
 //! formatting every CPU's block). Fixture trees are still read from their files.
 
-/// The host name and kernel release from uname(2).
+/// The host name and kernel release from uname(2), asked once per process (the envelope's
+/// host, the machine facts and the WSL check all want them).
 pub fn uname() -> Option<(String, String)> {
+    static UNAME: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
+    UNAME.get_or_init(ask_uname).clone()
+}
+
+fn ask_uname() -> Option<(String, String)> {
     // SAFETY: utsname is plain data that uname fills in.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     // SAFETY: uname writes into the struct we pass.
