@@ -733,14 +733,7 @@ fn moved(plan: &Plan, l: &Live, queued: bool) -> u64 {
         return read;
     }
     use std::os::fd::AsRawFd;
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD (SIOCINQ) writes one c_int into n.
-    let rc = unsafe { libc::ioctl(l.sock.as_raw_fd(), libc::FIONREAD, &mut n) };
-    if rc == 0 && n > 0 {
-        read + n as u64
-    } else {
-        read
-    }
+    read + sock::unread_bytes(l.sock.as_raw_fd())
 }
 
 /// When the last byte of a session moved, once all its streams have ended.

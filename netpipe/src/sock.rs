@@ -251,6 +251,18 @@ impl TcpInfo {
     }
 }
 
+/// The bytes a TCP socket holds received but unread (FIONREAD, i.e. SIOCINQ); 0 on error.
+pub fn unread_bytes(fd: i32) -> u64 {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int into n.
+    let rc = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    if rc == 0 {
+        u64::try_from(n).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
 /// Reads TCP_INFO of a connected socket.
 pub fn tcp_info(fd: i32) -> Option<TcpInfo> {
     // SAFETY: tcp_info is plain old data; all-zero is a valid value.

@@ -156,16 +156,7 @@ fn the_last_interval_ends_with_the_last_byte() {
             last["info"]["end_s"], s["values"]["duration_s"],
             "{last} vs {s}"
         );
-        let sum: f64 = iv
-            .iter()
-            .map(|i| {
-                i["values"]["received_bytes"]
-                    .as_f64()
-                    .or(i["values"]["sent_bytes"].as_f64())
-                    .unwrap()
-            })
-            .sum();
-        assert_eq!(sum, n as f64);
+        assert_eq!(interval_bytes(recs), n as f64);
     }
 }
 
@@ -182,11 +173,7 @@ fn a_receiver_limit_counts_its_intervals_within_the_limit() {
     );
     assert_eq!(lc, 0, "{lr:#?}");
     assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
-    let sum: f64 = of_type(&lr, "interval")
-        .iter()
-        .map(|i| i["values"]["received_bytes"].as_f64().unwrap())
-        .sum();
-    assert_eq!(sum, n as f64);
+    assert_eq!(interval_bytes(&lr), n as f64);
 }
 
 #[test]
@@ -278,25 +265,13 @@ fn intervals_and_omit() {
         assert!(iv.len() >= 4, "{} intervals", iv.len());
         let s = summary(recs);
         assert!(num(s, "measured_bytes") < num(s, "measured_bytes").max(1.0) + 1.0);
-        let total = s["values"]["received_bytes"]
-            .as_f64()
-            .or(s["values"]["sent_bytes"].as_f64())
-            .unwrap();
+        let total = moved_bytes(s);
         assert!(
             num(s, "measured_bytes") < total,
             "omit left nothing out: {s}"
         );
         assert!(iv.iter().any(|i| i["info"]["omitted"] == true));
-        let sum: f64 = iv
-            .iter()
-            .map(|i| {
-                i["values"]["received_bytes"]
-                    .as_f64()
-                    .or(i["values"]["sent_bytes"].as_f64())
-                    .unwrap()
-            })
-            .sum();
-        assert_eq!(sum, total, "intervals add up to the total");
+        assert_eq!(interval_bytes(recs), total, "intervals add up to the total");
     }
     // The sender's intervals carry TCP_INFO.
     assert!(of_type(&cr, "interval")[0]["values"]["retransmits_count"].is_number());

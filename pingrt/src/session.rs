@@ -311,7 +311,7 @@ impl Session {
         let number = self.tracker.next_number();
         let pkt = self.requests.probe(wire_seq(number), number);
         let before = now_ns();
-        let res = self.sock.send_to_addr(pkt, &self.target_addr);
+        let res = self.sock.send_to(pkt, &self.target_addr);
         // The end of the sendto call bounds the kernel's stamp; without those stamps it is
         // not needed and the clock is not read again.
         let after = if self.sock.tx_stamps {

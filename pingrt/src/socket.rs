@@ -340,13 +340,8 @@ impl IcmpSocket {
         from_sockaddr(&ss).map(|a| a.port())
     }
 
-    /// Sends `buf` to `dst`.
-    pub fn send_to(&self, buf: &[u8], dst: &SocketAddr) -> io::Result<()> {
-        self.send_to_addr(buf, &sockaddr(dst))
-    }
-
     /// Sends `buf` to an address already in kernel form (from [`sockaddr`]).
-    pub fn send_to_addr(
+    pub fn send_to(
         &self,
         buf: &[u8],
         (ss, len): &(libc::sockaddr_storage, libc::socklen_t),

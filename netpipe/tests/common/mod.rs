@@ -114,6 +114,19 @@ pub fn num(v: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("no values.{key} in {v}"))
 }
 
+/// The bytes a record says moved: `received_bytes` on a receiver, `sent_bytes` on a sender.
+pub fn moved_bytes(v: &Value) -> f64 {
+    v["values"]["received_bytes"]
+        .as_f64()
+        .or(v["values"]["sent_bytes"].as_f64())
+        .unwrap_or_else(|| panic!("no values.received_bytes or sent_bytes in {v}"))
+}
+
+/// The bytes of all the interval records of `recs`, added up.
+pub fn interval_bytes(recs: &[Value]) -> f64 {
+    of_type(recs, "interval").into_iter().map(moved_bytes).sum()
+}
+
 /// Waits (at most 10 s) for the begin record in `path` and returns the port it listens on.
 pub fn listen_port(path: &Path) -> u16 {
     let start = Instant::now();
