@@ -1,18 +1,34 @@
-//! Links GCC's unwinder from its static archive (libgcc_eh.a) instead of loading libgcc_s.so
-//! at every start. timecmd is timed as a whole against /usr/bin/time (bench/timecmd.sh), and
-//! one more shared library to map and relocate costs each start about 0.1 ms on a VM, a
-//! tenth of a whole `timecmd -- true`. With all of the unwinder's symbols defined in the
-//! binary, the linker's --as-needed leaves libgcc_s out; panics unwind and print backtraces
-//! as before. Where the archive is not found (cross builds, another C compiler, musl or
-//! crt-static builds), the link stays as Rust makes it.
+//! Links timecmd as a static PIE where the system has the static C library, so that no
+//! dynamic loader runs at its start. timecmd is timed as a whole against /usr/bin/time
+//! (bench/timecmd.sh): loading and relocating libc costs each start about 0.1 ms on a VM, a
+//! tenth of a whole `timecmd -- true`. timecmd resolves no host or user names, so static
+//! glibc's one weakness (NSS) does not touch it.
+//!
+//! Cargo has no per-package crt-static, and std names its libraries (`-lgcc_s -lc`...) after a
+//! `-Bdynamic`. So this puts links to the static archives (libc.a, libgcc_eh.a for libgcc_s,
+//! ...) in a folder of its own that the linker searches first: there each `-l` finds an
+//! archive, and `-static-pie` makes the result self-relocating. Where an archive is missing
+//! (no libc6-dev, musl, cross or crt-static builds), GCC's unwinder alone is linked from its
+//! archive, so that libc is still the only shared library: libgcc_s would cost a load.
 #![allow(
     clippy::print_stdout,
     reason = "a build script talks to cargo on stdout"
 )]
 
 use std::env::var;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The libraries std links on linux-gnu, each replaced by the archive named beside it.
+const STD_LIBS: [(&str, &str); 7] = [
+    ("gcc_s", "libgcc_eh.a"),
+    ("util", "libutil.a"),
+    ("rt", "librt.a"),
+    ("pthread", "libpthread.a"),
+    ("m", "libm.a"),
+    ("dl", "libdl.a"),
+    ("c", "libc.a"),
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -28,22 +44,47 @@ fn main() {
         return;
     }
     let cc = var("CC").unwrap_or_else(|_| "cc".into());
-    let Ok(out) = Command::new(cc)
-        .arg("-print-file-name=libgcc_eh.a")
-        .output()
-    else {
+    if let Some(dir) = var("OUT_DIR")
+        .ok()
+        .and_then(|out| static_archives(&cc, &Path::new(&out).join("static")))
+    {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-arg=-static-pie");
+        return;
+    }
+    let Some(unwinder) = find(&cc, "libgcc_eh.a") else {
         return;
     };
-    // The compiler prints the bare name back when it has no such file.
-    let printed = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let archive = Path::new(&printed);
-    let Some(dir) = archive
-        .parent()
-        .filter(|_| archive.is_absolute() && archive.is_file())
-    else {
-        return;
-    };
-    println!("cargo:rustc-link-search=native={}", dir.display());
+    if let Some(dir) = unwinder.parent() {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+    }
     // Whole: the unwinder's users (std) come later on the link line than this crate.
     println!("cargo:rustc-link-lib=static:+whole-archive=gcc_eh");
+}
+
+/// Fills `dir` with `lib<name>.a` links to the static archives of std's libraries and
+/// returns it; None when the compiler lacks any of them or the static PIE start file.
+fn static_archives(cc: &str, dir: &Path) -> Option<PathBuf> {
+    find(cc, "rcrt1.o")?;
+    let found = STD_LIBS
+        .iter()
+        .map(|(lib, archive)| find(cc, archive).map(|path| (lib, path)))
+        .collect::<Option<Vec<_>>>()?;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).ok()?;
+    for (lib, path) in found {
+        std::os::unix::fs::symlink(path, dir.join(format!("lib{lib}.a"))).ok()?;
+    }
+    Some(dir.to_path_buf())
+}
+
+/// The compiler's own path for a library file, if it has that file.
+fn find(cc: &str, file: &str) -> Option<PathBuf> {
+    let out = Command::new(cc)
+        .arg(format!("-print-file-name={file}"))
+        .output()
+        .ok()?;
+    // The compiler prints the bare name back when it has no such file.
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (path.is_absolute() && path.is_file()).then_some(path)
 }
