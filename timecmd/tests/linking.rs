@@ -1,0 +1,53 @@
+//! How the timecmd binary is linked: a static PIE with no dynamic loader wherever the C
+//! compiler has the static C library (see timecmd/build.rs), because the loader's work is a
+//! tenth of a whole `timecmd -- true`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Whether an ELF64 little-endian file asks for a program interpreter (a PT_INTERP header).
+fn has_interpreter(elf: &[u8]) -> bool {
+    const PT_INTERP: u64 = 3;
+    assert_eq!(&elf[..4], b"\x7fELF", "not an ELF file");
+    // A little-endian number of `len` bytes at `at`.
+    let num = |at: usize, len: usize| {
+        elf[at..at + len]
+            .iter()
+            .rev()
+            .fold(0u64, |n, &b| (n << 8) | u64::from(b))
+    };
+    let (phoff, size, count) = (num(0x20, 8), num(0x36, 2), num(0x38, 2));
+    (0..count).any(|i| num((phoff + i * size) as usize, 4) == PT_INTERP)
+}
+
+/// The compiler's path for a library file, when it has one (as build.rs asks).
+fn compiler_has(file: &str) -> bool {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    Command::new(cc)
+        .arg(format!("-print-file-name={file}"))
+        .output()
+        .ok()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|p| p.is_absolute() && p.is_file())
+}
+
+#[test]
+fn no_dynamic_loader_where_the_static_c_library_is_installed() {
+    if !cfg!(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64")) {
+        eprintln!("skipped: the check reads x86_64 glibc ELF files");
+        return;
+    }
+    // The check itself sees a dynamic program's loader.
+    let sh = std::fs::read("/bin/sh").unwrap();
+    assert!(has_interpreter(&sh), "/bin/sh should name its dynamic loader");
+    if !(compiler_has("libc.a") && compiler_has("rcrt1.o")) {
+        eprintln!("skipped: the compiler has no static C library (apt-get install libc6-dev)");
+        return;
+    }
+    let timecmd = std::fs::read(env!("CARGO_BIN_EXE_timecmd")).unwrap();
+    assert!(
+        !has_interpreter(&timecmd),
+        "timecmd was linked against the shared C library although libc.a is installed: \
+         see timecmd/build.rs"
+    );
+}
