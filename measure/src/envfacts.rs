@@ -19,8 +19,6 @@ pub struct Probe {
     cpuinfo: std::sync::OnceLock<String>,
     /// The first CPU's block of /proc/cpuinfo, read once.
     cpuinfo_head: std::sync::OnceLock<String>,
-    /// CPUID's model name and hypervisor flag, on the live system where there is CPUID.
-    live_cpu: std::sync::OnceLock<Option<(String, bool)>>,
 }
 
 /// One layer of the block stack beneath a mount.
@@ -64,7 +62,6 @@ impl Probe {
             root: root.into(),
             cpuinfo: std::sync::OnceLock::new(),
             cpuinfo_head: std::sync::OnceLock::new(),
-            live_cpu: std::sync::OnceLock::new(),
         }
     }
 
@@ -131,19 +128,6 @@ impl Probe {
         self.root == Path::new("/")
     }
 
-    /// CPUID's model and hypervisor flag on the running system, asked once.
-    fn live_cpu(&self) -> Option<&(String, bool)> {
-        self.live_cpu
-            .get_or_init(|| {
-                if self.live() {
-                    crate::sysfacts::cpu()
-                } else {
-                    None
-                }
-            })
-            .as_ref()
-    }
-
     fn cpuinfo(&self) -> &str {
         self.cpuinfo
             .get_or_init(|| self.read("proc/cpuinfo").unwrap_or_default())
@@ -161,8 +145,10 @@ impl Probe {
 
     /// The CPU model name (`model name` on x86, `Model`/`Hardware` or the CPU part elsewhere).
     pub fn cpu_model(&self) -> Option<String> {
-        if let Some((name, _)) = self.live_cpu() {
-            return Some(name.clone());
+        if self.live()
+            && let Some(name) = crate::sysfacts::cpu_model()
+        {
+            return Some(name);
         }
         // Some ARM boards name the model once, at the end of the file.
         model_in(self.cpuinfo_head()).or_else(|| model_in(self.cpuinfo()))
@@ -203,8 +189,10 @@ impl Probe {
     /// The CPU's `hypervisor` flag (CPUID on the live system, else the first CPU's block
     /// of /proc/cpuinfo: every block lists the flags).
     fn hypervisor_flag(&self) -> bool {
-        if let Some((_, hypervisor)) = self.live_cpu() {
-            return *hypervisor;
+        if self.live()
+            && let Some(hypervisor) = crate::sysfacts::hypervisor()
+        {
+            return hypervisor;
         }
         self.cpuinfo_head().lines().any(|l| {
             l.split_once(':').is_some_and(|(k, v)| {

@@ -131,6 +131,8 @@ pub struct Reporter {
     out: Box<dyn Write + Send>,
     seqs: [u64; 4],
     summary_written: bool,
+    /// The line being written, kept between records so that it grows once, not per record.
+    line: Vec<u8>,
 }
 
 impl std::fmt::Debug for Reporter {
@@ -149,6 +151,7 @@ impl Reporter {
             out,
             seqs: [0; 4],
             summary_written: false,
+            line: Vec::with_capacity(1024),
         }
     }
 
@@ -198,9 +201,10 @@ impl Reporter {
 
     /// Writes one record as a line and flushes it.
     pub fn write(&mut self, r: &Record) -> io::Result<()> {
-        let mut line = r.to_line();
-        line.push('\n');
-        self.out.write_all(line.as_bytes())?;
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, r).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
         self.out.flush()
     }
 
