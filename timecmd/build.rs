@@ -6,8 +6,8 @@
 //!
 //! Cargo has no per-package crt-static, and std names its libraries (`-lgcc_s -lc`...) after a
 //! `-Bdynamic`. So this puts links to the static archives (libc.a, libgcc_eh.a for libgcc_s,
-//! ...) in a folder of its own that the linker searches first: there each `-l` finds an
-//! archive, and `-static-pie` makes the result self-relocating. Where an archive is missing
+//! ...) in a folder of its own that the linker searches before the compiler's own: there
+//! each `-l` finds an archive, and `-static-pie` makes the result self-relocating. Where an archive is missing
 //! (no libc6-dev, musl, cross or crt-static builds), GCC's unwinder alone is linked from its
 //! archive, so that libc is still the only shared library: libgcc_s would cost a load.
 #![allow(
@@ -48,8 +48,10 @@ fn main() {
         .ok()
         .and_then(|out| static_archives(&cc, &Path::new(&out).join("static")))
     {
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        println!("cargo:rustc-link-arg=-static-pie");
+        // For the binary alone: a search path given to the library would reach the crates
+        // that link it (the workspace's tests) and turn their -lc static too.
+        println!("cargo:rustc-link-arg-bins=-L{}", dir.display());
+        println!("cargo:rustc-link-arg-bins=-static-pie");
         return;
     }
     let Some(unwinder) = find(&cc, "libgcc_eh.a") else {
