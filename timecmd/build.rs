@@ -1,15 +1,21 @@
-//! Links timecmd as a static PIE where the system has the static C library, so that no
-//! dynamic loader runs at its start. timecmd is timed as a whole against /usr/bin/time
-//! (bench/timecmd.sh): loading and relocating libc costs each start about 0.1 ms on a VM, a
-//! tenth of a whole `timecmd -- true`. timecmd resolves no host or user names, so static
-//! glibc's one weakness (NSS) does not touch it.
+//! Links timecmd as a static executable at a fixed address where the system has the static
+//! C library, so that nothing is loaded or relocated when it starts. timecmd is timed as a
+//! whole against /usr/bin/time (bench/run, bench/timecmd.sh), and on a VM the start-up work
+//! that this removes is a good part of a whole `timecmd -- true` (about 1.2 ms): loading and
+//! relocating libc, then, for a static PIE, relocating some 2,900 pointers of its own, which
+//! alone cost about 0.1 ms a cold start (bench/run: 1.21 ms as a static PIE, 1.11 ms as this).
 //!
-//! Cargo has no per-package crt-static, and std names its libraries (`-lgcc_s -lc`...) after a
-//! `-Bdynamic`. So this puts links to the static archives (libc.a, libgcc_eh.a for libgcc_s,
-//! ...) in a folder of its own that the linker searches before the compiler's own: there
-//! each `-l` finds an archive, and `-static-pie` makes the result self-relocating. Where an archive is missing
-//! (no libc6-dev, musl, cross or crt-static builds), GCC's unwinder alone is linked from its
-//! archive, so that libc is still the only shared library: libgcc_s would cost a load.
+//! The price is that timecmd's own code and data sit at the same address in every process;
+//! its stack, heap and mappings are still placed at random. timecmd reads no untrusted input
+//! (its arguments, /proc and /sys), so address randomization of its image would guard little.
+//! It resolves no host or user names either, so static glibc's weakness (NSS) cannot touch it.
+//!
+//! Cargo has no per-package crt-static, and std names its libraries (`-lgcc_s -lc`...) after
+//! a `-Bdynamic`. So this puts links to the static archives (libc.a, libgcc_eh.a for
+//! libgcc_s, ...) in a folder of its own that the linker searches before the compiler's own:
+//! there each `-l` finds an archive. Where an archive is missing (no libc6-dev, musl, cross or
+//! crt-static builds), GCC's unwinder alone is linked from its archive, so that libc is still
+//! the only shared library: libgcc_s would cost one more load.
 #![allow(
     clippy::print_stdout,
     reason = "a build script talks to cargo on stdout"
@@ -51,7 +57,8 @@ fn main() {
         // For the binary alone: a search path given to the library would reach the crates
         // that link it (the workspace's tests) and turn their -lc static too.
         println!("cargo:rustc-link-arg-bins=-L{}", dir.display());
-        println!("cargo:rustc-link-arg-bins=-static-pie");
+        println!("cargo:rustc-link-arg-bins=-static");
+        println!("cargo:rustc-link-arg-bins=-no-pie");
         return;
     }
     let Some(unwinder) = find(&cc, "libgcc_eh.a") else {
@@ -65,9 +72,10 @@ fn main() {
 }
 
 /// Fills `dir` with `lib<name>.a` links to the static archives of std's libraries and
-/// returns it; None when the compiler lacks any of them or the static PIE start file.
+/// returns it; None when the compiler lacks any of them or the static start files.
 fn static_archives(cc: &str, dir: &Path) -> Option<PathBuf> {
-    find(cc, "rcrt1.o")?;
+    find(cc, "crt1.o")?;
+    find(cc, "crtbeginT.o")?;
     let found = STD_LIBS
         .iter()
         .map(|(lib, archive)| find(cc, archive).map(|path| (lib, path)))
