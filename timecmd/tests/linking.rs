@@ -35,7 +35,11 @@ fn compiler_has(file: &str) -> bool {
 
 #[test]
 fn static_at_a_fixed_address_where_the_static_c_library_is_installed() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64")) {
+    if !cfg!(all(
+        target_os = "linux",
+        target_env = "gnu",
+        target_arch = "x86_64"
+    )) {
         eprintln!("skipped: the check reads x86_64 glibc ELF files");
         return;
     }
