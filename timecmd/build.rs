@@ -3,7 +3,8 @@
 //! whole against /usr/bin/time (bench/run, bench/timecmd.sh), and on a VM the start-up work
 //! that this removes is a good part of a whole `timecmd -- true` (about 1.2 ms): loading and
 //! relocating libc, then, for a static PIE, relocating some 2,900 pointers of its own, which
-//! alone cost about 0.1 ms a cold start (bench/run: 1.21 ms as a static PIE, 1.11 ms as this).
+//! alone cost 0.05 to 0.1 ms a cold start (bench/run: 1.20 and 1.21 ms as a static PIE, 1.11
+//! to 1.15 ms as this).
 //!
 //! The price is that timecmd's own code and data sit at the same address in every process;
 //! its stack, heap and mappings are still placed at random. timecmd reads no untrusted input
