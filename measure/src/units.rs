@@ -253,11 +253,16 @@ pub fn decimal_exponent(v: f64) -> i32 {
 
 /// Three significant digits, without an exponent (`104`, `12.3`, `0.104`).
 pub fn sig3(v: f64) -> String {
+    sig(v, 3)
+}
+
+/// `digits` significant digits, without an exponent (with 4: `1001`, `812.4`, `1.001`).
+pub fn sig(v: f64, digits: i32) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
     let mag = decimal_exponent(v);
-    let decimals = (2 - mag).clamp(0, 9) as usize;
+    let decimals = (digits - 1 - mag).clamp(0, 9) as usize;
     format!("{v:.decimals$}")
 }
 

@@ -8,23 +8,21 @@ pub fn secs(v: f64) -> String {
         return "0 s".into();
     }
     let sc = measure::units::choose_scale("_s", v);
-    let x = sc.apply(v);
-    let decimals = if x == 0.0 || !x.is_finite() {
-        0
-    } else {
-        (3 - measure::units::decimal_exponent(x)).clamp(0, 6) as usize
-    };
-    format!("{x:.decimals$} {}", sc.unit)
+    format!("{} {}", measure::units::sig(sc.apply(v), 4), sc.unit)
 }
 
-/// The summary block: time (median, mean ± σ), range, user/sys, max RSS.
-pub fn summary(name: &str, wall: &Stats, user: &Stats, sys: &Stats, max_rss: u64) -> String {
+/// The summary block: time (median, mean ± σ), range, user/sys and their share of the wall
+/// time (`cpu_ratio`, the summary record's `cpu_median_ratio`), max RSS.
+pub fn summary(
+    name: &str,
+    wall: &Stats,
+    user: &Stats,
+    sys: &Stats,
+    cpu_ratio: f64,
+    max_rss: u64,
+) -> String {
     let mut s = format!("timecmd: {name}\n");
-    let cpu = if wall.median > 0.0 {
-        (user.median + sys.median) / wall.median * 100.0
-    } else {
-        0.0
-    };
+    let cpu = cpu_ratio * 100.0;
     if wall.n == 1 {
         s.push_str(&format!("  Time:            {}\n", secs(wall.median)));
     } else {
@@ -65,7 +63,7 @@ mod tests {
     fn block() {
         let w = crate::stats::stats(&[1.0, 1.002]).unwrap();
         let u = crate::stats::stats(&[0.001, 0.001]).unwrap();
-        let text = summary("sleep 1", &w, &u, &u, 2 << 20);
+        let text = summary("sleep 1", &w, &u, &u, 0.002, 2 << 20);
         assert!(text.contains("2 runs"));
         assert!(text.contains("Max RSS: 2.00 MiB"));
     }

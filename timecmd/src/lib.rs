@@ -194,15 +194,19 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
 pub fn status(args: Vec<OsString>) -> Result<u8, Failure> {
     // Usage errors exit 125 (not 2), as env(1) and timeout(1) do, so that they cannot be
     // mistaken for the command's own exit status 2.
-    let m = measure::cli::parse(command(), args).map_err(|f| {
-        if f.code == measure::exit::CANNOT {
-            Failure {
-                code: EXIT_OWN_FAILURE,
-                message: f.message,
-            }
-        } else {
-            f
-        }
-    })?;
+    let m = measure::cli::parse(command(), args).map_err(own)?;
     runner::run(&m)
+}
+
+/// timecmd's own failures exit 125 (env(1)'s code) where the other tools exit 2
+/// (`measure::exit::CANNOT`); other codes pass through.
+pub(crate) fn own(f: Failure) -> Failure {
+    if f.code == measure::exit::CANNOT {
+        Failure {
+            code: EXIT_OWN_FAILURE,
+            message: f.message,
+        }
+    } else {
+        f
+    }
 }

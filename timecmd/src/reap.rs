@@ -144,25 +144,26 @@ impl Signals {
 
     /// Every pending signal but SIGCHLD, in order.
     fn drain_all(&mut self) -> Vec<i32> {
+        const BATCH: usize = 8;
         let mut got = Vec::new();
         loop {
-            // SAFETY: signalfd_siginfo is plain data; read writes at most its size.
-            let mut si: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
-            let size = std::mem::size_of::<libc::signalfd_siginfo>();
-            // SAFETY: reading into a buffer of exactly `size` bytes.
-            let n = unsafe {
-                libc::read(
-                    self.fd.as_raw_fd(),
-                    (&mut si as *mut libc::signalfd_siginfo).cast(),
-                    size,
-                )
-            };
-            if n != size as isize {
+            // SAFETY: signalfd_siginfo is plain data; read writes at most the array's size.
+            let mut si: [libc::signalfd_siginfo; BATCH] = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of_val(&si);
+            // SAFETY: reading into a buffer of exactly `size` bytes; signalfd returns whole
+            // signalfd_siginfo records.
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), si.as_mut_ptr().cast(), size) };
+            let records =
+                usize::try_from(n).unwrap_or(0) / std::mem::size_of::<libc::signalfd_siginfo>();
+            got.extend(
+                si[..records]
+                    .iter()
+                    .map(|r| r.ssi_signo as i32)
+                    .filter(|&sig| sig != libc::SIGCHLD),
+            );
+            // A short read (or EAGAIN) means the queue is empty.
+            if records < BATCH {
                 break;
-            }
-            let sig = si.ssi_signo as i32;
-            if sig != libc::SIGCHLD {
-                got.push(sig);
             }
         }
         got
@@ -200,7 +201,6 @@ impl Signals {
         let mut force_at: Option<u64> = None;
         let mut timed_out = false;
         let mut interrupt = None;
-        let mut buf = [0u8; 16384];
         let flags = if self.tty.is_some() {
             libc::WNOHANG | libc::WUNTRACED
         } else {
@@ -210,9 +210,7 @@ impl Signals {
         // An interrupt that arrived just before the spawn still stops this run.
         if let Some(sig) = self.interrupted.filter(|_| stop_if_interrupted) {
             interrupt = Some(sig);
-            // SAFETY: kill of the process group we created.
-            unsafe { libc::kill(-pid, sig) };
-            force_at = Some(now_ns() + INTERRUPT_GRACE.as_nanos() as u64);
+            force_at = Some(forward(pid, sig));
         }
         loop {
             let mut fds = [
@@ -256,9 +254,7 @@ impl Signals {
                     } else if interrupt.is_none() {
                         interrupt = Some(sig);
                         self.interrupted.get_or_insert(sig);
-                        // SAFETY: kill of the process group we created.
-                        unsafe { libc::kill(-pid, sig) };
-                        force_at = Some(now_ns() + INTERRUPT_GRACE.as_nanos() as u64);
+                        force_at = Some(forward(pid, sig));
                     } else {
                         // A second Ctrl-C: no more grace.
                         // SAFETY: as above.
@@ -269,7 +265,7 @@ impl Signals {
             if let Some(p) = pipe
                 && fds[1].revents != 0
             {
-                drain_pipe(p, &mut buf);
+                drain_pipe(p);
             }
             let mut status: libc::c_int = 0;
             // SAFETY: rusage is plain data that wait4 fills in.
@@ -284,7 +280,7 @@ impl Signals {
                 }
                 self.take_terminal_back();
                 if let Some(p) = pipe {
-                    drain_pipe(p, &mut buf);
+                    drain_pipe(p);
                 }
                 return Ok(Reaped {
                     status,
@@ -358,9 +354,20 @@ impl Signals {
 }
 
 /// Reads and discards what is in the pipe now.
-fn drain_pipe(fd: RawFd, buf: &mut [u8]) {
+/// Passes an interrupt on to the run's process group; returns when (CLOCK_MONOTONIC ns) the
+/// group is killed if it is still there.
+fn forward(pid: libc::pid_t, sig: i32) -> u64 {
+    // SAFETY: kill of the process group we created.
+    unsafe { libc::kill(-pid, sig) };
+    now_ns() + INTERRUPT_GRACE.as_nanos() as u64
+}
+
+fn drain_pipe(fd: RawFd) {
+    // Never read back, so never zeroed: the wait for a run does not pay for it.
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
     loop {
-        // SAFETY: read into a live buffer of buf.len() bytes from a non-blocking pipe.
+        // SAFETY: read into a live buffer of buf.len() bytes from a non-blocking pipe; the
+        // bytes are discarded, never read as initialised values.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
         if n <= 0 {
             break;

@@ -1,13 +1,13 @@
 //! The invocation: flags to plan, the begin record, the series, the summary; the summary is
 //! written on every path.
 
-use crate::EXIT_OWN_FAILURE;
 use crate::clock::clock_resolution_s;
 use crate::plan::Plan;
 use crate::reap::Signals;
 use crate::series::{io_fail, series};
 use crate::spawn::Spawner;
 use crate::summary::finish;
+use crate::{EXIT_OWN_FAILURE, own};
 use clap::ArgMatches;
 use measure::Failure;
 use measure::record::Status;
@@ -17,16 +17,6 @@ use serde_json::json;
 /// Reads the flags, runs the series, writes the records, and returns the exit status.
 pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
     let plan = Plan::from_matches(m);
-    let own = |f: Failure| {
-        if f.code == measure::exit::CANNOT {
-            Failure {
-                code: EXIT_OWN_FAILURE,
-                message: f.message,
-            }
-        } else {
-            f
-        }
-    };
     let env = measure::label::envelope("timecmd", env!("CARGO_PKG_VERSION"), m, &plan.display)
         .map_err(own)?;
     let out = measure::cli::open_output(

@@ -45,15 +45,7 @@ pub struct Outcome {
 /// Writes a record; an I/O failure on the record output ends timecmd (exit 125, or quietly
 /// on a broken pipe).
 pub fn io_fail(e: &std::io::Error) -> Failure {
-    let f = Failure::io("writing records", e);
-    if f.code == measure::exit::CANNOT {
-        Failure {
-            code: EXIT_OWN_FAILURE,
-            message: f.message,
-        }
-    } else {
-        f
-    }
+    crate::own(Failure::io("writing records", e))
 }
 
 /// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
@@ -75,14 +67,20 @@ fn helper(
         .map_err(|e| (format!("{what} '{cmd}': waiting for it: {e}"), false))?;
     match Exit::from_status(r.status) {
         Exit::Code(0) => Ok(()),
-        Exit::Code(c) => Err((format!("{what} '{cmd}' exited with status {c}"), false)),
-        Exit::Signal(s) => Err((
-            format!(
-                "{what} '{cmd}' was killed by signal {s} (SIG{})",
-                signal_name(s)
-            ),
-            s == libc::SIGINT && signals.hands_off_terminal(),
+        e => Err((
+            format!("{what} '{cmd}' {}", describe_exit(e)),
+            e == Exit::Signal(libc::SIGINT) && signals.hands_off_terminal(),
         )),
+    }
+}
+
+/// Why a failed --setup or --prepare stops the series: an interrupt timecmd got (or the
+/// Ctrl-C the helper got with the terminal), else the helper's own failure.
+fn helper_stop(signals: &Signals, error: String, ctrl_c: bool) -> Stop {
+    match signals.interrupted() {
+        Some(sig) => Stop::Interrupted(sig),
+        None if ctrl_c => Stop::Interrupted(libc::SIGINT),
+        None => Stop::Own(error),
     }
 }
 
@@ -96,9 +94,9 @@ fn describe_exit(e: Exit) -> String {
 
 /// The sample's info for a run that was reaped.
 fn run_info(index: u64, exit: Exit, pid: libc::pid_t) -> Map<String, Value> {
-    let (code, sig) = match exit {
-        Exit::Code(c) => (json!(c), Value::Null),
-        Exit::Signal(s) => (Value::Null, json!(s)),
+    let code = match exit {
+        Exit::Code(c) => json!(c),
+        Exit::Signal(_) => Value::Null,
     };
     let mut m = info(json!({
         "run": index,
@@ -107,14 +105,12 @@ fn run_info(index: u64, exit: Exit, pid: libc::pid_t) -> Map<String, Value> {
         "exit_status": exit.shell_code(),
         "pid": pid,
     }));
-    if !sig.is_null() {
-        m.insert("signal".into(), sig);
-        if let Exit::Signal(s) = exit {
-            m.insert(
-                "signal_name".into(),
-                json!(format!("SIG{}", signal_name(s))),
-            );
-        }
+    if let Exit::Signal(s) = exit {
+        m.insert("signal".into(), json!(s));
+        m.insert(
+            "signal_name".into(),
+            json!(format!("SIG{}", signal_name(s))),
+        );
     }
     m
 }
@@ -129,11 +125,7 @@ pub fn series(
     let mut out = Outcome::default();
     if let Some(c) = &plan.setup {
         if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true) {
-            out.stop = Some(match signals.interrupted() {
-                Some(sig) => Stop::Interrupted(sig),
-                None if ctrl_c => Stop::Interrupted(libc::SIGINT),
-                None => Stop::Own(e),
-            });
+            out.stop = Some(helper_stop(signals, e, ctrl_c));
             return Ok(out);
         }
     }
@@ -152,11 +144,7 @@ pub fn series(
         }
         if let Some(p) = &plan.prepare {
             if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
-                out.stop = Some(match signals.interrupted() {
-                    Some(sig) => Stop::Interrupted(sig),
-                    None if ctrl_c => Stop::Interrupted(libc::SIGINT),
-                    None => Stop::Own(format!("before {which}: {e}")),
-                });
+                out.stop = Some(helper_stop(signals, format!("before {which}: {e}"), ctrl_c));
                 break;
             }
             if let Some(sig) = signals.poll_interrupt() {

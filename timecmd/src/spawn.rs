@@ -6,6 +6,7 @@
 //! timecmd's page tables, which keeps the per-run cost low; timecmd's own memory stays
 //! small because a child's max RSS can never read below the spawner's.
 
+use crate::{EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OWN_FAILURE};
 use std::ffi::{CString, OsStr};
 use std::fs::OpenOptions;
 use std::io::{self, Seek};
@@ -281,11 +282,6 @@ impl Spawner {
         Ok(sp)
     }
 
-    /// The program name (argv[0]) for messages.
-    pub fn program(&self) -> &str {
-        &self.program
-    }
-
     /// The executable that runs: argv[0] as found in PATH, if it was looked up there.
     pub fn executable(&self) -> Option<String> {
         self.resolved
@@ -395,45 +391,48 @@ pub fn explain(program: &str, errno: i32) -> SpawnError {
     let has_slash = program.contains('/');
     let (code, message) = match errno {
         libc::ENOENT if has_slash && path.exists() => (
-            127,
+            EXIT_NOT_FOUND,
             format!("{program}: cannot run it: the interpreter on its #! line was not found"),
         ),
-        libc::ENOENT if has_slash => (127, format!("{program}: no such file")),
+        libc::ENOENT if has_slash => (EXIT_NOT_FOUND, format!("{program}: no such file")),
         libc::ENOENT => (
-            127,
+            EXIT_NOT_FOUND,
             format!("{program}: command not found (not in any directory of PATH)"),
         ),
         // posix_spawnp says EACCES when a PATH directory could not be searched even though
         // the command is nowhere: that is "not found" to the user.
-        libc::EACCES if !has_slash && existing_in_path(OsStr::new(program)).is_none() => (
-            127,
-            format!("{program}: command not found (not in any directory of PATH)"),
-        ),
-        libc::EACCES if !has_slash => {
-            let found = existing_in_path(OsStr::new(program))
-                .map(|p| p.display().to_string())
-                .unwrap_or_default();
-            (
-                126,
+        libc::EACCES if !has_slash => match existing_in_path(OsStr::new(program)) {
+            None => (
+                EXIT_NOT_FOUND,
+                format!("{program}: command not found (not in any directory of PATH)"),
+            ),
+            Some(found) => (
+                EXIT_NOT_EXECUTABLE,
                 format!(
-                    "{found}: permission denied (not executable: chmod +x it, or it is on a noexec mount)"
+                    "{}: permission denied (not executable: chmod +x it, or it is on a noexec mount)",
+                    found.display()
                 ),
-            )
+            ),
+        },
+        libc::EACCES if path.is_dir() => {
+            (EXIT_NOT_EXECUTABLE, format!("{program}: is a directory"))
         }
-        libc::EACCES if path.is_dir() => (126, format!("{program}: is a directory")),
         libc::EACCES => (
-            126,
+            EXIT_NOT_EXECUTABLE,
             format!(
                 "{program}: permission denied (not executable: chmod +x it, or it is on a noexec mount)"
             ),
         ),
         libc::ENOEXEC => (
-            126,
+            EXIT_NOT_EXECUTABLE,
             format!(
                 "{program}: cannot execute: not a binary this system runs and no #! line (try --shell)"
             ),
         ),
-        _ => (125, format!("{program}: cannot start it: {err}")),
+        _ => (
+            EXIT_OWN_FAILURE,
+            format!("{program}: cannot start it: {err}"),
+        ),
     };
     SpawnError { code, message }
 }

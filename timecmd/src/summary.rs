@@ -46,11 +46,11 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
             v.set_count("max_rss_median_bytes", med.round() as u64);
         }
     }
-    if let Some(w) = &wall_stats
-        && w.median > 0.0
-    {
-        let cpu: f64 = user_stats.map_or(0.0, |s| s.median) + sys_stats.map_or(0.0, |s| s.median);
-        v.set("cpu_median_ratio", cpu / w.median);
+    let cpu_ratio = wall_stats.as_ref().filter(|w| w.median > 0.0).map(|w| {
+        (user_stats.map_or(0.0, |s| s.median) + sys_stats.map_or(0.0, |s| s.median)) / w.median
+    });
+    if let Some(r) = cpu_ratio {
+        v.set("cpu_median_ratio", r);
     }
     let outl = stats::outliers(&wall);
     v.set_count("outlier_count", outl.count as u64);
@@ -133,12 +133,13 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
             && let (Some(w), Some(u), Some(s), Some(r)) =
                 (wall_stats, user_stats, sys_stats, max_rss)
         {
-            let _ = err.write_all(human::summary(&plan.display, &w, &u, &s, r).as_bytes());
+            let cpu = cpu_ratio.unwrap_or(0.0);
+            let _ = err.write_all(human::summary(&plan.display, &w, &u, &s, cpu, r).as_bytes());
         }
     }
 
     let code = match &o.stop {
-        Some(Stop::Interrupted(sig)) => (128 + sig).clamp(0, 255) as u8,
+        Some(Stop::Interrupted(sig)) => Exit::Signal(*sig).shell_code(),
         Some(Stop::Spawn(e)) => e.code,
         Some(Stop::Own(_)) => EXIT_OWN_FAILURE,
         _ if o.last_timed_out => EXIT_TIMED_OUT,
