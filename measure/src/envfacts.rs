@@ -321,7 +321,7 @@ impl Probe {
 
     /// The mount holding `path` (absolute, as the probed system sees it) and the stack under it.
     pub fn path_facts(&self, path: &Path) -> Option<PathFacts> {
-        let abs = if self.root == Path::new("/") {
+        let abs = if self.live() {
             resolve_existing(path)
         } else {
             path.to_path_buf()

@@ -58,7 +58,7 @@ pub mod envfacts;
 pub mod label;
 pub mod record;
 pub mod stats;
-pub mod sysfacts;
+pub(crate) mod sysfacts;
 pub mod units;
 pub mod writer;
 

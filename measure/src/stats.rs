@@ -26,6 +26,21 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     Some(quantile_sorted(&v, 0.5))
 }
 
+/// The mean and the sample standard deviation (n - 1 in the denominator; `None` for a single
+/// value) of values in any order; `None` when there are none.
+pub fn mean_stddev(xs: &[f64]) -> Option<(f64, Option<f64>)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let n = xs.len();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let stddev = (n > 1).then(|| {
+        let ss: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+        (ss / (n - 1) as f64).sqrt()
+    });
+    Some((mean, stddev))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,6 +55,15 @@ mod tests {
         assert!(quantile_sorted(&[], 0.5).is_nan());
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
         assert!((quantile_sorted(&v, 0.9) - 9.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mean_and_sample_stddev() {
+        assert_eq!(mean_stddev(&[]), None);
+        assert_eq!(mean_stddev(&[2.0]), Some((2.0, None)));
+        let (mean, sd) = mean_stddev(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(mean, 5.0);
+        assert!((sd.unwrap() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
     }
 
     #[test]

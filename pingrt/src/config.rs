@@ -23,7 +23,6 @@ pub struct Config {
     pub family: Family,
     /// 0: no limit (until the deadline or Ctrl-C).
     pub count: u64,
-    pub count_given: bool,
     pub interval: Duration,
     pub timeout: Duration,
     pub timeout_given: bool,
@@ -187,7 +186,6 @@ impl Config {
             target,
             family,
             count,
-            count_given,
             interval,
             timeout,
             timeout_given,

@@ -30,17 +30,12 @@ pub fn payload(cookie: u64, probe: u64, size: usize) -> Vec<u8> {
 
 /// Byte `i` of the payload of probe number `probe`.
 #[inline]
-pub fn payload_byte(cookie: u64, probe: u64, i: usize) -> u8 {
+fn payload_byte(cookie: u64, probe: u64, i: usize) -> u8 {
     match i {
         0..8 => cookie.to_be_bytes()[i],
         8..16 => probe.to_be_bytes()[i - 8],
         _ => (i & 0xff) as u8,
     }
-}
-
-/// Whether `bytes` is exactly the payload of probe number `probe` (without building it).
-pub fn payload_matches(cookie: u64, probe: u64, size: usize, bytes: &[u8]) -> bool {
-    payload_matches_pattern(&payload(cookie, 0, size), probe, bytes)
 }
 
 /// Whether `bytes` is exactly the payload of probe number `probe`, given `pattern`, the
@@ -431,6 +426,11 @@ pub fn describe_v6(t: Icmpv6Type, code: Icmpv6Code) -> Option<IcmpError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `bytes` is exactly the payload of probe number `probe`.
+    fn payload_matches(cookie: u64, probe: u64, size: usize, bytes: &[u8]) -> bool {
+        payload_matches_pattern(&payload(cookie, 0, size), probe, bytes)
+    }
     use pnet_packet::icmp;
 
     #[test]

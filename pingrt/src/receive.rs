@@ -99,14 +99,13 @@ impl Session {
         err: &IcmpError,
         from: Option<IpAddr>,
     ) -> Result<(), Failure> {
+        let from_s = from.map(|a| a.to_string()).unwrap_or_else(|| "?".into());
         if matches!(err.kind, "redirect" | "source_quench") {
             // Advice, not a loss: the request went on (a redirect) or may still be answered.
-            let from_s = from.map(|a| a.to_string()).unwrap_or_else(|| "?".into());
             self.human.error(&from_s, seq, &err.text);
             return Ok(());
         }
         if let Outcome::Error { probe } = self.tracker.error(seq) {
-            let from_s = from.map(|a| a.to_string()).unwrap_or_else(|| "?".into());
             self.human.error(&from_s, seq, &err.text);
             let mut i = self.probe_info(&probe);
             i.insert("from".into(), json!(from.map(|a| a.to_string())));

@@ -69,12 +69,9 @@ pub struct Received {
 /// A `sock_extended_err` from the error queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExtErr {
-    pub errno: u32,
     pub origin: u8,
     pub icmp_type: u8,
     pub icmp_code: u8,
-    pub info: u32,
-    pub data: u32,
     pub offender: Option<IpAddr>,
 }
 
@@ -468,12 +465,9 @@ fn recv_msg(fd: RawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
                         copy,
                     );
                     r.ext_err = Some(ExtErr {
-                        errno: e.ee_errno,
                         origin: e.ee_origin,
                         icmp_type: e.ee_type,
                         icmp_code: e.ee_code,
-                        info: e.ee_info,
-                        data: e.ee_data,
                         offender: if copy >= 2 {
                             from_sockaddr(&off).map(|a| a.ip())
                         } else {

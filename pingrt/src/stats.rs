@@ -25,16 +25,10 @@ pub fn rtt_stats(rtts: &[f64]) -> Option<RttStats> {
     let n = rtts.len() as f64;
     let mut sorted = rtts.to_vec();
     sorted.sort_unstable_by(f64::total_cmp);
-    let sum: f64 = rtts.iter().sum();
-    let mean = sum / n;
+    let (mean, stddev) = measure::stats::mean_stddev(rtts)?;
+    let stddev = stddev.unwrap_or(0.0);
     let sum2: f64 = rtts.iter().map(|x| x * x).sum();
     let mdev = (sum2 / n - mean * mean).max(0.0).sqrt();
-    let ss: f64 = rtts.iter().map(|x| (x - mean) * (x - mean)).sum();
-    let stddev = if rtts.len() > 1 {
-        (ss / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
     Some(RttStats {
         min: sorted[0],
         mean,

@@ -79,11 +79,7 @@ impl Session {
             c.received,
             c.duplicates,
             c.errors,
-            values
-                .0
-                .get("elapsed_s")
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0),
+            self.elapsed_s(),
             st.map(|s| (s.min, s.mean, s.max, s.mdev)),
         );
         let (mut rep, written) = match self.sink.take().and_then(Sink::finish) {

@@ -18,11 +18,7 @@ pub use measure::stats::median;
 pub fn stats(xs: &[f64]) -> Option<Stats> {
     let median = median(xs)?;
     let n = xs.len();
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    let stddev = (n > 1).then(|| {
-        let ss: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
-        (ss / (n - 1) as f64).sqrt()
-    });
+    let (mean, stddev) = measure::stats::mean_stddev(xs)?;
     let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     Some(Stats {

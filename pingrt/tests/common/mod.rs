@@ -297,22 +297,6 @@ impl Drop for Responder {
     }
 }
 
-fn checksum(b: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    for c in b.chunks(2) {
-        let w = if c.len() == 2 {
-            u16::from_be_bytes([c[0], c[1]])
-        } else {
-            u16::from(c[0]) << 8
-        };
-        sum += u32::from(w);
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
 impl Responder {
     /// Starts a responder in namespace `ns` (turning off the kernel's own echo replies there).
     pub fn start(
@@ -405,7 +389,9 @@ impl Responder {
                     if damage == Damage::BadPayload && rep.len() > 20 {
                         rep[20] ^= 0x5a;
                     }
-                    let mut sum = checksum(&rep);
+                    let mut sum = pnet_packet::icmp::IcmpPacket::new(&rep)
+                        .map(|p| pnet_packet::icmp::checksum(&p))
+                        .expect("an ICMP message");
                     if damage == Damage::BadChecksum {
                         sum ^= 0x0101;
                     }
