@@ -104,18 +104,13 @@ fn examples_section(text: &str) -> String {
             if !first {
                 out.push_str(".PP\n");
             }
-            first = false;
-            out.push_str(&roff_escape(l.trim()));
-            out.push('\n');
-        } else {
-            if !in_block {
-                out.push_str(".RS 4\n.EX\n");
-                in_block = true;
-            }
-            first = false;
-            out.push_str(&roff_escape(l.trim()));
-            out.push('\n');
+        } else if !in_block {
+            out.push_str(".RS 4\n.EX\n");
+            in_block = true;
         }
+        first = false;
+        out.push_str(&roff_escape(l.trim()));
+        out.push('\n');
     }
     if in_block {
         out.push_str(".EE\n.RE\n");
@@ -127,7 +122,7 @@ fn examples_section(text: &str) -> String {
 fn see_also(name: &str) -> String {
     let tool = name.split('-').next().unwrap_or(name);
     let mut refs = vec![".BR benchmatrix (7)".to_string()];
-    for other in ["blkwrite", "collate", "netpipe", "pingrt", "timecmd"] {
+    for &(other, _) in crate::TOOLS {
         if other != tool {
             refs.push(format!(".BR {other} (1)"));
         }

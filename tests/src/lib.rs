@@ -30,15 +30,22 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// The target directory cargo builds into (honours CARGO_TARGET_DIR).
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"))
 }
 
-/// Builds every binary of the workspace once per test process (cargo gives an integration test
-/// no path to a sibling package's binary), then returns the path of `name`.
+/// The path of the workspace's binary `name`, built (see [`bin_dir`]).
 pub fn bin(name: &str) -> PathBuf {
+    let path = bin_dir().join(name);
+    assert!(path.exists(), "binary {} was not built", path.display());
+    path
+}
+
+/// Builds every binary of the workspace once per test process (cargo gives an integration test
+/// no path to a sibling package's binary), then returns the directory that holds them.
+pub fn bin_dir() -> PathBuf {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -59,9 +66,7 @@ pub fn bin(name: &str) -> PathBuf {
     if let Err(e) = built {
         panic!("{e}");
     }
-    let path = target_dir().join("debug").join(name);
-    assert!(path.exists(), "binary {} was not built", path.display());
-    path
+    target_dir().join("debug")
 }
 
 /// Decodes every line strictly; panics naming the line that the reader rejects.
@@ -74,17 +79,6 @@ pub fn decode(text: &str) -> Vec<Record> {
             Err(e) => panic!("line {} rejected: {e}\n{l}", i + 1),
         })
         .collect()
-}
-
-/// Decodes the JSON lines among other text (e.g. stderr holding records and messages).
-pub fn decode_mixed(text: &str) -> Vec<Record> {
-    decode(
-        &text
-            .lines()
-            .filter(|l| l.starts_with('{'))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
 }
 
 /// Runs a command and returns its output, panicking when it cannot start.
@@ -111,9 +105,4 @@ pub fn need_tool(tool: &str) -> bool {
         eprintln!("skipped: {tool} is not installed");
     }
     found
-}
-
-/// The records of one type.
-pub fn of_kind(recs: &[Record], kind: measure::Kind) -> Vec<&Record> {
-    recs.iter().filter(|r| r.kind == kind).collect()
 }

@@ -1,12 +1,13 @@
 //! Runs `bench/run --smoke` with the debug binaries and checks that every benchmark ran (or said
 //! why it was skipped) and that its records decode strictly with both impls in every comparison.
 
-use benchmatrix_tests::{bin, decode, workspace_root};
+use benchmatrix_tests::hosts::Spawned;
+use benchmatrix_tests::{bin_dir, decode, target_dir, workspace_root};
 use measure::Kind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const BENCHES: [&str; 5] = ["netpipe", "blkwrite", "timecmd", "pingrt", "collate"];
 
@@ -28,52 +29,34 @@ fn bench_run_smoke() {
         return;
     }
     // The binaries the harness builds, in place of bench/run's release build.
-    let bin_dir = bin("timecmd")
-        .parent()
-        .map(PathBuf::from)
-        .expect("binary directory");
-    for tool in ["collate", "netpipe", "blkwrite", "pingrt"] {
-        let _ = bin(tool);
-    }
+    let bin_dir = bin_dir();
     // Scratch on the target directory's file system (O_DIRECT works there where /tmp is tmpfs).
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let scratch = Scratch(target.join(format!("bench-smoke-{}", std::process::id())));
+    let scratch = Scratch(target_dir().join(format!("bench-smoke-{}", std::process::id())));
     std::fs::create_dir_all(&scratch.0).unwrap();
     let results = scratch.0.join("results.jsonl");
     let blk_dir = scratch.0.join("blk");
 
-    let mut child = Command::new("sh")
-        .arg(&script)
-        .arg("--smoke")
-        .arg("-o")
-        .arg(&results)
-        .arg("--dir")
-        .arg(&blk_dir)
-        .env("BENCH_BIN", &bin_dir)
-        .env("BENCH_LABEL", "smoke")
-        .current_dir(&scratch.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run sh bench/run");
+    // Output into files, not pipes: nobody reads a pipe while the run goes on.
+    let (out_path, err_path) = (scratch.0.join("stdout"), scratch.0.join("stderr"));
+    let file = |p: &PathBuf| std::fs::File::create(p).expect("output file");
+    let mut child = Spawned::start(
+        Command::new("sh")
+            .arg(&script)
+            .arg("--smoke")
+            .arg("-o")
+            .arg(&results)
+            .arg("--dir")
+            .arg(&blk_dir)
+            .env("BENCH_BIN", &bin_dir)
+            .env("BENCH_LABEL", "smoke")
+            .current_dir(&scratch.0)
+            .stdout(file(&out_path))
+            .stderr(file(&err_path)),
+    );
     // Bounded: the smoke run takes seconds; give up (and end it) after 5 minutes.
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(300) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("bench/run --smoke did not finish in 5 minutes");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let status = child.wait(Duration::from_secs(300));
+    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
     assert!(
         status.success(),
         "bench/run --smoke failed ({status}):\n{stdout}\n{stderr}"

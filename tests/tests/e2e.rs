@@ -6,7 +6,7 @@
 use benchmatrix_tests::hosts::{
     A_ADDR, B_ADDR, B_ADDR6, LoopDev, NetPair, Spawned, free_port, median,
 };
-use benchmatrix_tests::{bin, decode, need_root, need_tool, run, workspace_root};
+use benchmatrix_tests::{bin, bin_dir, decode, need_root, need_tool, run, workspace_root};
 use measure::{Kind, Record, Status};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -33,13 +33,7 @@ const LABEL_B: &str = "para/xfs/disc";
 
 /// Panics with the command's output unless it exited 0.
 fn ok(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{what}: {}", explain(out));
 }
 
 fn s(p: &Path) -> &str {
@@ -377,11 +371,6 @@ fn classic_table_from_two_namespace_hosts() {
 
 // ------------------------------------------------------------------ the ./benchmatrix script
 
-/// The directory of the harness's binaries, for BENCHMATRIX_BIN.
-fn tools_dir() -> PathBuf {
-    bin("collate").parent().expect("a directory").to_path_buf()
-}
-
 /// `sh ./benchmatrix ARGS` in `cwd`, scratch under `tmpdir`, with prebuilt tools; `wrap` is
 /// a command prefix (`ip netns exec NS`, `unshare --uts ...`) or empty.
 fn script(cwd: &Path, tmpdir: &Path, wrap: &[&str], args: &[&str]) -> Output {
@@ -398,7 +387,7 @@ fn script(cwd: &Path, tmpdir: &Path, wrap: &[&str], args: &[&str]) -> Output {
         .arg(path)
         .args(args)
         .current_dir(cwd)
-        .env("BENCHMATRIX_BIN", tools_dir())
+        .env("BENCHMATRIX_BIN", bin_dir())
         .env("TMPDIR", tmpdir)
         .env_remove("BENCH_LABEL")
         .stdin(Stdio::null()))
@@ -560,7 +549,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         &[],
         &[&common[..], &["--label", LABEL_A, "--dir", s(&disk)]].concat(),
     );
-    assert!(first.status.success(), "first run: {}", explain(&first));
+    ok(&first, "first run");
     check_script_results(&res.join("para_lvm_san.jsonl"), LABEL_A, None, &[]);
     let matrix = String::from_utf8_lossy(&first.stdout);
     for (_, name, _) in SCRIPT_ROWS {
@@ -596,7 +585,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         ]
         .concat(),
     );
-    assert!(second.status.success(), "second run: {}", explain(&second));
+    ok(&second, "second run");
     check_script_results(
         &res.join("para_xfs_disc.jsonl"),
         LABEL_B,
@@ -668,13 +657,11 @@ fn script_measures_against_a_namespace_peer() {
     sink.wait_listening(6200, Duration::from_secs(10));
     source.wait_listening(6201, Duration::from_secs(10));
 
-    let out = script(
-        &work,
-        &scratch,
-        &["ip", "netns", "exec", &net.a],
-        &[
+    // The script run from host a against the peer at `addr`, with `extra` arguments.
+    let peer_run = |addr: &str, label: &str, extra: &[&str]| {
+        let mut args = vec![
             "--peer",
-            B_ADDR,
+            addr,
             "--port",
             "6200",
             "--only",
@@ -686,10 +673,15 @@ fn script_measures_against_a_namespace_peer() {
             "--results",
             s(&res),
             "--label",
-            "domu/peer",
-        ],
-    );
-    assert!(out.status.success(), "--peer run: {}", explain(&out));
+            label,
+        ];
+        args.extend_from_slice(extra);
+        let out = script(&work, &scratch, &["ip", "netns", "exec", &net.a], &args);
+        ok(&out, &format!("--peer {addr}"));
+        out
+    };
+    let out = peer_run(B_ADDR, "domu/peer", &[]);
+
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("netpipe recv --listen 6200 --keep-open"),
@@ -721,33 +713,7 @@ fn script_measures_against_a_namespace_peer() {
         );
     }
     // An IPv6 peer: HOST:PORT needs brackets, ICMPv6 for the latency.
-    let out6 = script(
-        &work,
-        &scratch,
-        &["ip", "netns", "exec", &net.a],
-        &[
-            "--peer",
-            B_ADDR6,
-            "--port",
-            "6200",
-            "--only",
-            "net,icmp",
-            "--net-time",
-            "1s",
-            "--runs",
-            "2",
-            "--results",
-            s(&res),
-            "--label",
-            "domu/peer6",
-            "--no-matrix",
-        ],
-    );
-    assert!(
-        out6.status.success(),
-        "--peer {B_ADDR6}: {}",
-        explain(&out6)
-    );
+    let out6 = peer_run(B_ADDR6, "domu/peer6", &["--no-matrix"]);
     assert!(out6.stdout.is_empty(), "--no-matrix");
     let recs6 = decode(&std::fs::read_to_string(res.join("domu_peer6.jsonl")).unwrap());
     step(&recs6, "netpipe", names[0]);
