@@ -226,17 +226,8 @@ fn listener_serves_stdin_to_nc() {
     // `netpipe -l PORT < file` then `nc -N host PORT > out`: the listener sends its stdin
     // and half-closes after it, so nc ends with the whole file.
     let d = tmp();
-    let input = path(&d, "in");
     let out = path(&d, "out");
-    let recs = path(&d, "r.jsonl");
-    let want = random_file(&input, ODD);
-    let mut l = Guard::spawn(
-        np().args(["-l", "127.0.0.1", "0", "-o"])
-            .arg(&recs)
-            .stdin(open(&input))
-            .stdout(Stdio::null()),
-    );
-    let port = listen_port(&recs);
+    let (mut l, port, want, recs) = stdin_listener(&d, ODD);
     let st = std::process::Command::new("nc")
         .args(["127.0.0.1", &port.to_string()])
         .stdin(Stdio::null())
@@ -356,17 +347,8 @@ fn listener_serves_stdin_to_socat() {
         return;
     }
     let d = tmp();
-    let input = path(&d, "in");
     let out = path(&d, "out");
-    let recs = path(&d, "r.jsonl");
-    let want = random_file(&input, ODD);
-    let mut l = Guard::spawn(
-        np().args(["-l", "127.0.0.1", "0", "-o"])
-            .arg(&recs)
-            .stdin(open(&input))
-            .stdout(Stdio::null()),
-    );
-    let port = listen_port(&recs);
+    let (mut l, port, want, _) = stdin_listener(&d, ODD);
     let st = std::process::Command::new("socat")
         .args([
             "-u",
@@ -385,15 +367,7 @@ fn no_stdin_only_receives() {
     // -d: the client reads no stdin, so it sends nothing and waits for the listener's data.
     let d = tmp();
     let input = path(&d, "in");
-    let recs = path(&d, "r.jsonl");
-    let want = random_file(&input, 100_003);
-    let mut l = Guard::spawn(
-        np().args(["-l", "127.0.0.1", "0", "-o"])
-            .arg(&recs)
-            .stdin(open(&input))
-            .stdout(Stdio::null()),
-    );
-    let port = listen_port(&recs);
+    let (mut l, port, want, _) = stdin_listener(&d, 100_003);
     let out = path(&d, "out");
     let st = np()
         .args(["-d", "127.0.0.1", &port.to_string()])

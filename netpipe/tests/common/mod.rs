@@ -247,3 +247,19 @@ pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
     let port = listen_port(recs);
     (g, port)
 }
+
+/// A netcat-mode listener (`-l 127.0.0.1 0`) with `n` random bytes from a file in `d` on its
+/// stdin and its records in `d`/r.jsonl: the listener, its port, the bytes and the records.
+pub fn stdin_listener(d: &tempfile::TempDir, n: usize) -> (Guard, u16, Vec<u8>, PathBuf) {
+    let input = path(d, "in");
+    let recs = path(d, "r.jsonl");
+    let want = random_file(&input, n);
+    let g = Guard::spawn(
+        np().args(["-l", "127.0.0.1", "0", "-o"])
+            .arg(&recs)
+            .stdin(open(&input))
+            .stdout(Stdio::null()),
+    );
+    let port = listen_port(&recs);
+    (g, port, want, recs)
+}
