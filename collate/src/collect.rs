@@ -240,7 +240,7 @@ impl Collector {
     /// Adds one record (for tests and small inputs; the reader uses batches).
     pub fn add_record(&mut self, r: &Record) {
         let mut b = Batch::default();
-        b.push(r, &self.group_dims.clone());
+        b.push(r, &self.group_dims);
         self.add_batch(&b);
     }
 

@@ -160,10 +160,6 @@ pub fn command() -> Command {
         )
 }
 
-fn usage(e: String) -> Failure {
-    Failure::usage(e)
-}
-
 /// Runs collate with `args` (the program name first).
 pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
     let m = measure::cli::parse(command(), args)?;
@@ -171,15 +167,16 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
     let format = get("format")
         .and_then(Format::parse)
         .ok_or_else(|| Failure::usage("--format: unknown format"))?;
-    let rows = Dim::parse_list(get("rows").unwrap_or("name,metric"), "--rows").map_err(usage)?;
-    let cols = Dim::parse_list(get("cols").unwrap_or("label"), "--cols").map_err(usage)?;
+    let rows =
+        Dim::parse_list(get("rows").unwrap_or("name,metric"), "--rows").map_err(Failure::usage)?;
+    let cols = Dim::parse_list(get("cols").unwrap_or("label"), "--cols").map_err(Failure::usage)?;
     if let Some(d) = rows.iter().find(|d| cols.contains(d)) {
         return Err(Failure::usage(format!(
             "{} is in both --rows and --cols: a key goes in one of them",
             d.key()
         )));
     }
-    let filter = Filter::parse(get("filter").unwrap_or("")).map_err(usage)?;
+    let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
     let metrics = match get("metric") {
         None => MetricChoice::Headline,
         Some("all") => MetricChoice::All,
@@ -200,7 +197,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             MetricChoice::Keys(keys)
         }
     };
-    let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(usage)?;
+    let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
     let columns: Option<Vec<String>> = m.get_many::<String>("columns").map(|v| {
         v.flat_map(|s| s.split(','))
             .map(|s| s.trim().to_string())

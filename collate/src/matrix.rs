@@ -2,7 +2,7 @@
 //! statistic of each cell with its confidence interval, the display unit of each row, and
 //! the comparison of each cell against the baseline column.
 
-use crate::collect::{Collector, MetricChoice};
+use crate::collect::{Collector, MetricChoice, SEP};
 use crate::dims::Dim;
 use crate::stats::{self, Stat};
 use measure::units::{Scale, choose_scale, sig3};
@@ -108,7 +108,7 @@ impl Table {
     }
 
     /// Swaps rows and columns (`--transpose`): row titles become a one-level header.
-    pub fn transpose(self) -> Table {
+    pub fn transpose(mut self) -> Table {
         let columns: Vec<Column> = self
             .rows
             .iter()
@@ -117,6 +117,12 @@ impl Table {
                 levels: vec![r.title.clone()],
                 dims: r.dims.clone(),
             })
+            .collect();
+        // The cells move into their new rows: the old rows keep nothing.
+        let mut old_cells: Vec<Vec<Option<Cell>>> = self
+            .rows
+            .iter_mut()
+            .map(|r| std::mem::take(&mut r.cells))
             .collect();
         let rows: Vec<Row> = self
             .columns
@@ -132,7 +138,7 @@ impl Table {
                     factor: 1.0,
                 },
                 source: "samples",
-                cells: self.rows.iter().map(|r| r.cells[j].clone()).collect(),
+                cells: old_cells.iter_mut().map(|cells| cells[j].take()).collect(),
             })
             .collect();
         Table {
@@ -175,7 +181,7 @@ pub fn fmt_number(v: f64, suffix: &str) -> String {
 /// same for every cell (so a row reads evenly), fewer where every value is exact with fewer
 /// (`7`, `84`, `230` rather than `7.00`, `84.0`, `230`).
 pub fn row_decimals(values: &[f64]) -> usize {
-    let mut abs: Vec<f64> = values
+    let abs: Vec<f64> = values
         .iter()
         .map(|v| v.abs())
         .filter(|v| v.is_finite())
@@ -183,8 +189,7 @@ pub fn row_decimals(values: &[f64]) -> usize {
     if abs.is_empty() {
         return 0;
     }
-    abs.sort_by(f64::total_cmp);
-    let typical = stats::quantile_sorted(&abs, 0.5);
+    let typical = measure::stats::median(&abs).unwrap_or(0.0);
     if typical == 0.0 {
         return 0;
     }
@@ -402,7 +407,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
                 Some((first, other)) if first != suf => {
                     return Err(Failure::new(
                         exit::CANNOT,
-                        format!("row \"{}\"", c.rows.list[row_id].replace('\u{1f}', ", ")),
+                        format!("row \"{}\"", c.rows.list[row_id].replace(SEP, ", ")),
                         format!(
                             "mixes units: {other} ({first}) and {metric} ({suf}); put metric in --rows or pick one with --metric"
                         ),
@@ -448,9 +453,8 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
             }));
         }
         // The display unit: chosen for the median of the row's cell values.
-        let mut centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
-        centers.sort_by(f64::total_cmp);
-        let typical = stats::quantile_sorted(&centers, 0.5);
+        let centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
+        let typical = measure::stats::median(&centers).unwrap_or(f64::NAN);
         let scale = choose_scale(suffix, typical);
         let dims: Vec<(String, String)> = spec
             .rows

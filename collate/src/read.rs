@@ -41,7 +41,6 @@ pub enum OnInvalid {
 #[derive(Debug, Default)]
 pub struct ReadReport {
     pub lines: u64,
-    pub records: u64,
     pub skipped: u64,
     /// The first few skipped lines' messages.
     pub examples: Vec<String>,
@@ -272,7 +271,6 @@ pub fn read_all(
                         report.examples.push(format!("{place}: {why}"));
                     }
                 }
-                report.records += parsed.batch.len() as u64;
                 sink(&parsed.batch)?;
             }
             Ok(())
