@@ -143,7 +143,7 @@ function median(list,   n, a, i, j, t) {
 END {
 	printf "%-18s %-13s %12s %12s %9s %9s\n", "case", "tool", "wall MB/s", "own MB/s", "wall x", "own x"
 	for (c = 1; c <= nc; c++) {
-		cs = order[c]; bw = median(wall[cs SUBSEP "blkwrite"]); bo = median(own[cs SUBSEP "blkwrite"])
+		cs = order[c]
 		n = split(tl[cs], ts, " ")
 		for (t = 1; t <= n; t++) {
 			w = median(wall[cs SUBSEP ts[t]]); o = median(own[cs SUBSEP ts[t]])

@@ -166,7 +166,7 @@ fn record(h: &mut Histogram<u64>, d: Duration) {
 }
 
 /// fsync(2) or fdatasync(2), retried on EINTR.
-pub fn sync_fd(fd: RawFd, datasync: bool) -> io::Result<()> {
+fn sync_fd(fd: RawFd, datasync: bool) -> io::Result<()> {
     loop {
         // SAFETY: plain system calls on a descriptor the caller keeps open.
         let rc = unsafe {

@@ -47,14 +47,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             begin.extend(measure::envfacts::Probe::system().machine());
             let msg = f.to_string();
             rep.begin(begin).map_err(|e| Failure::io("output", &e))?;
-            rep.summary(Summary {
-                status: Status::Failed,
-                error: Some(msg),
-                headline: None,
-                values: Values::new(),
-                info: Map::new(),
-            })
-            .map_err(|e| Failure::io("output", &e))?;
+            fail_summary(&mut rep, &msg, Values::new(), Map::new())?;
             Err(f)
         }
     }
@@ -85,11 +78,16 @@ fn options_info(o: &cli::Opts, seed: u64) -> Map<String, Value> {
 
 /// Opens the target (every safety check) and works out the plan (every alignment check).
 fn setup(o: &cli::Opts, seed: u64) -> Result<(Target, Plan), Failure> {
-    if o.size.is_none() && o.count.is_none() && !o.target.exists() {
-        return Err(Failure::usage(format!(
+    // How much to write to a target that has no size of its own.
+    let no_size = || {
+        Failure::usage(format!(
             "how much to write to {}? give -s SIZE (e.g. -s 1G) or -c N with -b SIZE",
             o.target.display()
-        )));
+        ))
+    };
+    // Asked before the target is opened, so that a missing file is not created for nothing.
+    if o.size.is_none() && o.count.is_none() && !o.target.exists() {
+        return Err(no_size());
     }
     if o.verify_only && o.pattern == Pattern::Random && o.seed.is_none() {
         return Err(Failure::usage(
@@ -112,11 +110,7 @@ fn setup(o: &cli::Opts, seed: u64) -> Result<(Target, Plan), Failure> {
             .checked_mul(o.bs)
             .ok_or_else(|| Failure::usage(format!("-c {c} times --bs {} overflows", o.bs)))?,
         (None, None, Some(d)) => d,
-        (None, None, None) => {
-            return Err(Failure::usage(format!(
-                "how much to write to {shown}? give -s SIZE (e.g. -s 1G) or -c N with -b SIZE"
-            )));
-        }
+        (None, None, None) => return Err(no_size()),
     };
     if size == 0 {
         return Err(Failure::usage(
@@ -382,21 +376,18 @@ fn execute(
                 let flushed = plan.flush != Flush::None || o.dsync;
                 return verify_phase(rep, o, &t, &pool, &plan, out.writes, flushed, values, sinfo);
             }
-            rep.summary(Summary {
-                status: Status::Ok,
-                error: None,
-                headline: Some("throughput_bytes_per_s".into()),
-                values,
-                info: sinfo,
-            })
-            .map_err(outerr)?;
+            ok_summary(rep, "throughput_bytes_per_s", values, sinfo)?;
             Ok(ExitCode::SUCCESS)
         }
         Stop::Interrupted => {
-            let msg = "interrupted before the end: partial figures, test file removed";
+            // The file goes (when blkwrite made it and --keep was not given) as `t` is dropped.
+            let msg = if t.cleanup.removes() {
+                "interrupted before the end: partial figures, test file removed"
+            } else {
+                "interrupted before the end: partial figures"
+            };
             rep.sample_failed(msg, sinfo.clone()).map_err(outerr)?;
             fail_summary(rep, msg, values, sinfo)?;
-            drop(t);
             Ok(ExitCode::from(exit::INTERRUPTED))
         }
         Stop::OutputGone => Ok(ExitCode::SUCCESS),
@@ -414,10 +405,25 @@ fn execute(
             let msg = format!("{raw}{hint}");
             rep.sample_failed(&msg, sinfo.clone()).map_err(outerr)?;
             fail_summary(rep, &msg, values, sinfo)?;
-            drop(t);
             Err(Failure::new(exit::CANNOT, o.target.display(), msg))
         }
     }
+}
+
+fn ok_summary(
+    rep: &mut Reporter,
+    headline: &str,
+    values: Values,
+    sinfo: Map<String, Value>,
+) -> Result<(), Failure> {
+    rep.summary(Summary {
+        status: Status::Ok,
+        error: None,
+        headline: Some(headline.into()),
+        values,
+        info: sinfo,
+    })
+    .map_err(|e| Failure::io("output", &e))
 }
 
 fn fail_summary(
@@ -448,7 +454,6 @@ fn verify_phase(
     mut values: Values,
     mut sinfo: Map<String, Value>,
 ) -> Result<ExitCode, Failure> {
-    let outerr = |e: std::io::Error| Failure::io("output", &e);
     let direct = t.direct_effective;
     match verify::check(&t.path, direct, flushed, pool, plan, written) {
         Ok(c) => {
@@ -478,14 +483,7 @@ fn verify_phase(
                 let _ = writeln!(std::io::stderr(), "blkwrite: {}: {msg}", o.target.display());
                 return Ok(ExitCode::from(exit::MEASURED_FAILURE));
             }
-            rep.summary(Summary {
-                status: Status::Ok,
-                error: None,
-                headline: Some(headline.into()),
-                values,
-                info: sinfo,
-            })
-            .map_err(outerr)?;
+            ok_summary(rep, headline, values, sinfo)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {

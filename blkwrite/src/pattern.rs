@@ -7,7 +7,7 @@ use memmap2::MmapMut;
 use std::io;
 
 /// The most random data generated up front; blocks repeat it every `pool / bs` blocks.
-pub const POOL_BYTES: u64 = 16 << 20;
+const POOL_BYTES: u64 = 16 << 20;
 
 /// The data written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl Pattern {
 }
 
 /// One step of splitmix64: a fast, well-mixed 64-bit generator (Steele, Lea, Flood 2014).
-pub fn splitmix64(state: &mut u64) -> u64 {
+fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     mix(*state)
 }
@@ -59,19 +59,10 @@ pub fn fill_random(buf: &mut [u8], seed: u64) {
 /// The data pool: `slots` page-aligned blocks of `bs` bytes each, in one anonymous map.
 pub struct Pool {
     map: MmapMut,
-    pub bs: u64,
+    bs: u64,
     /// Distance between slots: `bs` rounded up to a page, so every slot is page-aligned.
-    pub stride: u64,
+    stride: u64,
     pub slots: u64,
-}
-
-impl std::fmt::Debug for Pool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool")
-            .field("bs", &self.bs)
-            .field("slots", &self.slots)
-            .finish()
-    }
 }
 
 impl Pool {

@@ -4,6 +4,7 @@
 
 use crate::signature;
 use measure::Failure;
+use measure::envfacts::{PathFacts, Probe};
 use measure::exit::CANNOT;
 use serde_json::{Map, Value, json};
 use std::fs::{File, OpenOptions};
@@ -38,7 +39,7 @@ pub struct OpenSpec {
 pub enum Kind {
     NewFile,
     ExistingFile,
-    BlockDevice { name: String },
+    BlockDevice,
 }
 
 impl Kind {
@@ -46,7 +47,7 @@ impl Kind {
         match self {
             Kind::NewFile => "new-file",
             Kind::ExistingFile => "existing-file",
-            Kind::BlockDevice { .. } => "block-device",
+            Kind::BlockDevice => "block-device",
         }
     }
 }
@@ -63,6 +64,13 @@ pub struct Align {
 #[derive(Debug)]
 pub struct Cleanup {
     path: Option<PathBuf>,
+}
+
+impl Cleanup {
+    /// Whether the file goes when the target is dropped (blkwrite made it, no --keep).
+    pub fn removes(&self) -> bool {
+        self.path.is_some()
+    }
 }
 
 impl Drop for Cleanup {
@@ -112,7 +120,9 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
                     "{shown} does not exist: --verify-only reads back a file written before"
                 )));
             }
-            if in_dev(p) {
+            // The mount that will hold the file: asked once, for this check and the facts.
+            let place = Probe::system().path_facts(p);
+            if place.as_ref().is_some_and(|f| f.fs_type == "devtmpfs") {
                 return Err(fail(format!(
                     "{shown} does not exist, and blkwrite does not create a file under /dev \
                      (a mistyped device name would fill memory): name an existing block device"
@@ -129,7 +139,7 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
             let cleanup = Cleanup {
                 path: (!spec.keep).then(|| p.clone()),
             };
-            finish_file(spec, Kind::NewFile, flags, cleanup)
+            finish_file(spec, Kind::NewFile, flags, cleanup, place)
         }
         Some(m) if m.file_type().is_file() => {
             if !spec.force && !spec.read_only {
@@ -139,12 +149,19 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
                     m.len()
                 )));
             }
-            if let Some(s) = active_swap(p, m.ino(), m.dev(), false) {
+            if let Some(s) = active_swap(m.ino(), m.dev(), false) {
                 return Err(fail(format!(
                     "refusing to write {shown}: it is an active swap file ({s}); swapoff it first"
                 )));
             }
-            finish_file(spec, Kind::ExistingFile, flags, Cleanup { path: None })
+            let place = Probe::system().path_facts(p);
+            finish_file(
+                spec,
+                Kind::ExistingFile,
+                flags,
+                Cleanup { path: None },
+                place,
+            )
         }
         Some(m) if m.file_type().is_block_device() => {
             if !spec.force_device && !spec.read_only {
@@ -161,14 +178,6 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
             describe_type(&m.file_type())
         ))),
     }
-}
-
-/// Whether `p` (not existing yet) would be created in /dev (on devtmpfs), where only a
-/// mistyped device name would put it.
-fn in_dev(p: &Path) -> bool {
-    measure::envfacts::Probe::system()
-        .path_facts(p)
-        .is_some_and(|f| f.fs_type == "devtmpfs")
 }
 
 fn describe_type(t: &std::fs::FileType) -> &'static str {
@@ -198,12 +207,13 @@ fn finish_file(
     kind: Kind,
     flags: i32,
     cleanup: Cleanup,
+    place: Option<PathFacts>,
 ) -> Result<Target, Failure> {
     let p = &spec.path;
     let shown = p.display();
     let plain = open_with(p, spec.read_only, flags)
         .map_err(|e| Failure::new(CANNOT, format!("opening {shown}"), e))?;
-    let facts_info = measure::envfacts::Probe::system().path_facts(p).map(|f| {
+    let facts_info = place.map(|f| {
         let lbs = f.stack.first().and_then(|l| l.logical_block_size);
         let rot = if f.stack.iter().any(|l| l.rotational == Some(true)) {
             Some(true)
@@ -333,22 +343,14 @@ fn statx_dio(f: &File) -> Option<(u32, u32)> {
     Some((sx.stx_dio_mem_align, sx.stx_dio_offset_align))
 }
 
+/// A block device's sysfs file (`queue/scheduler`), trimmed.
 fn sysfs(name: &str, rel: &str) -> Option<String> {
-    std::fs::read_to_string(format!("/sys/class/block/{name}/{rel}"))
-        .ok()
-        .map(|s| s.trim().to_string())
+    Probe::system().read(&format!("sys/class/block/{name}/{rel}"))
 }
 
+/// The names in a block device's sysfs directory (`holders`), sorted.
 fn sysfs_list(name: &str, rel: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(format!("/sys/class/block/{name}/{rel}"))
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    Probe::system().list(&format!("sys/class/block/{name}/{rel}"))
 }
 
 /// The kernel name of the block device `rdev` (`loop3`, `sda1`, `dm-0`).
@@ -370,7 +372,7 @@ fn partitions(name: &str) -> Vec<String> {
 
 /// What holds a device (LVM, device-mapper, md, bcache), described for a person.
 fn holders(name: &str) -> Vec<String> {
-    let probe = measure::envfacts::Probe::system();
+    let probe = Probe::system();
     sysfs_list(name, "holders")
         .into_iter()
         .map(|h| {
@@ -387,19 +389,8 @@ fn holders(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Where a device number is mounted, from mountinfo.
-fn mounts_of(majmin: &str) -> Vec<String> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    info.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (f.get(2) == Some(&majmin)).then(|| f.get(4).map(|s| s.replace("\\040", " ")))?
-        })
-        .collect()
-}
-
 /// The active swap entry (from /proc/swaps) that is this file or device, if any.
-fn active_swap(_path: &Path, ino: u64, dev: u64, is_dev: bool) -> Option<String> {
+fn active_swap(ino: u64, dev: u64, is_dev: bool) -> Option<String> {
     let swaps = std::fs::read_to_string("/proc/swaps").ok()?;
     swaps.lines().skip(1).find_map(|l| {
         let name = l.split_whitespace().next()?;
@@ -425,13 +416,21 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
     let dev_majmin = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
     let parts = partitions(&name);
     if !spec.read_only {
-        let mut mounted = mounts_of(&dev_majmin)
+        let mounts = Probe::system().mounts();
+        let mounted_at = |majmin: &str| {
+            mounts
+                .iter()
+                .filter(|(dev, _)| dev == majmin)
+                .map(|(_, at)| at.clone())
+                .collect::<Vec<_>>()
+        };
+        let mut mounted = mounted_at(&dev_majmin)
             .into_iter()
             .map(|m| format!("it is mounted on {m}"))
             .collect::<Vec<_>>();
         for part in &parts {
             if let Some(mm) = sysfs(part, "dev") {
-                for m in mounts_of(&mm) {
+                for m in mounted_at(&mm) {
                     mounted.push(format!("its partition {part} is mounted on {m}"));
                 }
             }
@@ -439,7 +438,7 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
         if !mounted.is_empty() {
             return Err(refuse(mounted.join(", "), "unmount it first (umount)"));
         }
-        if let Some(s) = active_swap(p, 0, rdev, true) {
+        if let Some(s) = active_swap(0, rdev, true) {
             return Err(refuse(
                 format!("it is active swap ({s})"),
                 "swapoff it first",
@@ -498,7 +497,7 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
         }
     }
     // The device as measure's environment probe sees it; a partition's queue is its disk's.
-    let (layer, lower) = measure::envfacts::Probe::system().block_layer(&name);
+    let (layer, lower) = Probe::system().block_layer(&name);
     let queue_of = match lower.first() {
         Some(disk) if layer.kind == "partition" => disk.clone(),
         _ => name.clone(),
@@ -566,7 +565,7 @@ fn open_device(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure
     Ok(Target {
         file,
         path: p.clone(),
-        kind: Kind::BlockDevice { name },
+        kind: Kind::BlockDevice,
         direct_effective: direct,
         direct_note: None,
         align: Align {

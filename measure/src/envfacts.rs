@@ -69,7 +69,9 @@ impl Probe {
         self.root.join(rel.trim_start_matches('/'))
     }
 
-    fn read(&self, rel: &str) -> Option<String> {
+    /// The text of the file at `rel` under the probed root (`sys/class/block/sda/dev`),
+    /// trimmed; None when it cannot be read.
+    pub fn read(&self, rel: &str) -> Option<String> {
         self.read_up_to(rel, None)
     }
 
@@ -319,6 +321,16 @@ impl Probe {
         m
     }
 
+    /// Every mount's device number (`8:1`) and mount point, from /proc/self/mountinfo.
+    pub fn mounts(&self) -> Vec<(String, String)> {
+        self.read("proc/self/mountinfo")
+            .unwrap_or_default()
+            .lines()
+            .filter_map(parse_mountinfo)
+            .map(|m| (m.device, m.mount_point))
+            .collect()
+    }
+
     /// The mount holding `path` (absolute, as the probed system sees it) and the stack under it.
     pub fn path_facts(&self, path: &Path) -> Option<PathFacts> {
         let abs = if self.live() {
@@ -448,7 +460,9 @@ impl Probe {
         (layer, lower)
     }
 
-    fn list(&self, rel: &str) -> Vec<String> {
+    /// The names in the directory at `rel` under the probed root, sorted; none when it
+    /// cannot be read.
+    pub fn list(&self, rel: &str) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.path(rel))
             .map(|rd| {
                 rd.filter_map(Result::ok)
