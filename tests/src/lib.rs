@@ -2,7 +2,8 @@
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
 pub mod docs;
-pub mod hosts;
+
+pub use testkit::{need_root, need_tool};
 
 /// A tool library's `command()`.
 pub type CommandFn = fn() -> clap::Command;
@@ -87,22 +88,7 @@ pub fn run(cmd: &mut Command) -> Output {
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
 
-/// True when running as root; otherwise prints `skipped: why` for the caller to return.
-pub fn need_root(why: &str) -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        eprintln!("skipped: {why} needs root");
-    }
-    root
-}
-
-/// True when `tool` is on PATH; otherwise prints `skipped: ...` for the caller to return.
-pub fn need_tool(tool: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()));
-    if !found {
-        eprintln!("skipped: {tool} is not installed");
-    }
-    found
+/// The median of `v` (the mean of the middle two for an even count); NaN when empty.
+pub fn median(v: &[f64]) -> f64 {
+    measure::stats::median(v).unwrap_or(f64::NAN)
 }

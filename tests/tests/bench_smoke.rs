@@ -1,13 +1,13 @@
 //! Runs `bench/run --smoke` with the debug binaries and checks that every benchmark ran (or said
 //! why it was skipped) and that its records decode strictly with both impls in every comparison.
 
-use benchmatrix_tests::hosts::Spawned;
 use benchmatrix_tests::{bin_dir, decode, target_dir, workspace_root};
 use measure::Kind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
+use testkit::Spawned;
 
 const BENCHES: [&str; 5] = ["netpipe", "blkwrite", "timecmd", "pingrt", "collate"];
 

@@ -3,14 +3,12 @@
 //! checked cell by cell against the records), and the `./benchmatrix` suite script run on
 //! loopback, against a namespace peer, and with bad options.
 
-use benchmatrix_tests::hosts::{
-    A_ADDR, B_ADDR, B_ADDR6, LoopDev, NetPair, Spawned, free_port, median,
-};
-use benchmatrix_tests::{bin, bin_dir, decode, need_root, need_tool, run, workspace_root};
+use benchmatrix_tests::{bin, bin_dir, decode, median, need_root, need_tool, run, workspace_root};
 use measure::{Kind, Record, Status};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
+use testkit::{A_ADDR, B_ADDR, B_ADDR6, LoopDev, NetPair, Spawned, free_port};
 
 const NET_UP: &str = "network throughput domU->dom0";
 const NET_DOWN: &str = "network throughput dom0->domU";

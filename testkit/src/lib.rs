@@ -1,0 +1,14 @@
+//! Real parts for the benchmatrix tests, in one place for every crate: skips that say why
+//! (and are listed at the end of CI), network namespaces joined by veth (optionally behind
+//! `tc tbf`), loop devices over scratch files, and child processes ended by their pid. Each
+//! part is removed by its Drop, even when a test fails.
+
+pub mod loopdev;
+pub mod netns;
+pub mod process;
+pub mod skip;
+
+pub use loopdev::LoopDev;
+pub use netns::{A_ADDR, A_ADDR6, B_ADDR, B_ADDR6, NetPair, cmd, unique};
+pub use process::{Spawned, free_port};
+pub use skip::{is_root, need_root, need_tool, skip};

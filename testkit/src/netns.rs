@@ -1,0 +1,140 @@
+//! Two network namespaces joined by a veth pair: a second "host" with addresses of its own,
+//! optionally behind `tc tbf` for a link of known speed.
+
+use std::ffi::OsStr;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A name unique to this process and call: `{prefix}{pid}x{n}`.
+pub fn unique(prefix: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{prefix}{}x{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// Runs a program with arguments (no shell); Err carries its stderr when it fails.
+pub fn cmd(program: &str, args: &[&str]) -> Result<Output, String> {
+    let out = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    if out.status.success() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "{program} {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// The address of host A (namespace `a`) on the veth; it exists only inside the namespaces.
+pub const A_ADDR: &str = "10.231.7.1";
+/// The address of host B (namespace `b`) on the veth.
+pub const B_ADDR: &str = "10.231.7.2";
+/// Host A's IPv6 address on the veth (/64, no duplicate address detection).
+pub const A_ADDR6: &str = "fd00:231:7::1";
+/// Host B's IPv6 address on the veth.
+pub const B_ADDR6: &str = "fd00:231:7::2";
+
+/// Two network namespaces `a` and `b`, joined by a veth pair `a_if` <-> `b_if` with
+/// [`A_ADDR`] and [`B_ADDR`] (/24), [`A_ADDR6`] and [`B_ADDR6`] (/64). Dropping it deletes both namespaces, which takes the
+/// veth pair and its qdiscs with them. End the processes running inside first (declare
+/// their guards after this one, so that they drop before it).
+pub struct NetPair {
+    pub a: String,
+    pub b: String,
+    pub a_if: String,
+    pub b_if: String,
+    made: Vec<String>,
+}
+
+impl NetPair {
+    /// Makes the namespaces and the link, up, with loopback up in each.
+    pub fn new() -> Result<NetPair, String> {
+        let id = unique("");
+        let mut net = NetPair {
+            a: format!("bm-{id}-a"),
+            b: format!("bm-{id}-b"),
+            // Interface names have at most 15 bytes: "bm" + pid (7) + "x" + n + side.
+            a_if: format!("bm{id}a"),
+            b_if: format!("bm{id}b"),
+            made: Vec::new(),
+        };
+        for ns in [net.a.clone(), net.b.clone()] {
+            cmd("ip", &["netns", "add", &ns])?;
+            net.made.push(ns.clone());
+            cmd("ip", &["-n", &ns, "link", "set", "lo", "up"])?;
+        }
+        cmd(
+            "ip",
+            &[
+                "link", "add", &net.a_if, "netns", &net.a, "type", "veth", "peer", "name",
+                &net.b_if, "netns", &net.b,
+            ],
+        )?;
+        for (ns, ifn, addr, addr6) in [
+            (&net.a, &net.a_if, A_ADDR, A_ADDR6),
+            (&net.b, &net.b_if, B_ADDR, B_ADDR6),
+        ] {
+            cmd(
+                "ip",
+                &["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", ifn],
+            )?;
+            cmd(
+                "ip",
+                &[
+                    "-n",
+                    ns,
+                    "addr",
+                    "add",
+                    &format!("{addr6}/64"),
+                    "dev",
+                    ifn,
+                    "nodad",
+                ],
+            )?;
+            cmd("ip", &["-n", ns, "link", "set", ifn, "up"])?;
+        }
+        Ok(net)
+    }
+
+    /// Limits both directions of the link to `rate` (tc's syntax, e.g. `100mbit`) with a
+    /// token bucket filter on each end's egress.
+    pub fn shape(&self, rate: &str) -> Result<(), String> {
+        for (ns, ifn) in [(&self.a, &self.a_if), (&self.b, &self.b_if)] {
+            cmd(
+                "ip",
+                &[
+                    "netns", "exec", ns, "tc", "qdisc", "add", "dev", ifn, "root", "tbf", "rate",
+                    rate, "burst", "32kb", "latency", "50ms",
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A command that runs `program` inside namespace `ns` (`ip netns exec` execs it, so the
+    /// child's pid is the program's).
+    pub fn exec(ns: &str, program: impl AsRef<OsStr>) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", ns])
+            .arg(program)
+            .stdin(Stdio::null());
+        c
+    }
+}
+
+impl Drop for NetPair {
+    fn drop(&mut self) {
+        for ns in &self.made {
+            let _ = cmd("ip", &["netns", "del", ns]);
+        }
+    }
+}
