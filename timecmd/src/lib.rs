@@ -187,15 +187,10 @@ pub fn command() -> Command {
 
 /// Runs timecmd with `args` (the program name first) and returns its exit status.
 pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    status(args).map(ExitCode::from)
-}
-
-/// [`run`] with the exit status as a number, for the binary's C entry point.
-pub fn status(args: Vec<OsString>) -> Result<u8, Failure> {
     // Usage errors exit 125 (not 2), as env(1) and timeout(1) do, so that they cannot be
     // mistaken for the command's own exit status 2.
     let m = measure::cli::parse(command(), args).map_err(own)?;
-    runner::run(&m)
+    runner::run(&m).map(ExitCode::from)
 }
 
 /// timecmd's own failures exit 125 (env(1)'s code) where the other tools exit 2
