@@ -31,14 +31,14 @@ pub const EXIT_NOT_FOUND: u8 = 127;
 pub const EXIT_TIMED_OUT: u8 = 124;
 
 const LONG_ABOUT: &str = "\
-Runs COMMAND directly (no shell unless --shell), once like time(1) or -n times like hyperfine, \
+Runs COMMAND directly (no shell unless --shell), once like time(1) or -r times like hyperfine, \
 and measures each run exactly: CLOCK_MONOTONIC read right before the spawn and right after \
 the reaping, and the run's own resource usage from wait4(2): user and system CPU time, max \
 RSS, minor and major page faults, voluntary and involuntary context switches, file system \
 input and output. Each run is spawned with posix_spawn(3) into a process group of its own.
 
-The command inherits stdin, stdout and stderr (--output redirects its stdout). Records are \
-benchmatrix/1 JSON lines on stderr, or in -o FILE: a begin record (the command, the options \
+The command inherits stdin, stdout and stderr (--stdout redirects its stdout, --input its \
+stdin). Records are benchmatrix/1 JSON lines on stderr, or appended to -o FILE: a begin record (the command, the options \
 and the machine), a sample per measured run, and a summary (mean, median, standard deviation, \
 min and max of wall, user and sys time, max RSS; headline wall_median_s), written on every \
 path: at the end, after a failure and after Ctrl-C. Warm-up runs are not recorded.
@@ -59,17 +59,23 @@ EXAMPLES:
   time tar xjf linux.tar.bz2
       timecmd -- tar xjf linux.tar.bz2
   /usr/bin/time -v make -j8   (max RSS, faults, context switches)
-      timecmd --label para/lvm --prepare 'make clean' -n 3 -- make -j8
-  hyperfine -N --warmup 1 --runs 10 'gzip -kf big.file'
-      timecmd -w 1 -n 10 -- gzip -kf big.file
-  hyperfine --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big.file'
-      timecmd -n 5 --output null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' -- cat big.file
+      timecmd --label para/lvm --prepare 'make clean' -r 3 -- make -j8
+  hyperfine -N --warmup 1 --runs 10 --export-json r.json 'gzip -kf big.file'
+      timecmd --warmup 1 -r 10 -o r.jsonl -- gzip -kf big.file
+  hyperfine --output null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big.file'
+      timecmd -r 5 --stdout null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' -- cat big.file
   time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
       timecmd --shell 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
   timeout 60 ./flaky-test, ten times, keeping going on failure
-      timecmd -n 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
+      timecmd -r 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
   The median wall time, from the summary (the last record):
-      timecmd -o - --output null -n 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s";
+      timecmd -o - --stdout null -r 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s
+
+  For hyperfine users: -r/--runs is hyperfine's; its other short flags are long ones here \
+(-w --warmup, -s --setup, -p --prepare, -c --cleanup, -i --ignore-failure, -S --shell, \
+-n --name); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
+appends the records to FILE as JSON lines (hyperfine's --export-json writes one document); \
+no shell unless --shell, as hyperfine -N.";
 
 /// The command line interface: the one source for --help and the man page.
 pub fn command() -> Command {
@@ -80,17 +86,15 @@ pub fn command() -> Command {
         .after_help(EXAMPLES)
         .arg(
             Arg::new("runs")
-                .short('n')
-                .short_alias('c')
+                .short('r')
                 .long("runs")
                 .value_name("N")
                 .default_value("1")
                 .value_parser(value_parser!(u64).range(1..))
-                .help("Measured runs (1 is like time); -c is the same"),
+                .help("Measured runs (1 is like time)"),
         )
         .arg(
             Arg::new("warmup")
-                .short('w')
                 .long("warmup")
                 .value_name("N")
                 .default_value("0")
@@ -120,13 +124,13 @@ pub fn command() -> Command {
                 .long("time-limit")
                 .value_name("DURATION")
                 .value_parser(|s: &str| {
-                    let d = measure::units::parse_duration(s)?;
+                    let d = measure::units::parse_seconds(s)?;
                     if d.is_zero() {
                         return Err("--time-limit must be more than zero, e.g. 30s".to_string());
                     }
                     Ok(d)
                 })
-                .help("Kill a run's whole process group (SIGKILL) after DURATION (e.g. 30s, 500ms) and record it as timed out"),
+                .help("Kill a run's whole process group (SIGKILL) after DURATION (30s, 500ms; a bare number is seconds) and record it as timed out"),
         )
         .arg(
             Arg::new("ignore-failure")
@@ -144,12 +148,12 @@ pub fn command() -> Command {
                 .help("Run COMMAND (its words joined by spaces) as one string through SHELL -c (default sh)"),
         )
         .arg(
-            Arg::new("output")
-                .long("output")
+            Arg::new("stdout")
+                .long("stdout")
                 .value_name("WHERE")
                 .default_value("inherit")
                 .value_parser(|s: &str| spawn::Stdout::parse(s))
-                .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run)"),
+                .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run; hyperfine's --output)"),
         )
         .arg(
             Arg::new("input")
@@ -160,9 +164,10 @@ pub fn command() -> Command {
                 .help("The command's stdin: inherit, null, or FILE (every run reads it from the start)"),
         )
         .arg(
-            Arg::new("records")
+            Arg::new("output")
                 .short('o')
-                .long("records")
+                .long("output")
+                .alias("records")
                 .value_name("FILE")
                 .help("Append the JSON records to FILE instead of stderr; - is stdout"),
         )

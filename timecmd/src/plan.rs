@@ -19,7 +19,7 @@ pub struct Plan {
     pub cleanup: Option<String>,
     pub time_limit: Option<Duration>,
     pub ignore_failure: bool,
-    pub output: Stdout,
+    pub stdout: Stdout,
     pub input: Stdin,
     pub quiet: bool,
 }
@@ -53,8 +53,8 @@ impl Plan {
             cleanup: m.get_one::<String>("cleanup").cloned(),
             time_limit: m.get_one::<Duration>("time-limit").copied(),
             ignore_failure: m.get_flag("ignore-failure"),
-            output: m
-                .get_one::<Stdout>("output")
+            stdout: m
+                .get_one::<Stdout>("stdout")
                 .cloned()
                 .unwrap_or(Stdout::Inherit),
             input: m

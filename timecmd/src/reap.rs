@@ -1,7 +1,7 @@
 //! Waiting for a run: signals through a signalfd, the time limit, Ctrl-C, and `wait4`.
 //!
 //! SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked and read from a signalfd, and the wait is
-//! a `ppoll` on it (and on the `--output pipe` pipe), so a signal can never slip in between
+//! a `ppoll` on it (and on the `--stdout pipe` pipe), so a signal can never slip in between
 //! a check and a blocking call. When the child has exited, `wait4` reaps it and hands back
 //! that run's own rusage; the clock is read right after. A signal that timecmd's parent
 //! had set to be ignored (`nohup`, `cmd &` in a script) stays ignored.

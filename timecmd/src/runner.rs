@@ -20,7 +20,7 @@ pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
     let env = measure::label::envelope("timecmd", env!("CARGO_PKG_VERSION"), m, &plan.display)
         .map_err(own)?;
     let out = measure::cli::open_output(
-        m.get_one::<String>("records").map(String::as_str),
+        m.get_one::<String>("output").map(String::as_str),
         measure::cli::DefaultOutput::Stderr,
     )
     .map_err(own)?;
@@ -36,7 +36,7 @@ pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
         "cleanup": plan.cleanup,
         "time_limit_s": plan.time_limit.map(|d| d.as_secs_f64()),
         "ignore_failure": plan.ignore_failure,
-        "output": plan.output.describe(),
+        "output": plan.stdout.describe(),
         "input": plan.input.describe(),
         "cwd": std::env::current_dir().ok().map(|p| p.display().to_string()),
         "clock": "CLOCK_MONOTONIC",
@@ -45,7 +45,7 @@ pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
         "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
     }));
     begin.extend(measure::envfacts::Probe::system().machine());
-    let spawner = Spawner::new(&plan.argv, &plan.input, &plan.output);
+    let spawner = Spawner::new(&plan.argv, &plan.input, &plan.stdout);
     if let Ok(sp) = &spawner {
         begin.insert("executable".into(), json!(sp.executable()));
     }

@@ -1,4 +1,4 @@
-//! Starting a run: `posix_spawnp` into a process group of its own, stdout where `--output` says.
+//! Starting a run: `posix_spawnp` into a process group of its own, stdout where `--stdout` says.
 //!
 //! The argument vector, the spawn attributes and the file actions are built once and reused
 //! for every run, so the only work between the two clock readings is the spawn itself and
@@ -33,10 +33,10 @@ pub enum Stdout {
 }
 
 impl Stdout {
-    /// Parses `--output`: `inherit`, `null`, `pipe`, or a file path.
+    /// Parses `--stdout`: `inherit`, `null`, `pipe`, or a file path.
     pub fn parse(s: &str) -> Result<Stdout, String> {
         Ok(match s {
-            "" => return Err("--output is empty: give null, pipe, inherit or a file".into()),
+            "" => return Err("--stdout is empty: give null, pipe, inherit or a file".into()),
             "inherit" => Stdout::Inherit,
             "null" => Stdout::Null,
             "pipe" => Stdout::Pipe,
@@ -139,7 +139,7 @@ pub struct Spawner {
     actions: Option<Actions>,
     /// The file or the pipe's write end that becomes the child's stdout.
     out_fd: Option<OwnedFd>,
-    /// The pipe's read end, for `--output pipe`.
+    /// The pipe's read end, for `--stdout pipe`.
     pipe_read: Option<OwnedFd>,
     /// The output file, truncated before each run.
     out_file: Option<std::fs::File>,
@@ -234,7 +234,7 @@ impl Spawner {
                     .truncate(true)
                     .open(p)
                     .map_err(|e| {
-                        io::Error::new(e.kind(), format!("--output {}: {e}", p.display()))
+                        io::Error::new(e.kind(), format!("--stdout {}: {e}", p.display()))
                     })?;
                 sp.out_fd = Some(OwnedFd::from(f.try_clone()?));
                 sp.out_file = Some(f);
@@ -289,13 +289,13 @@ impl Spawner {
             .map(|c| c.to_string_lossy().into_owned())
     }
 
-    /// The read end of the `--output pipe` pipe, to drain while the child runs.
+    /// The read end of the `--stdout pipe` pipe, to drain while the child runs.
     pub fn pipe_fd(&self) -> Option<RawFd> {
         self.pipe_read.as_ref().map(AsRawFd::as_raw_fd)
     }
 
     /// Before a run (outside the timed span): rewinds the `--input` file and empties the
-    /// `--output FILE` file.
+    /// `--stdout FILE` file.
     pub fn prepare_output(&mut self) {
         if let Some(f) = &mut self.in_file {
             let _ = f.rewind();
