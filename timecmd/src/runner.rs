@@ -41,8 +41,7 @@ pub fn run(m: &ArgMatches) -> Result<u8, Failure> {
         "cwd": std::env::current_dir().ok().map(|p| p.display().to_string()),
         "clock": "CLOCK_MONOTONIC",
         "clock_resolution_s": clock_resolution_s(),
-        // SAFETY: sysconf only reads a system constant.
-        "page_size_bytes": unsafe { libc::sysconf(libc::_SC_PAGESIZE) },
+        "page_size_bytes": nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok().flatten(),
     }));
     begin.extend(measure::envfacts::Probe::system().machine());
     let spawner = Spawner::new(&plan.argv, &plan.input, &plan.stdout);

@@ -5,6 +5,8 @@ mod common;
 
 use common::*;
 use measure::record::{Kind, Status};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,8 +29,7 @@ fn ctrl_c_during_a_run_writes_the_summary_and_exits_130() {
         kids = children(child.id());
     }
     assert_eq!(kids.len(), 1, "timecmd started sleep");
-    // SAFETY: a signal to the process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(child.id(), Signal::SIGINT);
     let t = Instant::now();
     let out = child.wait_with_output().unwrap();
     assert!(t.elapsed() < Duration::from_secs(10));
@@ -60,8 +61,7 @@ fn ctrl_c_after_some_runs_is_partial() {
     while read_records(&rec).len() < 4 && t.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: a signal to the process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    signal(child.id(), Signal::SIGTERM);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(143));
     let recs = read_records(&rec);
@@ -87,11 +87,15 @@ fn ctrl_c_during_prepare_exits_130() {
     while children(child.id()).is_empty() && t.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: a signal to the process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(child.id(), Signal::SIGINT);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
     let recs = read_records(&rec);
     assert_eq!(summary(&recs).status, Some(Status::Failed));
     assert!(of(&recs, Kind::Sample).is_empty());
+}
+
+/// Sends `sig` to the timecmd this test started.
+fn signal(pid: u32, sig: Signal) {
+    kill(Pid::from_raw(pid as i32), sig).unwrap();
 }
