@@ -1,0 +1,93 @@
+//! The begin record's facts: the options as given, the target and its alignment, the data
+//! pool, and the preallocation of a new file (fallocate, before timing, as fio does).
+
+use crate::cli::Opts;
+use crate::engine::Plan;
+use crate::target::{self, Direct, Target};
+use measure::Failure;
+use measure::exit;
+use measure::writer::info;
+use serde_json::{Map, Value, json};
+use std::os::fd::AsRawFd;
+
+/// The options as begin reports them.
+pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
+    info(json!({
+        "target": o.target.display().to_string(),
+        "bs_bytes": o.bs,
+        "direct": match o.direct { Direct::Off => "off", Direct::On => "on", Direct::Try => "try" },
+        "flush": o.flush_text,
+        "fdatasync": o.fdatasync,
+        "dsync": o.dsync,
+        "pattern": o.pattern.as_str(),
+        "random": o.random,
+        "fallocate": o.fallocate,
+        "seed": seed,
+        "iodepth": o.iodepth,
+        "engine": o.engine.as_str(),
+        "time_limit_s": o.time.map(|t| t.as_secs_f64()),
+        "verify": o.verify,
+        "verify_only": o.verify_only,
+        "keep": o.keep,
+        "force": o.force,
+        "force_device": o.force_device,
+    }))
+}
+
+/// Adds the plan, the target (kind, O_DIRECT and its alignment, its facts), the pool and the
+/// machine's facts to begin.
+pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan, slots: u64) {
+    begin.insert("size_bytes".into(), json!(plan.size));
+    begin.insert("blocks".into(), json!(plan.blocks));
+    begin.insert("target_kind".into(), json!(t.kind.as_str()));
+    begin.insert("created".into(), json!(t.kind == target::Kind::NewFile));
+    begin.insert("direct_effective".into(), json!(t.direct_effective));
+    if let Some(n) = &t.direct_note {
+        begin.insert("direct_note".into(), json!(n));
+    }
+    if t.direct_effective {
+        begin.insert("dio_offset_align".into(), json!(t.align.offset));
+        begin.insert("dio_mem_align".into(), json!(t.align.mem));
+        begin.insert("dio_align_source".into(), json!(t.align.source));
+    }
+    begin.insert("pool_bytes".into(), json!(slots * plan.bs));
+    begin.insert("pool_slots".into(), json!(slots));
+    begin.extend(t.facts.clone());
+    begin.extend(measure::envfacts::Probe::system().machine());
+}
+
+/// Preallocates a new file with --fallocate and says how it went in begin. A full target is
+/// the one failure that ends the run (any other error is reported and the run goes on).
+pub(crate) fn preallocate(
+    begin: &mut Map<String, Value>,
+    o: &Opts,
+    t: &Target,
+    plan: &Plan,
+) -> Result<(), Failure> {
+    if !(o.fallocate && t.kind == target::Kind::NewFile && !o.verify_only) {
+        begin.insert("preallocated".into(), json!(false));
+        return Ok(());
+    }
+    let f0 = std::time::Instant::now();
+    // SAFETY: fallocate on the descriptor the target holds open.
+    let rc = unsafe { libc::fallocate(t.file.as_raw_fd(), 0, 0, plan.size as libc::off_t) };
+    let ok = rc == 0;
+    begin.insert("preallocated".into(), json!(ok));
+    if ok {
+        begin.insert("fallocate_s".into(), json!(f0.elapsed().as_secs_f64()));
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::ENOSPC) {
+        return Err(Failure::new(
+            exit::CANNOT,
+            o.target.display(),
+            format!(
+                "preallocating {} bytes: {e} (the target is full: give a smaller --size)",
+                plan.size
+            ),
+        ));
+    }
+    begin.insert("fallocate_error".into(), json!(e.to_string()));
+    Ok(())
+}
