@@ -7,8 +7,8 @@ use crate::target::{self, Direct, Target};
 use measure::Failure;
 use measure::exit;
 use measure::writer::info;
+use rustix::fs::FallocateFlags;
 use serde_json::{Map, Value, json};
-use std::os::fd::AsRawFd;
 
 /// The options as begin reports them.
 pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
@@ -69,15 +69,13 @@ pub(crate) fn preallocate(
         return Ok(());
     }
     let f0 = std::time::Instant::now();
-    // SAFETY: fallocate on the descriptor the target holds open.
-    let rc = unsafe { libc::fallocate(t.file.as_raw_fd(), 0, 0, plan.size as libc::off_t) };
-    let ok = rc == 0;
-    begin.insert("preallocated".into(), json!(ok));
-    if ok {
+    let done = rustix::fs::fallocate(&t.file, FallocateFlags::empty(), 0, plan.size);
+    begin.insert("preallocated".into(), json!(done.is_ok()));
+    let Err(errno) = done else {
         begin.insert("fallocate_s".into(), json!(f0.elapsed().as_secs_f64()));
         return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
+    };
+    let e = std::io::Error::from(errno);
     if e.raw_os_error() == Some(libc::ENOSPC) {
         return Err(Failure::new(
             exit::CANNOT,

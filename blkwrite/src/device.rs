@@ -9,10 +9,10 @@ use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap,
 use measure::Failure;
 use measure::envfacts::Probe;
 use measure::exit::CANNOT;
+use rustix::fs::OFlags;
 use serde_json::{Map, Value, json};
 use std::fs::File;
-use std::io;
-use std::os::fd::AsRawFd;
+use std::io::{self, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 
 /// A refusal that no flag overrides, naming the device, what was found and the way on.
@@ -177,13 +177,9 @@ fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64)
         _ => name.to_string(),
     };
     let num = |rel: &str| sysfs(&queue_of, rel).and_then(|s| s.parse::<u64>().ok());
-    let mut lbs: libc::c_int = 0;
-    // SAFETY: BLKSSZGET writes one int into `lbs`.
-    let rc = unsafe { libc::ioctl(file.as_raw_fd(), libc::BLKSSZGET, &mut lbs) };
-    let lbs = if rc == 0 && lbs > 0 {
-        lbs as u64
-    } else {
-        num("queue/logical_block_size").unwrap_or(512)
+    let lbs = match rustix::fs::ioctl_blksszget(file) {
+        Ok(n) if n > 0 => u64::from(n),
+        _ => num("queue/logical_block_size").unwrap_or(512),
     };
     let kind = match layer.kind.as_str() {
         "lvm" | "crypt" | "multipath" | "dm" => "dm",
@@ -220,24 +216,14 @@ fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64)
 /// Sets O_DIRECT on the descriptor already open (and claimed with O_EXCL), so that the claim
 /// is never let go between the checks and the writes.
 fn set_direct(file: &File) -> io::Result<()> {
-    // SAFETY: F_GETFL/F_SETFL on a valid descriptor only change its status flags.
-    let rc = unsafe {
-        let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl | libc::O_DIRECT)
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let fl = rustix::fs::fcntl_getfl(file)?;
+    rustix::fs::fcntl_setfl(file, fl | OFlags::DIRECT)?;
     Ok(())
 }
 
-fn device_size(f: &File) -> io::Result<u64> {
-    // SAFETY: lseek on a valid descriptor; SEEK_END gives a block device's size.
-    let end = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_END) };
-    if end < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: as above, back to the start.
-    unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_SET) };
-    Ok(end as u64)
+/// A block device's size: where a seek to its end lands.
+fn device_size(mut f: &File) -> io::Result<u64> {
+    let end = f.seek(SeekFrom::End(0))?;
+    f.seek(SeekFrom::Start(0))?;
+    Ok(end)
 }

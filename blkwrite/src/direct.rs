@@ -5,9 +5,9 @@ use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_w
 use measure::Failure;
 use measure::envfacts::PathFacts;
 use measure::exit::CANNOT;
+use rustix::fs::{AtFlags, IFlags, StatxFlags};
 use serde_json::{Map, Value, json};
 use std::fs::File;
-use std::os::fd::AsRawFd;
 
 /// Opens a file target (created already, or existing) and sets up O_DIRECT as asked.
 pub(crate) fn finish_file(
@@ -124,32 +124,28 @@ fn reopen_direct(
     Ok(not_honoured)
 }
 
+// The f_type (statfs(2)) of tmpfs, ramfs and btrfs.
+const TMPFS_MAGIC: u32 = 0x0102_1994;
+const RAMFS_MAGIC: u32 = 0x8584_58f6;
+const BTRFS_SUPER_MAGIC: u32 = 0x9123_683e;
+
 /// Why O_DIRECT on this open file would not reach the device, if it would not.
-// f_type's width differs between architectures, hence the casts.
+// f_type's type differs between architectures; the magic numbers are 32 bits wide.
 #[allow(clippy::unnecessary_cast)]
 fn direct_not_honoured(f: &File) -> Option<String> {
-    // SAFETY: statfs is plain data; fstatfs fills it from a valid descriptor.
-    let mut sfs: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: the descriptor is open and `sfs` is a valid, writable struct.
-    if unsafe { libc::fstatfs(f.as_raw_fd(), &mut sfs) } != 0 {
-        return None;
-    }
-    let t = sfs.f_type as i64;
-    if t == libc::TMPFS_MAGIC as i64 || t == 0x8584_58f6 {
+    let sfs = rustix::fs::fstatfs(f).ok()?;
+    let t = sfs.f_type as u32;
+    if t == TMPFS_MAGIC || t == RAMFS_MAGIC {
         return Some("tmpfs/ramfs keeps the data in memory and buffers O_DIRECT writes".into());
     }
-    if t == libc::BTRFS_SUPER_MAGIC as i64 {
-        let mut attr: libc::c_long = 0;
-        // SAFETY: FS_IOC_GETFLAGS writes one long into `attr`.
-        let rc = unsafe { libc::ioctl(f.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut attr) };
-        const FS_NOCOW_FL: libc::c_long = 0x0080_0000;
-        if rc == 0 && attr & FS_NOCOW_FL == 0 {
-            return Some(
-                "btrfs writes checksummed files through the page cache even with O_DIRECT \
-                 (chattr +C on a new empty file, or a nodatacow mount, gives direct I/O)"
-                    .into(),
-            );
-        }
+    if t == BTRFS_SUPER_MAGIC
+        && rustix::fs::ioctl_getflags(f).is_ok_and(|fl| !fl.contains(IFlags::NOCOW))
+    {
+        return Some(
+            "btrfs writes checksummed files through the page cache even with O_DIRECT \
+             (chattr +C on a new empty file, or a nodatacow mount, gives direct I/O)"
+                .into(),
+        );
     }
     None
 }
@@ -157,19 +153,8 @@ fn direct_not_honoured(f: &File) -> Option<String> {
 /// statx's direct-I/O alignment: (memory, offset), or None when the kernel or file system
 /// does not report it.
 pub(crate) fn statx_dio(f: &File) -> Option<(u32, u32)> {
-    // SAFETY: statx is plain data.
-    let mut sx: libc::statx = unsafe { std::mem::zeroed() };
-    // SAFETY: an empty path with AT_EMPTY_PATH names the open descriptor; `sx` is writable.
-    let rc = unsafe {
-        libc::statx(
-            f.as_raw_fd(),
-            c"".as_ptr(),
-            libc::AT_EMPTY_PATH,
-            libc::STATX_DIOALIGN,
-            &mut sx,
-        )
-    };
-    if rc != 0 || sx.stx_mask & libc::STATX_DIOALIGN == 0 {
+    let sx = rustix::fs::statx(f, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN).ok()?;
+    if sx.stx_mask & StatxFlags::DIOALIGN.bits() == 0 {
         return None;
     }
     Some((sx.stx_dio_mem_align, sx.stx_dio_offset_align))

@@ -6,8 +6,8 @@ mod uring;
 
 use crate::pattern::{Order, Pool};
 use hdrhistogram::Histogram;
+use std::fs::File;
 use std::io;
-use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 /// When to flush.
@@ -167,24 +167,12 @@ fn record(h: &mut Histogram<u64>, d: Duration) {
     h.saturating_record(ns);
 }
 
-/// fsync(2) or fdatasync(2), retried on EINTR.
-fn sync_fd(fd: RawFd, datasync: bool) -> io::Result<()> {
-    loop {
-        // SAFETY: plain system calls on a descriptor the caller keeps open.
-        let rc = unsafe {
-            if datasync {
-                libc::fdatasync(fd)
-            } else {
-                libc::fsync(fd)
-            }
-        };
-        if rc == 0 {
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
+/// fsync(2) or fdatasync(2); the standard library retries them on EINTR.
+fn sync_fd(file: &File, datasync: bool) -> io::Result<()> {
+    if datasync {
+        file.sync_data()
+    } else {
+        file.sync_all()
     }
 }
 
@@ -198,7 +186,7 @@ fn failed(out: &mut Outcome, context: String, e: &io::Error) {
 }
 
 /// Runs the write phase and then the flush.
-pub fn run(fd: RawFd, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> bool) -> Outcome {
+pub fn run(file: &File, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> bool) -> Outcome {
     let mut out = Outcome {
         bytes: 0,
         writes: 0,
@@ -222,11 +210,11 @@ pub fn run(fd: RawFd, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> b
     let start = Instant::now();
     let deadline = plan.time.map(|t| start + t);
     match ring {
-        None => psync::run_sync(fd, pool, plan, start, deadline, &mut out, tick),
+        None => psync::run_sync(file, pool, plan, start, deadline, &mut out, tick),
         Some(Err(e)) => failed(&mut out, "io_uring".into(), &e),
         Some(Ok(ring)) => {
             let fixed = out.fixed_buffers;
-            let writer = uring::Writer::new(ring, fd, pool, plan, fixed);
+            let writer = uring::Writer::new(ring, file, pool, plan, fixed);
             if let Err(e) = writer.run(start, deadline, &mut out, tick) {
                 failed(&mut out, "io_uring".into(), &e);
             }
@@ -235,7 +223,7 @@ pub fn run(fd: RawFd, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> b
     out.write_s = start.elapsed().as_secs_f64();
     if matches!(out.stop, Stop::Done | Stop::Time) && plan.flush != Flush::None {
         let f0 = Instant::now();
-        match sync_fd(fd, plan.datasync) {
+        match sync_fd(file, plan.datasync) {
             Ok(()) => out.sync_count += 1,
             Err(e) => failed(&mut out, "flushing at the end".into(), &e),
         }
@@ -245,9 +233,9 @@ pub fn run(fd: RawFd, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> b
 }
 
 /// A flush between writes (--flush every=N); false when it failed.
-fn periodic_flush(fd: RawFd, plan: &Plan, out: &mut Outcome) -> bool {
+fn periodic_flush(file: &File, plan: &Plan, out: &mut Outcome) -> bool {
     let f0 = Instant::now();
-    let r = sync_fd(fd, plan.datasync);
+    let r = sync_fd(file, plan.datasync);
     out.periodic_flush_s += f0.elapsed().as_secs_f64();
     match r {
         Ok(()) => {

@@ -12,7 +12,6 @@ use measure::exit;
 use measure::writer::{Reporter, Values};
 use serde_json::{Map, Value, json};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 
 /// What a run works on once set up: the options, the open target, the data and the plan.
@@ -96,7 +95,7 @@ fn write_phase(rep: &mut Reporter, job: &Job) -> Result<Outcome, Failure> {
             }
         }
     };
-    let out = engine::run(job.t.file.as_raw_fd(), job.pool, job.plan, &mut tick);
+    let out = engine::run(&job.t.file, job.pool, job.plan, &mut tick);
     if progress {
         let _ = writeln!(std::io::stderr());
     }

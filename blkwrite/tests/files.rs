@@ -473,8 +473,15 @@ fn ctrl_c_at_depth(depth: &str) {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(500));
-    // SAFETY: kill to the child we spawned, by its PID.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // Ctrl-C to the child we spawned, by its PID.
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-s", "INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
     let out = child.wait_with_output().unwrap();
     let r = parse(&out);
     assert_eq!(r.code, 130, "{}", r.stderr);

@@ -2,26 +2,23 @@
 
 use super::{Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
 use crate::pattern::Pool;
+use std::fs::File;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
 /// pwrite(2) of all of `buf` at `off`, carried on after EINTR and short writes.
-fn pwrite_all(fd: RawFd, mut buf: &[u8], mut off: u64) -> io::Result<()> {
+fn pwrite_all(file: &File, mut buf: &[u8], mut off: u64) -> io::Result<()> {
     while !buf.is_empty() {
-        // SAFETY: `buf` is valid for reads of `buf.len()` bytes for the call's duration.
-        let n = unsafe { libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), off as libc::off_t) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
+        let n = match file.write_at(buf, off) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Err(io::Error::from_raw_os_error(libc::ENOSPC));
         }
-        buf = &buf[n as usize..];
+        buf = &buf[n..];
         off += n as u64;
     }
     Ok(())
@@ -30,7 +27,7 @@ fn pwrite_all(fd: RawFd, mut buf: &[u8], mut off: u64) -> io::Result<()> {
 /// Writes the plan's blocks in order, one at a time, until done, the deadline, Ctrl-C or an
 /// error.
 pub(super) fn run_sync(
-    fd: RawFd,
+    file: &File,
     pool: &Pool,
     plan: &Plan,
     start: Instant,
@@ -52,7 +49,7 @@ pub(super) fn run_sync(
             return;
         }
         out.issued += 1;
-        if let Err(e) = pwrite_all(fd, &pool.block(b)[..len as usize], off) {
+        if let Err(e) = pwrite_all(file, &pool.block(b)[..len as usize], off) {
             failed(out, format!("write of {len} bytes at offset {off}"), &e);
             return;
         }
@@ -63,7 +60,7 @@ pub(super) fn run_sync(
         if let Flush::Every(n) = plan.flush
             && out.writes % n == 0
             && out.writes < plan.blocks
-            && !periodic_flush(fd, plan, out)
+            && !periodic_flush(file, plan, out)
         {
             return;
         }

@@ -4,8 +4,9 @@
 use super::{Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
 use crate::pattern::Pool;
 use io_uring::{IoUring, opcode, types};
+use std::fs::File;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 /// One write in flight: where it goes, how much of it the kernel has taken, and its buffer.
@@ -91,7 +92,7 @@ const SUBMIT_BATCH: usize = 1;
 /// is next, and where the next periodic flush falls.
 pub(super) struct Writer<'a> {
     ring: IoUring,
-    fd: RawFd,
+    file: &'a File,
     pool: &'a Pool,
     plan: &'a Plan,
     fixed: bool,
@@ -109,7 +110,7 @@ pub(super) struct Writer<'a> {
 impl<'a> Writer<'a> {
     pub(super) fn new(
         ring: IoUring,
-        fd: RawFd,
+        file: &'a File,
         pool: &'a Pool,
         plan: &'a Plan,
         fixed: bool,
@@ -117,7 +118,7 @@ impl<'a> Writer<'a> {
         let depth = plan.iodepth.max(1) as usize;
         Writer {
             ring,
-            fd,
+            file,
             pool,
             plan,
             fixed,
@@ -154,7 +155,7 @@ impl<'a> Writer<'a> {
             if self.inflight == 0 {
                 if self.flush_due(out) {
                     if let Flush::Every(n) = self.plan.flush {
-                        if !periodic_flush(self.fd, self.plan, out) {
+                        if !periodic_flush(self.file, self.plan, out) {
                             break;
                         }
                         self.flush_at = (self.flush_at + n).min(self.plan.blocks);
@@ -188,11 +189,11 @@ impl<'a> Writer<'a> {
         let len = (s.len - s.done) as u32;
         let off = s.off + s.done;
         let e = if self.fixed {
-            opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, 0)
+            opcode::WriteFixed::new(types::Fd(self.file.as_raw_fd()), ptr, len, 0)
                 .offset(off)
                 .build()
         } else {
-            opcode::Write::new(types::Fd(self.fd), ptr, len)
+            opcode::Write::new(types::Fd(self.file.as_raw_fd()), ptr, len)
                 .offset(off)
                 .build()
         }
