@@ -4,9 +4,8 @@
 use crate::cli::Opts;
 use crate::engine::Plan;
 use crate::target::{self, Direct, Target};
-use measure::Failure;
-use measure::exit;
 use measure::writer::info;
+use measure::{Exit, Failure};
 use rustix::fs::FallocateFlags;
 use serde_json::{Map, Value, json};
 
@@ -34,8 +33,8 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
     }))
 }
 
-/// Adds the plan, the target (kind, O_DIRECT and its alignment, its facts), the pool and the
-/// machine's facts to begin.
+/// Adds the plan, the target (kind, O_DIRECT and its alignment, its facts) and the pool to
+/// begin (the session adds the machine's facts).
 pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan, slots: u64) {
     begin.insert("size_bytes".into(), json!(plan.size));
     begin.insert("blocks".into(), json!(plan.blocks));
@@ -53,7 +52,6 @@ pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan
     begin.insert("pool_bytes".into(), json!(slots * plan.bs));
     begin.insert("pool_slots".into(), json!(slots));
     begin.extend(t.facts.clone());
-    begin.extend(measure::envfacts::Probe::system().machine());
 }
 
 /// Preallocates a new file with --fallocate and says how it went in begin. A full target is
@@ -78,7 +76,7 @@ pub(crate) fn preallocate(
     let e = std::io::Error::from(errno);
     if e.raw_os_error() == Some(libc::ENOSPC) {
         return Err(Failure::new(
-            exit::CANNOT,
+            Exit::Cannot,
             o.target.display(),
             format!(
                 "preallocating {} bytes: {e} (the target is full: give a smaller --size)",

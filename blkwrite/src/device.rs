@@ -6,9 +6,9 @@ use crate::direct::statx_dio;
 use crate::signature;
 use crate::sysblock::{device_name, holders, partitions, sysfs};
 use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
+use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
-use measure::exit::CANNOT;
 use rustix::fs::OFlags;
 use serde_json::{Map, Value, json};
 use std::fs::File;
@@ -45,11 +45,11 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
                 "release it first",
             )
         } else {
-            Failure::new(CANNOT, format!("opening {shown}"), e)
+            Failure::new(Exit::Cannot, format!("opening {shown}"), e)
         }
     })?;
-    let size =
-        device_size(&file).map_err(|e| Failure::new(CANNOT, format!("size of {shown}"), e))?;
+    let size = device_size(&file)
+        .map_err(|e| Failure::new(Exit::Cannot, format!("size of {shown}"), e))?;
     if !spec.read_only {
         refuse_signature(spec, &name, &file, size)?;
     }
@@ -61,7 +61,7 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
     let direct = spec.direct != Direct::Off;
     if direct {
         set_direct(&file)
-            .map_err(|e| Failure::new(CANNOT, format!("setting O_DIRECT on {shown}"), e))?;
+            .map_err(|e| Failure::new(Exit::Cannot, format!("setting O_DIRECT on {shown}"), e))?;
     }
     Ok(Target {
         file,
@@ -153,7 +153,13 @@ fn refuse_signature(spec: &OpenSpec, name: &str, file: &File, size: u64) -> Resu
     let mut tail = vec![0u8; tail_len];
     file.read_exact_at(&mut head, 0)
         .and_then(|()| file.read_exact_at(&mut tail, size - tail_len as u64))
-        .map_err(|e| Failure::new(CANNOT, format!("reading the first blocks of {shown}"), e))?;
+        .map_err(|e| {
+            Failure::new(
+                Exit::Cannot,
+                format!("reading the first blocks of {shown}"),
+                e,
+            )
+        })?;
     let found = signature::scan(&head, &tail, size);
     if found.is_empty() {
         return Ok(());

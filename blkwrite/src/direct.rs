@@ -2,9 +2,9 @@
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
 use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
+use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;
-use measure::exit::CANNOT;
 use rustix::fs::{AtFlags, IFlags, StatxFlags};
 use serde_json::{Map, Value, json};
 use std::fs::File;
@@ -20,7 +20,7 @@ pub(crate) fn finish_file(
     let p = &spec.path;
     let shown = p.display();
     let plain = open_with(p, spec.read_only, flags)
-        .map_err(|e| Failure::new(CANNOT, format!("opening {shown}"), e))?;
+        .map_err(|e| Failure::new(Exit::Cannot, format!("opening {shown}"), e))?;
     let (facts, fs_lbs) = file_facts(place);
     let mut target = Target {
         file: plain,
@@ -118,7 +118,11 @@ fn reopen_direct(
         }
         Err(e) => {
             let shown = spec.path.display();
-            return Err(Failure::new(CANNOT, format!("opening {shown} O_DIRECT"), e));
+            return Err(Failure::new(
+                Exit::Cannot,
+                format!("opening {shown} O_DIRECT"),
+                e,
+            ));
         }
     }
     Ok(not_honoured)

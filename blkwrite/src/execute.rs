@@ -1,18 +1,17 @@
 //! A run once set up: begin written, the data pool made, then the write phase with an
-//! interval record (and a progress line on a terminal) every second, or the read-back alone.
+//! interval record and the progress line every second, or the read-back alone.
 
 use crate::begin;
 use crate::cli::Opts;
 use crate::engine::{self, Outcome, Plan, Tick};
-use crate::outcome::{self, fail_summary};
+use crate::human;
+use crate::outcome;
 use crate::pattern::Pool;
 use crate::target::Target;
-use measure::Failure;
-use measure::exit;
-use measure::writer::{Reporter, Values};
+use measure::lifecycle::Session;
+use measure::writer::Values;
+use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
-use std::io::Write;
-use std::process::ExitCode;
 
 /// What a run works on once set up: the options, the open target, the data and the plan.
 pub(crate) struct Job<'a> {
@@ -25,33 +24,24 @@ pub(crate) struct Job<'a> {
 /// Writes begin, makes the pool, and runs the write phase (or, with --verify-only, the
 /// read-back), ending with the summary.
 pub(crate) fn execute(
-    rep: &mut Reporter,
+    s: &mut Session,
     o: &Opts,
     t: Target,
     plan: Plan,
     seed: u64,
     mut begin: Map<String, Value>,
-) -> Result<ExitCode, Failure> {
-    let outerr = |e: std::io::Error| Failure::io("output", &e);
+) -> Result<Exit, Failure> {
     let slots = Pool::slots_for(plan.bs, plan.blocks, o.pattern);
     begin::add_target(&mut begin, &t, &plan, slots);
     if let Err(f) = begin::preallocate(&mut begin, o, &t, &plan) {
-        rep.begin(begin).map_err(outerr)?;
-        fail_summary(rep, &f.to_string(), Values::new(), Map::new())?;
+        s.begin(begin)?;
         return Err(f);
     }
     let t0 = std::time::Instant::now();
     let pool = Pool::new(plan.bs, plan.blocks, o.pattern, seed);
     begin.insert("pool_fill_s".into(), json!(t0.elapsed().as_secs_f64()));
-    rep.begin(begin).map_err(outerr)?;
-    let pool = match pool {
-        Ok(p) => p,
-        Err(e) => {
-            let f = Failure::new(exit::CANNOT, "allocating the data buffer", e);
-            fail_summary(rep, &f.to_string(), Values::new(), Map::new())?;
-            return Err(f);
-        }
-    };
+    s.begin(begin)?;
+    let pool = pool.map_err(|e| Failure::new(Exit::Cannot, "allocating the data buffer", e))?;
     let job = Job {
         o,
         t: &t,
@@ -59,16 +49,16 @@ pub(crate) fn execute(
         plan: &plan,
     };
     if o.verify_only {
-        return outcome::verify_phase(rep, &job, plan.blocks, true, Values::new(), Map::new());
+        return outcome::verify_phase(s, &job, plan.blocks, true, Values::new(), Map::new());
     }
-    let out = write_phase(rep, &job)?;
-    outcome::finish(rep, &job, out)
+    let out = write_phase(s, &job)?;
+    outcome::finish(s, &job, out)
 }
 
-/// The write phase and the flush, with an interval record every second and, when stderr is
-/// a terminal and not --quiet, a progress line.
-fn write_phase(rep: &mut Reporter, job: &Job) -> Result<Outcome, Failure> {
-    let progress = !job.o.quiet && measure::cli::is_terminal(2);
+/// The write phase and the flush, with an interval record every second and, for a person
+/// watching, the progress line.
+fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
+    let (rep, person) = s.parts();
     let mut out_err: Option<std::io::Error> = None;
     let mut tick = |k: &Tick| {
         let secs = k.interval_s.max(1e-9);
@@ -79,13 +69,8 @@ fn write_phase(rep: &mut Reporter, job: &Job) -> Result<Outcome, Failure> {
             .with_count("write_count", k.writes)
             .with("throughput_bytes_per_s", k.bytes as f64 / secs)
             .with("writes_per_s", k.writes as f64 / secs);
-        if progress {
-            let _ = write!(
-                std::io::stderr(),
-                "\rblkwrite: {:>10} written, {}   ",
-                measure::units::format_bytes(k.total_bytes as f64),
-                measure::units::format_bytes_per_s(k.bytes as f64 / secs)
-            );
+        if person.on() {
+            person.progress(&human::progress(k, job.plan.size));
         }
         match rep.interval(v, Map::new()) {
             Ok(()) => true,
@@ -96,11 +81,9 @@ fn write_phase(rep: &mut Reporter, job: &Job) -> Result<Outcome, Failure> {
         }
     };
     let out = engine::run(&job.t.file, job.pool, job.plan, &mut tick);
-    if progress {
-        let _ = writeln!(std::io::stderr());
-    }
+    person.clear();
     if let Some(e) = out_err {
-        return Err(Failure::io("output", &e));
+        return Err(Failure::io("writing the records", &e));
     }
     Ok(out)
 }

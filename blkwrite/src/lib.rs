@@ -1,5 +1,6 @@
 //! blkwrite: a block writer that replaces `dd ...; sync`, with fio's measurement and dd's
-//! simplicity. See [`command`] for the interface and README.md for the records.
+//! simplicity. See [`command`] for the interface and README.md for the records; [`Tool`]
+//! runs it on measure's lifecycle.
 
 mod begin;
 pub mod cli;
@@ -7,6 +8,7 @@ mod device;
 mod direct;
 pub mod engine;
 mod execute;
+mod human;
 mod outcome;
 pub mod pattern;
 mod setup;
@@ -15,41 +17,48 @@ mod sysblock;
 pub mod target;
 pub mod verify;
 
-use measure::Failure;
-use measure::writer::{Reporter, Values};
-use serde_json::Map;
-use std::ffi::OsString;
-use std::process::ExitCode;
+use clap::{ArgMatches, Command};
+use measure::lifecycle::{self, Session};
+use measure::{Exit, Failure};
 
 pub use cli::command;
 
-/// Runs blkwrite with `args` (the program name first).
-pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    let m = measure::cli::parse(command(), args)?;
-    let o = cli::Opts::from(&m)?;
-    let env = measure::label::envelope("blkwrite", env!("CARGO_PKG_VERSION"), &m, "blkwrite")?;
-    let out = measure::cli::open_output(o.output.as_deref(), measure::cli::DefaultOutput::Stdout)?;
-    let mut rep = Reporter::new(env, out);
-    measure::cli::install_interrupt_handler()
-        .map_err(|e| Failure::io("installing the Ctrl-C handler", &e))?;
-    let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
-    let mut begin = begin::options_info(&o, seed);
-    match setup::setup(&o, seed) {
-        Ok((t, plan)) => {
-            if m.get_one::<String>("name").is_none() {
-                rep.set_name(&setup::default_name(&o, &plan, &t));
+/// blkwrite for measure's lifecycle: its command, its options and its engine.
+#[derive(Debug)]
+pub struct Tool;
+
+impl lifecycle::Tool for Tool {
+    const NAME: &'static str = "blkwrite";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    type Options = cli::Opts;
+
+    fn command() -> Command {
+        cli::command()
+    }
+
+    fn options(m: &ArgMatches) -> Result<cli::Opts, Failure> {
+        cli::Opts::from(m)
+    }
+
+    /// The name until the plan is known (and after a refusal): `write to TARGET`.
+    fn name(o: &cli::Opts) -> String {
+        format!("write to {}", o.target.display())
+    }
+
+    /// Opens the target and works out the plan, then writes (or verifies). A refusal writes
+    /// begin with the options, and the lifecycle the failed summary.
+    fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
+        let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
+        let begin = begin::options_info(&o, seed);
+        match setup::setup(&o, seed) {
+            Ok((t, plan)) => {
+                s.set_name(&setup::default_name(&o, &plan, &t));
+                execute::execute(s, &o, t, plan, seed, begin)
             }
-            execute::execute(&mut rep, &o, t, plan, seed, begin)
-        }
-        Err(f) => {
-            if m.get_one::<String>("name").is_none() {
-                rep.set_name(&format!("write to {}", o.target.display()));
+            Err(f) => {
+                s.begin(begin)?;
+                Err(f)
             }
-            begin.extend(measure::envfacts::Probe::system().machine());
-            let msg = f.to_string();
-            rep.begin(begin).map_err(|e| Failure::io("output", &e))?;
-            outcome::fail_summary(&mut rep, &msg, Values::new(), Map::new())?;
-            Err(f)
         }
     }
 }

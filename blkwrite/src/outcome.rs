@@ -1,15 +1,14 @@
 //! The records after the write phase: its figures, the sample, the read-back check, and the
-//! summary (with its exit code) for each way a run ends.
+//! summary (with the human one and the exit status) for each way a run ends.
 
 use crate::engine::{Flush, Outcome, Plan, Stop};
 use crate::execute::Job;
+use crate::human;
 use crate::verify;
-use measure::exit;
-use measure::writer::{Reporter, Summary, Values, info};
-use measure::{Failure, Status};
+use measure::lifecycle::Session;
+use measure::writer::{Summary, Values, info};
+use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
-use std::io::Write;
-use std::process::ExitCode;
 
 /// The write phase's figures: bytes, counts, the phases' times, throughput, latency.
 fn write_values(out: &Outcome, plan: &Plan) -> Values {
@@ -47,9 +46,8 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
 
 /// The sample and the summary for the way the write phase ended (then the read-back, with
 /// --verify, when it wrote all it was to or ran out of time).
-pub(crate) fn finish(rep: &mut Reporter, job: &Job, out: Outcome) -> Result<ExitCode, Failure> {
+pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, Failure> {
     let (o, t, plan) = (job.o, job.t, job.plan);
-    let outerr = |e: std::io::Error| Failure::io("output", &e);
     let values = write_values(&out, plan);
     let mut sinfo = info(json!({
         "stop": out.stop.as_str(),
@@ -64,13 +62,13 @@ pub(crate) fn finish(rep: &mut Reporter, job: &Job, out: Outcome) -> Result<Exit
     }
     match out.stop {
         Stop::Done | Stop::Time => {
-            rep.sample(values.clone(), sinfo.clone()).map_err(outerr)?;
+            s.sample(values.clone(), sinfo.clone())?;
             if o.verify {
                 let flushed = plan.flush != Flush::None || o.dsync;
-                return verify_phase(rep, job, out.writes, flushed, values, sinfo);
+                return verify_phase(s, job, out.writes, flushed, values, sinfo);
             }
-            ok_summary(rep, "throughput_bytes_per_s", values, sinfo)?;
-            Ok(ExitCode::SUCCESS)
+            ok_summary(s, job, "throughput_bytes_per_s", values, sinfo)?;
+            Ok(Exit::Ok)
         }
         Stop::Interrupted => {
             // The file goes (when blkwrite made it and --keep was not given) as `t` is dropped.
@@ -79,16 +77,16 @@ pub(crate) fn finish(rep: &mut Reporter, job: &Job, out: Outcome) -> Result<Exit
             } else {
                 "interrupted before the end: partial figures"
             };
-            rep.sample_failed(msg, sinfo.clone()).map_err(outerr)?;
-            fail_summary(rep, msg, values, sinfo)?;
-            Ok(ExitCode::from(exit::INTERRUPTED))
+            s.sample_failed(msg, sinfo.clone())?;
+            fail_summary(s, job, msg, values, sinfo)?;
+            Ok(Exit::Interrupted)
         }
-        Stop::OutputGone => Ok(ExitCode::SUCCESS),
+        Stop::OutputGone => Ok(Exit::Ok),
         Stop::Failed => {
             let msg = failure_text(&out, t.direct_effective);
-            rep.sample_failed(&msg, sinfo.clone()).map_err(outerr)?;
-            fail_summary(rep, &msg, values, sinfo)?;
-            Err(Failure::new(exit::CANNOT, o.target.display(), msg))
+            s.sample_failed(&msg, sinfo.clone())?;
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::Cannot, o.target.display(), msg))
         }
     }
 }
@@ -108,50 +106,72 @@ fn failure_text(out: &Outcome, direct: bool) -> String {
     format!("{raw}{hint}")
 }
 
-pub(crate) fn ok_summary(
-    rep: &mut Reporter,
+/// Writes the summary record and, for a person watching, blkwrite's own summary of it.
+fn summarize(s: &mut Session, job: &Job, summary: Summary) -> Result<(), Failure> {
+    let text = s
+        .human()
+        .on()
+        .then(|| human::summary(s.name(), job.o, &summary));
+    s.summary(summary)?;
+    if let Some(text) = text {
+        s.human().summary(&text);
+    }
+    Ok(())
+}
+
+fn ok_summary(
+    s: &mut Session,
+    job: &Job,
     headline: &str,
     values: Values,
     sinfo: Map<String, Value>,
 ) -> Result<(), Failure> {
-    rep.summary(Summary {
+    let summary = Summary {
         status: Status::Ok,
         error: None,
         headline: Some(headline.into()),
         values,
         info: sinfo,
-    })
-    .map_err(|e| Failure::io("output", &e))
+    };
+    summarize(s, job, summary)
 }
 
-pub(crate) fn fail_summary(
-    rep: &mut Reporter,
+fn fail_summary(
+    s: &mut Session,
+    job: &Job,
     msg: &str,
     values: Values,
     sinfo: Map<String, Value>,
 ) -> Result<(), Failure> {
-    rep.summary(Summary {
+    let summary = Summary {
         status: Status::Failed,
         error: Some(msg.to_string()),
         headline: None,
         values,
         info: sinfo,
-    })
-    .map_err(|e| Failure::io("output", &e))
+    };
+    summarize(s, job, summary)
 }
 
 /// Reads back the first `written` blocks and writes the summary with what it found.
 pub(crate) fn verify_phase(
-    rep: &mut Reporter,
+    s: &mut Session,
     job: &Job,
     written: u64,
     flushed: bool,
     mut values: Values,
     mut sinfo: Map<String, Value>,
-) -> Result<ExitCode, Failure> {
+) -> Result<Exit, Failure> {
     let (o, t) = (job.o, job.t);
     let direct = t.direct_effective;
-    match verify::check(&t.path, direct, flushed, job.pool, job.plan, written) {
+    if s.human().on() {
+        let what = measure::units::format_bytes((written * job.plan.bs).min(job.plan.size) as f64);
+        s.human()
+            .progress(&format!("blkwrite: reading {what} back to verify it"));
+    }
+    let checked = verify::check(&t.path, direct, flushed, job.pool, job.plan, written);
+    s.human().clear();
+    match checked {
         Ok(c) => {
             values.set_count("verified_bytes", c.bytes);
             values.set_count("verify_bad_block_count", c.bad_blocks);
@@ -175,21 +195,20 @@ pub(crate) fn verify_phase(
                     c.blocks,
                     c.first_bad_offset.unwrap_or(0)
                 );
-                fail_summary(rep, &msg, values, sinfo)?;
-                let _ = writeln!(std::io::stderr(), "blkwrite: {}: {msg}", o.target.display());
-                return Ok(ExitCode::from(exit::MEASURED_FAILURE));
+                fail_summary(s, job, &msg, values, sinfo)?;
+                return Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg));
             }
-            ok_summary(rep, headline, values, sinfo)?;
-            Ok(ExitCode::SUCCESS)
+            ok_summary(s, job, headline, values, sinfo)?;
+            Ok(Exit::Ok)
         }
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-            fail_summary(rep, "interrupted while verifying", values, sinfo)?;
-            Ok(ExitCode::from(exit::INTERRUPTED))
+            fail_summary(s, job, "interrupted while verifying", values, sinfo)?;
+            Ok(Exit::Interrupted)
         }
         Err(e) => {
             let msg = format!("verify: reading {} back: {e}", o.target.display());
-            fail_summary(rep, &msg, values, sinfo)?;
-            Err(Failure::new(exit::CANNOT, "verify", e))
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::Cannot, "verify", e))
         }
     }
 }

@@ -3,9 +3,9 @@
 //! How O_DIRECT is set up on a file is in `direct`.
 
 use crate::{device, direct};
+use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
-use measure::exit::CANNOT;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -106,7 +106,7 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
     let meta = match std::fs::metadata(p) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Failure::new(CANNOT, shown, e)),
+        Err(e) => return Err(Failure::new(Exit::Cannot, shown, e)),
     };
     let mut flags = 0;
     if spec.dsync {
@@ -134,7 +134,7 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
                 .create_new(true)
                 .mode(0o644)
                 .open(p)
-                .map_err(|e| Failure::new(CANNOT, format!("creating {shown}"), e))?;
+                .map_err(|e| Failure::new(Exit::Cannot, format!("creating {shown}"), e))?;
             let cleanup = Cleanup {
                 path: (!spec.keep).then(|| p.clone()),
             };

@@ -72,7 +72,7 @@ pub fn check(
     };
     let mut i = 0;
     while i < written {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let (first, n) = if per_read > 1 {

@@ -37,7 +37,7 @@ pub(super) fn run_sync(
 ) {
     let mut ticker = Ticker::new(start);
     for i in 0..plan.blocks {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             out.stop = Stop::Interrupted;
             return;
         }

@@ -259,7 +259,7 @@ impl<'a> Writer<'a> {
         out: &mut Outcome,
         tick: &mut dyn FnMut(&Tick) -> bool,
     ) {
-        if !self.stopping && measure::cli::interrupted() {
+        if !self.stopping && measure::signal::interrupted() {
             self.stopping = true;
             out.stop = Stop::Interrupted;
         }
