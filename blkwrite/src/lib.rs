@@ -20,8 +20,15 @@ pub mod verify;
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};
 use measure::{Exit, Failure};
+use std::ffi::OsString;
 
 pub use cli::command;
+
+/// Runs blkwrite with `args` (the program name first) through the lifecycle, as the binary
+/// does, and says how it ended.
+pub fn run(args: Vec<OsString>) -> Exit {
+    lifecycle::run::<Tool>(args)
+}
 
 /// blkwrite for measure's lifecycle: its command, its options and its engine.
 #[derive(Debug)]
