@@ -177,4 +177,9 @@ fn a_terminal_with_json_or_output_file() {
         "{text}"
     );
     assert!(!text.contains("schema"), "{text}");
+    let Some((code, text)) = on_terminal("--fail") else {
+        return;
+    };
+    assert_eq!(code, 2, "{text}");
+    assert_eq!(text.matches("failed on purpose").count(), 1, "{text}");
 }
