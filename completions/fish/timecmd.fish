@@ -7,11 +7,12 @@ complete -c timecmd -l time-limit -d 'Kill a run\'s whole process group (SIGKILL
 complete -c timecmd -l shell -d 'Run COMMAND (its words joined by spaces) as one string through SHELL -c (default sh)' -r
 complete -c timecmd -l stdout -d 'The command\'s stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run; hyperfine\'s --output)' -r
 complete -c timecmd -l input -d 'The command\'s stdin: inherit, null, or FILE (every run reads it from the start)' -r
-complete -c timecmd -s o -l output -d 'Append the JSON records to FILE instead of stderr; - is stdout' -r
 complete -c timecmd -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c timecmd -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c timecmd -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c timecmd -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human summary' -r
 complete -c timecmd -l ignore-failure -d 'Keep going after a run that fails (non-zero exit, signal, time limit); count the runs that ended in the statistics'
-complete -c timecmd -s q -l quiet -d 'No human summary and no outlier warning on stderr'
+complete -c timecmd -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c timecmd -l json -d 'No effect in timecmd: stdout is the command\'s; records go to a piped stderr or -o FILE'
 complete -c timecmd -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c timecmd -s V -l version -d 'Print version'

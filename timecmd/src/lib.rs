@@ -7,7 +7,7 @@
 mod clock;
 pub mod exit;
 mod human;
-mod plan;
+pub mod plan;
 pub mod reap;
 mod runner;
 mod series;
@@ -16,10 +16,10 @@ pub mod stats;
 mod summary;
 pub mod usage;
 
-use clap::{Arg, ArgAction, Command, value_parser};
-use measure::Failure;
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use measure::lifecycle::{self, Session, Stdout};
+use measure::{Exit, Failure};
 use std::ffi::OsString;
-use std::process::ExitCode;
 
 /// timecmd's own failure, as env(1) reports it.
 pub const EXIT_OWN_FAILURE: u8 = 125;
@@ -38,8 +38,10 @@ RSS, minor and major page faults, voluntary and involuntary context switches, fi
 input and output. Each run is spawned with posix_spawn(3) into a process group of its own.
 
 The command inherits stdin, stdout and stderr (--stdout redirects its stdout, --input its \
-stdin). Records are benchmatrix/1 JSON lines on stderr, or appended to -o FILE: a begin record (the command, the options \
-and the machine), a sample per measured run, and a summary (mean, median, standard deviation, \
+stdin). As stdout is the command's, the records go to stderr when stderr is a pipe or a file, \
+and are appended to -o FILE when it is given; on a terminal without -o there are none. They \
+are benchmatrix/1 JSON lines: a begin record (the command, the options and the machine), a \
+sample per measured run, and a summary (mean, median, standard deviation, \
 min and max of wall, user and sys time, max RSS; headline wall_median_s), written on every \
 path: at the end, after a failure and after Ctrl-C. Warm-up runs are not recorded.
 
@@ -50,9 +52,10 @@ env(1)); 128+N when timecmd got signal N (130 for Ctrl-C: the running command ge
 signal, the summary is written). Without --ignore-failure, the first failing run (non-zero \
 exit, signal, time limit) stops the series.
 
-A human summary goes to stderr when stderr is a terminal; a warning goes to stderr when the \
-runs disagree (a modified Z-score on the median absolute deviation above 14.8, as hyperfine \
-tests for outliers).";
+On a terminal (unless -q), a human summary ends the run on stderr, as hyperfine and GNU time \
+print one: mean ± σ, median, range, user and system time, CPU share and max RSS, with a \
+warning when the runs disagree (a modified Z-score on the median absolute deviation above \
+14.8, as hyperfine tests for outliers; the summary record's info.warnings has it too).";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -163,21 +166,7 @@ pub fn command() -> Command {
                 .value_parser(|s: &str| spawn::Stdin::parse(s))
                 .help("The command's stdin: inherit, null, or FILE (every run reads it from the start)"),
         )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .alias("records")
-                .value_name("FILE")
-                .help("Append the JSON records to FILE instead of stderr; - is stdout"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .short('q')
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .help("No human summary and no outlier warning on stderr"),
-        )
+        .arg(measure::flags::quiet())
         .arg(
             Arg::new("command")
                 .value_name("COMMAND")
@@ -187,26 +176,55 @@ pub fn command() -> Command {
                 .value_parser(value_parser!(OsString))
                 .help("The command and its arguments (put -- before it when it starts with -)"),
         );
-    measure::label::args(cmd)
+    measure::flags::record(cmd)
+        .mut_arg("output", |a| {
+            a.alias("records").help(
+                "Append the records to FILE (- is stdout); a terminal still gets the human summary",
+            )
+        })
+        // Records never go to stdout on their own here: it is the command's.
+        .mut_arg("json", |a| {
+            a.hide(true).help(
+                "No effect in timecmd: stdout is the command's; records go to a piped stderr or -o FILE",
+            )
+        })
 }
 
-/// Runs timecmd with `args` (the program name first) and returns its exit status.
-pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    // Usage errors exit 125 (not 2), as env(1) and timeout(1) do, so that they cannot be
-    // mistaken for the command's own exit status 2.
-    let m = measure::cli::parse(command(), args).map_err(own)?;
-    runner::run(&m).map(ExitCode::from)
+/// Runs timecmd with `args` (the program name first) through measure's lifecycle.
+pub fn run(args: Vec<OsString>) -> Exit {
+    lifecycle::run::<Tool>(args)
 }
 
-/// timecmd's own failures exit 125 (env(1)'s code) where the other tools exit 2
-/// (`measure::exit::CANNOT`); other codes pass through.
-pub(crate) fn own(f: Failure) -> Failure {
-    if f.code == measure::exit::CANNOT {
-        Failure {
-            code: EXIT_OWN_FAILURE.into(),
-            message: f.message,
-        }
-    } else {
-        f
+/// timecmd on measure's lifecycle: the flags above, a [`plan::Plan`] of the runs, and the
+/// series as its engine.
+#[derive(Debug)]
+pub struct Tool;
+
+impl lifecycle::Tool for Tool {
+    const NAME: &'static str = "timecmd";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    // Usage errors and timecmd's own failures exit 125 (not 2), as env(1) and timeout(1)
+    // do, so that they cannot be mistaken for the command's own exit status 2.
+    const CANNOT: Exit = Exit::Code(EXIT_OWN_FAILURE);
+    type Options = plan::Plan;
+
+    fn command() -> Command {
+        command()
+    }
+
+    fn options(m: &ArgMatches) -> Result<plan::Plan, Failure> {
+        Ok(plan::Plan::from_matches(m))
+    }
+
+    fn name(o: &plan::Plan) -> String {
+        o.display.clone()
+    }
+
+    fn stdout(_o: &plan::Plan) -> Stdout {
+        Stdout::Payload
+    }
+
+    fn run(o: plan::Plan, s: &mut Session) -> Result<Exit, Failure> {
+        runner::run(&o, s).map(Exit::from_code)
     }
 }

@@ -1,5 +1,4 @@
-//! The timecmd binary: parses nothing itself, see the library.
-
+//! The timecmd binary: measure's lifecycle running timecmd's [`timecmd::Tool`].
 fn main() -> std::process::ExitCode {
-    measure::cli::main("timecmd", timecmd::run)
+    measure::lifecycle::main::<timecmd::Tool>()
 }

@@ -2,6 +2,7 @@
 
 use crate::spawn::{Stdin, Stdout};
 use clap::ArgMatches;
+use nix::sys::signal::Signal;
 use std::ffi::OsString;
 use std::time::Duration;
 
@@ -21,10 +22,13 @@ pub struct Plan {
     pub ignore_failure: bool,
     pub stdout: Stdout,
     pub input: Stdin,
-    pub quiet: bool,
+    /// The signals that timecmd's parent set to be ignored (`nohup`, `cmd &` in a script),
+    /// asked before the lifecycle installs its Ctrl-C handler: they stay ignored.
+    pub ignored: Vec<Signal>,
 }
 
 impl Plan {
+    /// The plan from the parsed flags.
     pub fn from_matches(m: &ArgMatches) -> Plan {
         let words: Vec<OsString> = m
             .get_many::<OsString>("command")
@@ -61,7 +65,7 @@ impl Plan {
                 .get_one::<Stdin>("input")
                 .cloned()
                 .unwrap_or(Stdin::Inherit),
-            quiet: m.get_flag("quiet"),
+            ignored: crate::reap::ignored_signals(),
         }
     }
 

@@ -18,7 +18,9 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 use nix::poll::{PollFd, PollFlags, ppoll};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise};
+use nix::sys::signal::{
+    SigHandler, SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise, signal,
+};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::time::TimeSpec;
 use nix::unistd::{Pid, getpgrp, isatty, tcgetpgrp, tcsetpgrp};
@@ -75,16 +77,40 @@ impl std::fmt::Debug for Signals {
     }
 }
 
-/// Whether `sig` is currently ignored (SIG_IGN), as a parent may have set it. nix's
-/// sigaction always installs a new action; only libc's asks without changing anything.
-fn ignored(sig: Signal) -> bool {
-    let mut old = MaybeUninit::<libc::sigaction>::zeroed();
-    // SAFETY: sigaction with a null new action only writes the current one into `old`,
-    // which is read only when the call succeeded.
-    unsafe {
-        libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0
-            && old.assume_init().sa_sigaction == libc::SIG_IGN
+/// The signals timecmd waits for (SIGTSTP only on a terminal).
+const WAITED: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGTSTP,
+];
+
+/// Those of the waited-for signals that are ignored (SIG_IGN) now, as a parent may have set
+/// them (`nohup`, `cmd &` in a script). nix's sigaction always installs a new action; only
+/// libc's asks without changing anything.
+pub fn ignored_signals() -> Vec<Signal> {
+    WAITED
+        .into_iter()
+        .filter(|&sig| {
+            let mut old = MaybeUninit::<libc::sigaction>::zeroed();
+            // SAFETY: sigaction with a null new action only writes the current one into
+            // `old`, which is read only when the call succeeded.
+            unsafe {
+                libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0
+                    && old.assume_init().sa_sigaction == libc::SIG_IGN
+            }
+        })
+        .collect()
+}
+
+/// Sets `sigs` back to SIG_IGN (the lifecycle's Ctrl-C handler replaced a parent's
+/// SIG_IGN), so that timecmd and every run ignore them as their parent asked.
+fn keep_ignored(sigs: &[Signal]) -> io::Result<()> {
+    for &sig in sigs {
+        // SAFETY: SIG_IGN installs no handler, so no code runs in signal context.
+        unsafe { signal(sig, SigHandler::SigIgn) }?;
     }
+    Ok(())
 }
 
 /// A descriptor of the terminal whose foreground process group is timecmd's (stdin, then
@@ -181,19 +207,18 @@ fn poll(
 }
 
 impl Signals {
-    /// Blocks the signals timecmd waits for and opens their signalfd.
-    pub fn install() -> io::Result<Signals> {
+    /// Blocks the signals timecmd waits for (but the `ignored` ones) and opens their
+    /// signalfd. A Ctrl-C that reached the lifecycle's handler before counts as received.
+    pub fn install(ignored: &[Signal]) -> io::Result<Signals> {
+        keep_ignored(ignored)?;
         let own_pgrp = getpgrp();
         let tty = foreground_terminal(own_pgrp);
         let mut set = SigSet::empty();
         set.add(Signal::SIGCHLD);
-        let mut wanted = vec![Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
-        if tty.is_some() {
-            // Ctrl-Z stops the run and timecmd together.
-            wanted.push(Signal::SIGTSTP);
-        }
-        for sig in wanted {
-            if !ignored(sig) {
+        for sig in WAITED {
+            // Ctrl-Z stops the run and timecmd together, on a terminal.
+            let wanted = sig != Signal::SIGTSTP || tty.is_some();
+            if wanted && !ignored.contains(&sig) {
                 set.add(sig);
             }
         }
@@ -204,7 +229,7 @@ impl Signals {
         let fd = SignalFd::with_flags(&set, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)?;
         Ok(Signals {
             fd,
-            interrupted: None,
+            interrupted: measure::signal::interrupt_signal(),
             tty,
             own_pgrp,
             handed: false,

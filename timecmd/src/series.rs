@@ -10,7 +10,8 @@ use crate::reap::{Reaped, Signals};
 use crate::spawn::{SpawnError, Spawner, Stdin, Stdout};
 use crate::usage::RunUsage;
 use measure::Failure;
-use measure::writer::{Reporter, info};
+use measure::lifecycle::Session;
+use measure::writer::info;
 use serde_json::{Map, Value, json};
 
 /// Why the series ended before its last run.
@@ -40,12 +41,6 @@ pub struct Outcome {
     pub last_timed_out: bool,
     pub stop: Option<Stop>,
     pub cleanup_error: Option<String>,
-}
-
-/// Writes a record; an I/O failure on the record output ends timecmd (exit 125, or quietly
-/// on a broken pipe).
-pub fn io_fail(e: &std::io::Error) -> Failure {
-    crate::own(Failure::io("writing records", e))
 }
 
 /// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
@@ -140,7 +135,7 @@ impl Run {
 /// Runs the series, writing a sample per measured run; the outcome feeds the summary.
 pub fn series(
     plan: &Plan,
-    rep: &mut Reporter,
+    s: &mut Session,
     signals: &mut Signals,
     sp: &mut Spawner,
 ) -> Result<Outcome, Failure> {
@@ -155,7 +150,7 @@ pub fn series(
         let run = Run::nth(plan, i);
         out.stop = before_run(plan, signals, &run);
         if out.stop.is_none() {
-            out.stop = measure_run(plan, rep, signals, sp, &run, &mut out)?;
+            out.stop = measure_run(plan, s, signals, sp, &run, &mut out)?;
         }
         if out.stop.is_some() {
             break;
@@ -195,7 +190,7 @@ fn before_run(plan: &Plan, signals: &mut Signals, run: &Run) -> Option<Stop> {
 /// Spawns, waits for and records one run; says why the series stops after it, if it does.
 fn measure_run(
     plan: &Plan,
-    rep: &mut Reporter,
+    s: &mut Session,
     signals: &mut Signals,
     sp: &mut Spawner,
     run: &Run,
@@ -211,8 +206,7 @@ fn measure_run(
             if !run.warm {
                 out.measured += 1;
                 out.failed += 1;
-                rep.sample_failed(&e.message, info(json!({"run": run.index, "ok": false})))
-                    .map_err(|e| io_fail(&e))?;
+                s.sample_failed(&e.message, info(json!({"run": run.index, "ok": false})))?;
             }
             return Ok(Some(Stop::Spawn(e)));
         }
@@ -233,12 +227,12 @@ fn measure_run(
     });
     let ended = Ended { exit, pid, usage };
     if let Some(sig) = interrupt {
-        record_interrupted(rep, run, &ended, sig, out)?;
+        record_interrupted(s, run, &ended, sig, out)?;
         Ok(Some(Stop::Interrupted(sig)))
     } else if reaped.timed_out {
-        record_timed_out(plan, rep, run, &ended, out)
+        record_timed_out(plan, s, run, &ended, out)
     } else {
-        record_ended(plan, rep, run, &ended, out)
+        record_ended(plan, s, run, &ended, out)
     }
 }
 
@@ -251,7 +245,7 @@ struct Ended {
 
 /// A run cut short by an interrupt: a failed sample.
 fn record_interrupted(
-    rep: &mut Reporter,
+    s: &mut Session,
     run: &Run,
     e: &Ended,
     sig: i32,
@@ -268,13 +262,13 @@ fn record_interrupted(
         signal_name(sig),
         e.usage.wall_s
     );
-    rep.sample_failed(&msg, inf).map_err(|e| io_fail(&e))
+    s.sample_failed(&msg, inf)
 }
 
 /// A run killed at --time-limit: a failed sample; the series stops unless --ignore-failure.
 fn record_timed_out(
     plan: &Plan,
-    rep: &mut Reporter,
+    s: &mut Session,
     run: &Run,
     e: &Ended,
     out: &mut Outcome,
@@ -291,7 +285,7 @@ fn record_timed_out(
         let mut inf = run_info(run.index, e.exit, e.pid);
         inf.insert("timed_out".into(), json!(true));
         inf.insert("time_limit_s".into(), json!(limit));
-        rep.sample_failed(&msg, inf).map_err(|e| io_fail(&e))?;
+        s.sample_failed(&msg, inf)?;
     }
     Ok((!plan.ignore_failure).then_some(Stop::RunFailed(msg)))
 }
@@ -300,7 +294,7 @@ fn record_timed_out(
 /// a failure stops the series unless --ignore-failure.
 fn record_ended(
     plan: &Plan,
-    rep: &mut Reporter,
+    s: &mut Session,
     run: &Run,
     e: &Ended,
     out: &mut Outcome,
@@ -310,8 +304,7 @@ fn record_ended(
         if !ok {
             out.failed += 1;
         }
-        rep.sample(e.usage.values(), run_info(run.index, e.exit, e.pid))
-            .map_err(|e| io_fail(&e))?;
+        s.sample(e.usage.values(), run_info(run.index, e.exit, e.pid))?;
         if ok || plan.ignore_failure {
             out.counted.push(e.usage);
         }

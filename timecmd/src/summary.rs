@@ -4,14 +4,15 @@ use crate::clock::own_peak_rss_bytes;
 use crate::exit::{Exit, signal_name};
 use crate::human;
 use crate::plan::Plan;
-use crate::series::{Outcome, Stop, io_fail};
+use crate::series::{Outcome, Stop};
 use crate::stats::{self, Outliers};
 use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
 use measure::Failure;
+use measure::lifecycle::Session;
 use measure::record::Status;
-use measure::writer::{Reporter, Summary, Values, info};
+use measure::writer::{Summary, Values, info};
 use serde_json::json;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 /// Statistics of one field over the counted runs into `v` as `<name>_mean_s` etc.
 fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
@@ -97,7 +98,7 @@ fn stop_text(plan: &Plan, o: &Outcome) -> Option<String> {
 }
 
 /// Writes the summary and the human text; returns the exit status.
-pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Result<u8, Failure> {
+pub fn finish(plan: &Plan, s: &mut Session, o: &Outcome, handoff: bool) -> Result<u8, Failure> {
     let (values, fig) = figures(o);
     let stop_text = stop_text(plan, o);
     let status = if o.counted.is_empty() {
@@ -129,27 +130,35 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
     if !warnings.is_empty() {
         inf.insert("warnings".into(), json!(warnings));
     }
-    rep.summary(Summary {
+    s.summary(Summary {
         status,
-        error,
+        error: error.clone(),
         headline: Some("wall_median_s".into()),
         values,
         info: inf,
-    })
-    .map_err(|e| io_fail(&e))?;
-    human_text(plan, o, &fig, stop_text.as_deref(), &warnings);
+    })?;
+    let said = Said {
+        stop: stop_text.as_deref(),
+        error: error.as_deref(),
+        warnings: &warnings,
+    };
+    human_text(plan, s, o, &fig, &said);
     Ok(exit_code(o))
 }
 
-/// Human text on stderr: errors always; the summary only on a terminal; warnings unless -q.
-fn human_text(
-    plan: &Plan,
-    o: &Outcome,
-    fig: &Figures,
-    stop_text: Option<&str>,
-    warnings: &[String],
-) {
-    let mut err = std::io::stderr().lock();
+/// What the summary says in words.
+struct Said<'a> {
+    /// Why the series stopped, if it stopped early.
+    stop: Option<&'a str>,
+    /// The summary's error.
+    error: Option<&'a str>,
+    warnings: &'a [String],
+}
+
+/// Text for people on stderr. The errors (why the series stopped, a failed --cleanup) are
+/// always said; a person watching (a terminal, no -q) gets them in the human summary, with
+/// the outlier warnings and the figures, or with the summary's error when no run counted.
+fn human_text(plan: &Plan, s: &mut Session, o: &Outcome, fig: &Figures, said: &Said<'_>) {
     // A failing last run speaks for itself (as under time(1)); say so only when it cut the
     // series short.
     let cut_short = match &o.stop {
@@ -157,24 +166,27 @@ fn human_text(
         Some(_) => true,
         None => false,
     };
-    if let Some(t) = stop_text.filter(|_| cut_short) {
-        let _ = writeln!(err, "timecmd: {t}");
+    let mut text = String::new();
+    if let Some(t) = said.stop.filter(|_| cut_short) {
+        text.push_str(&format!("timecmd: {t}\n"));
     }
     if let Some(c) = &o.cleanup_error {
-        let _ = writeln!(err, "timecmd: warning: {c}");
+        text.push_str(&format!("timecmd: warning: {c}\n"));
     }
-    if plan.quiet {
-        return;
+    if !s.human().on() {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
-    for w in warnings {
-        let _ = writeln!(err, "timecmd: warning: {w}");
+    for w in said.warnings {
+        text.push_str(&format!("timecmd: warning: {w}\n"));
     }
-    if err.is_terminal()
-        && let (Some(w), Some(u), Some(s), Some(r)) = (&fig.wall, &fig.user, &fig.sys, fig.max_rss)
-    {
+    if let (Some(w), Some(u), Some(sy), Some(r)) = (&fig.wall, &fig.user, &fig.sys, fig.max_rss) {
         let cpu = fig.cpu_ratio.unwrap_or(0.0);
-        let _ = err.write_all(human::summary(&plan.display, w, u, s, cpu, r).as_bytes());
+        text.push_str(&human::summary(&plan.display, w, u, sy, cpu, r));
+    } else if let Some(e) = said.error.filter(|_| !cut_short) {
+        text.push_str(&format!("timecmd: {}: {e}\n", plan.display));
     }
+    // Printed only when a person watches; the lifecycle then adds no summary of its own.
+    s.human().summary(&text);
 }
 
 /// The exit status: the signal's 128+N after an interrupt, env(1)'s codes for timecmd's own

@@ -95,6 +95,39 @@ fn ctrl_c_during_prepare_exits_130() {
     assert!(of(&recs, Kind::Sample).is_empty());
 }
 
+#[test]
+fn a_signal_the_parent_ignores_stays_ignored() {
+    let d = scratch();
+    let rec = d.path().join("records.jsonl");
+    // As `nohup` or `cmd &` in a script do: SIGINT ignored before timecmd starts, for it
+    // and for its runs.
+    let script = format!(
+        "trap '' INT; exec {BIN} -o {} -r 2 -- sh -c 'kill -INT $$; sleep 0.3'",
+        rec.display()
+    );
+    let child = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while children(child.id()).is_empty() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(child.id(), Signal::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = read_records(&rec);
+    assert_eq!(summary(&recs).status, Some(Status::Ok));
+    assert_eq!(of(&recs, Kind::Sample).len(), 2);
+}
+
 /// Sends `sig` to the timecmd this test started.
 fn signal(pid: u32, sig: Signal) {
     kill(Pid::from_raw(pid as i32), sig).unwrap();
