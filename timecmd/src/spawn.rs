@@ -136,10 +136,13 @@ fn attributes() -> io::Result<PosixSpawnAttr> {
 fn environment() -> Vec<CString> {
     std::env::vars_os()
         .filter_map(|(k, v)| {
-            let mut kv = k.into_vec();
+            // One allocation of the final size per variable.
+            let mut kv = Vec::with_capacity(k.len() + v.len() + 2);
+            kv.extend_from_slice(k.as_bytes());
             kv.push(b'=');
-            kv.extend(v.into_vec());
-            CString::new(kv).ok()
+            kv.extend_from_slice(v.as_bytes());
+            kv.push(0);
+            CString::from_vec_with_nul(kv).ok()
         })
         .collect()
 }
