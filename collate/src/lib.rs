@@ -14,7 +14,7 @@ pub mod read;
 pub mod render;
 pub mod stats;
 
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction, ArgMatches, Command};
 use collect::{Collector, MetricChoice, Spec};
 use dims::Dim;
 use filter::Filter;
@@ -160,79 +160,135 @@ pub fn command() -> Command {
         )
 }
 
+/// What the command line asks for, checked.
+pub struct Opts {
+    pub format: Format,
+    /// What to group by, filter and show.
+    pub spec: Spec,
+    pub matrix: Options,
+    /// The inputs; none means stdin.
+    pub files: Vec<String>,
+    pub on_invalid: OnInvalid,
+    pub transpose: bool,
+}
+
+impl Opts {
+    /// The options from parsed arguments; a usage failure for values that do not fit.
+    pub fn from_matches(m: &ArgMatches) -> Result<Opts, Failure> {
+        let get = |k: &str| m.get_one::<String>(k).map(String::as_str);
+        let format = get("format")
+            .and_then(Format::parse)
+            .ok_or_else(|| Failure::usage("--format: unknown format"))?;
+        let rows = Dim::parse_list(get("rows").unwrap_or("name,metric"), "--rows")
+            .map_err(Failure::usage)?;
+        let cols =
+            Dim::parse_list(get("cols").unwrap_or("label"), "--cols").map_err(Failure::usage)?;
+        if let Some(d) = rows.iter().find(|d| cols.contains(d)) {
+            return Err(Failure::usage(format!(
+                "{} is in both --rows and --cols: a key goes in one of them",
+                d.key()
+            )));
+        }
+        let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
+        let metrics = metric_choice(get("metric"))?;
+        let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
+        let columns: Option<Vec<String>> = m.get_many::<String>("columns").map(|v| {
+            v.flat_map(|s| s.split(','))
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+        Ok(Opts {
+            format,
+            spec: Spec {
+                rows,
+                cols,
+                filter,
+                metrics,
+            },
+            matrix: Options {
+                stat,
+                baseline: get("baseline").map(str::to_string),
+                columns,
+                show_ci: !m.get_flag("no-ci"),
+            },
+            files: m
+                .get_many::<String>("files")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default(),
+            on_invalid: if m.get_flag("skip-invalid") {
+                OnInvalid::Skip
+            } else {
+                OnInvalid::Fail
+            },
+            transpose: m.get_flag("transpose"),
+        })
+    }
+}
+
+/// `--metric`: absent is the headline rule, `all` every metric, else a list of keys that
+/// each carry a unit suffix.
+fn metric_choice(arg: Option<&str>) -> Result<MetricChoice, Failure> {
+    let list = match arg {
+        None => return Ok(MetricChoice::Headline),
+        Some("all") => return Ok(MetricChoice::All),
+        Some(list) => list,
+    };
+    let keys: Vec<String> = list
+        .split(',')
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
+    if let Some(bad) = keys.iter().find(|k| !measure::record::has_unit_suffix(k)) {
+        return Err(Failure::usage(format!(
+            "--metric {bad}: a metric is a key in values with its unit suffix, e.g. rtt_s or throughput_bits_per_s"
+        )));
+    }
+    if keys.is_empty() {
+        return Err(Failure::usage("--metric: name at least one key, or all"));
+    }
+    Ok(MetricChoice::Keys(keys))
+}
+
 /// Runs collate with `args` (the program name first).
 pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
     let m = measure::cli::parse(command(), args)?;
-    let get = |k: &str| m.get_one::<String>(k).map(String::as_str);
-    let format = get("format")
-        .and_then(Format::parse)
-        .ok_or_else(|| Failure::usage("--format: unknown format"))?;
-    let rows =
-        Dim::parse_list(get("rows").unwrap_or("name,metric"), "--rows").map_err(Failure::usage)?;
-    let cols = Dim::parse_list(get("cols").unwrap_or("label"), "--cols").map_err(Failure::usage)?;
-    if let Some(d) = rows.iter().find(|d| cols.contains(d)) {
-        return Err(Failure::usage(format!(
-            "{} is in both --rows and --cols: a key goes in one of them",
-            d.key()
-        )));
+    let o = Opts::from_matches(&m)?;
+    let collector = collect(&o)?;
+    let table = matrix::build(&collector, &o.matrix)?;
+    if table.rows.is_empty() || table.columns.is_empty() {
+        return Err(Failure::new(
+            exit::MEASURED_FAILURE,
+            "empty matrix",
+            why_empty(&collector),
+        ));
     }
-    let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
-    let metrics = match get("metric") {
-        None => MetricChoice::Headline,
-        Some("all") => MetricChoice::All,
-        Some(list) => {
-            let keys: Vec<String> = list
-                .split(',')
-                .map(|k| k.trim().to_string())
-                .filter(|k| !k.is_empty())
-                .collect();
-            if let Some(bad) = keys.iter().find(|k| !measure::record::has_unit_suffix(k)) {
-                return Err(Failure::usage(format!(
-                    "--metric {bad}: a metric is a key in values with its unit suffix, e.g. rtt_s or throughput_bits_per_s"
-                )));
-            }
-            if keys.is_empty() {
-                return Err(Failure::usage("--metric: name at least one key, or all"));
-            }
-            MetricChoice::Keys(keys)
-        }
-    };
-    let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
-    let columns: Option<Vec<String>> = m.get_many::<String>("columns").map(|v| {
-        v.flat_map(|s| s.split(','))
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    });
-    let options = Options {
-        stat,
-        baseline: get("baseline").map(str::to_string),
-        columns,
-        show_ci: !m.get_flag("no-ci"),
-    };
-    let files: Vec<String> = m
-        .get_many::<String>("files")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let on_invalid = if m.get_flag("skip-invalid") {
-        OnInvalid::Skip
+    let table = if o.transpose && o.format != Format::Svg {
+        table.transpose()
     } else {
-        OnInvalid::Fail
+        table
     };
-    if files.is_empty() && measure::cli::is_terminal(0) {
+    let out = render::render(&table, o.format);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::io("stdout", &e))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads every input into a [`Collector`], saying on stderr what was skipped or left out;
+/// a failure when the inputs hold no sample or summary at all.
+fn collect(o: &Opts) -> Result<Collector, Failure> {
+    if o.files.is_empty() && measure::cli::is_terminal(0) {
         let _ = writeln!(
             std::io::stderr(),
             "collate: reading JSON lines from the terminal (give FILEs or a pipe; Ctrl-D ends)"
         );
     }
-    let mut collector = Collector::new(Spec {
-        rows,
-        cols,
-        filter: filter.clone(),
-        metrics,
-    });
+    let mut collector = Collector::new(o.spec.clone());
     let group_dims = collector.group_dims.clone();
-    let report = read::read_all(&files, on_invalid, &group_dims, |b| {
+    let report = read::read_all(&o.files, o.on_invalid, &group_dims, |b| {
         collector.add_batch(b);
         Ok(())
     })?;
@@ -242,7 +298,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             err,
             "collate: skipped {} invalid line{} of {} (--skip-invalid); first: {}",
             report.skipped,
-            if report.skipped == 1 { "" } else { "s" },
+            plural(report.skipped),
             report.lines,
             report.examples.join("; ")
         );
@@ -254,7 +310,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             format!(
                 "{} line{} held no samples or summaries: give the JSON lines the benchmatrix tools write",
                 report.lines,
-                if report.lines == 1 { "" } else { "s" }
+                plural(report.lines)
             ),
         ));
     }
@@ -263,38 +319,28 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
             err,
             "collate: {} failed sample{} (with an error, no values) left out",
             collector.failed_samples,
-            if collector.failed_samples == 1 {
-                ""
-            } else {
-                "s"
-            }
+            plural(collector.failed_samples)
         );
     }
-    let table = matrix::build(&collector, &options)?;
-    if table.rows.is_empty() || table.columns.is_empty() {
-        let why = if collector.matched == 0 && filter != Filter::All {
-            "no record matches --filter".to_string()
-        } else if let MetricChoice::Keys(k) = &collector.spec.metrics {
-            format!(
-                "no values for --metric {}; the metrics are: {}",
-                k.join(","),
-                collector.metrics.list.join(", ")
-            )
-        } else {
-            "the records hold no values to show".to_string()
-        };
-        return Err(Failure::new(exit::MEASURED_FAILURE, "empty matrix", why));
-    }
-    let table = if m.get_flag("transpose") && format != Format::Svg {
-        table.transpose()
+    Ok(collector)
+}
+
+/// `s` for a count other than one.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Why the matrix has no row or no column: the filter, `--metric`, or nothing to show.
+fn why_empty(collector: &Collector) -> String {
+    if collector.matched == 0 && collector.spec.filter != Filter::All {
+        "no record matches --filter".to_string()
+    } else if let MetricChoice::Keys(k) = &collector.spec.metrics {
+        format!(
+            "no values for --metric {}; the metrics are: {}",
+            k.join(","),
+            collector.metrics.list.join(", ")
+        )
     } else {
-        table
-    };
-    let out = render::render(&table, format);
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::io("stdout", &e))?;
-    Ok(ExitCode::SUCCESS)
+        "the records hold no values to show".to_string()
+    }
 }
