@@ -24,7 +24,7 @@ use read::OnInvalid;
 use render::Format;
 use stats::Stat;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 const LONG_ABOUT: &str = "\
@@ -280,7 +280,7 @@ pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
 /// Reads every input into a [`Collector`], saying on stderr what was skipped or left out;
 /// a failure when the inputs hold no sample or summary at all.
 fn collect(o: &Opts) -> Result<Collector, Failure> {
-    if o.files.is_empty() && measure::cli::is_terminal(0) {
+    if o.files.is_empty() && std::io::stdin().is_terminal() {
         let _ = writeln!(
             std::io::stderr(),
             "collate: reading JSON lines from the terminal (give FILEs or a pipe; Ctrl-D ends)"
