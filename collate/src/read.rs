@@ -8,7 +8,7 @@
 
 use crate::collect::Batch;
 use crate::dims::Dim;
-use measure::{Failure, Record, exit};
+use measure::{Exit, Failure, Record};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -139,14 +139,14 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
     }
     let f = File::open(path).map_err(|e| {
         Failure::new(
-            exit::CANNOT,
+            Exit::Cannot,
             path,
             format!("{e} (give JSON lines files written by the benchmatrix tools, or - for stdin)"),
         )
     })?;
     if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
         return Err(Failure::new(
-            exit::CANNOT,
+            Exit::Cannot,
             path,
             "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
         ));
@@ -246,7 +246,7 @@ fn read_input(
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
         let n = fill_block(&mut r, &mut text)
-            .map_err(|e| Failure::new(exit::CANNOT, format!("{path}:{line}"), e))?;
+            .map_err(|e| Failure::new(Exit::Cannot, format!("{path}:{line}"), e))?;
         if n == 0 {
             return Ok(());
         }
@@ -275,7 +275,7 @@ fn consume(
         let rx = next?;
         let parsed = rx
             .recv()
-            .map_err(|_| Failure::new(exit::CANNOT, "reading", "a parser thread stopped"))?;
+            .map_err(|_| Failure::new(Exit::Cannot, "reading", "a parser thread stopped"))?;
         report.lines += parsed.lines;
         if let Some((place, why)) = parsed.bad.first()
             && on_invalid == OnInvalid::Fail
@@ -283,7 +283,7 @@ fn consume(
             // Records before the bad line in this block still count for nothing:
             // the run stops here.
             return Err(Failure::new(
-                exit::CANNOT,
+                Exit::Cannot,
                 place,
                 format!("{why} (use --skip-invalid to skip bad lines and count them)"),
             ));

@@ -6,7 +6,7 @@ use super::table::{Cell, Row};
 use crate::collect::{Collector, MetricChoice, SEP};
 use crate::stats::{self, Stat};
 use measure::units::choose_scale;
-use measure::{Failure, exit};
+use measure::{Exit, Failure};
 use std::collections::HashMap;
 
 /// The per-sample metric that a summary's headline aggregates: `wall_s` for
@@ -153,7 +153,7 @@ fn gather<'a>(
             None => suffix = Some((suf, metric)),
             Some((first, other)) if first != suf => {
                 return Err(Failure::new(
-                    exit::CANNOT,
+                    Exit::Cannot,
                     format!("row \"{}\"", c.rows.list[row_id].replace(SEP, ", ")),
                     format!(
                         "mixes units: {other} ({first}) and {metric} ({suf}); put metric in --rows or pick one with --metric"
