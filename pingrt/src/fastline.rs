@@ -3,8 +3,8 @@
 //! line reads back through measure's strict reader as the same record the Reporter writes.
 //! (measure has no allocation-free sample writer; this is that, for pingrt's two shapes.)
 
+use crate::clock::now_ns;
 use crate::sink::ReplyEvent;
-use crate::socket::now_ns;
 use measure::writer::{Envelope, now_rfc3339};
 use measure::{Kind, Record, SCHEMA};
 use serde_json::{Map, Value};

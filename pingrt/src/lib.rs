@@ -1,11 +1,13 @@
 //! pingrt: ICMP and ICMPv6 echo round-trip times with kernel timestamps, reported as
 //! benchmatrix JSON lines (a sample per probe and a summary), replacing `ping`.
 
+pub mod clock;
 pub mod config;
 pub mod fastline;
 pub mod human;
 pub mod output;
 pub mod packet;
+pub mod prefault;
 mod receive;
 pub mod session;
 pub mod sink;

@@ -1,10 +1,11 @@
 //! The receive side of a run: replies, ICMP errors and kernel transmit stamps, read from
 //! the socket and its error queue, classified by the tracker and written as samples.
 
+use crate::clock::now_ns;
 use crate::packet::{self, Family, IcmpError, Incoming};
 use crate::session::{DRAIN_BATCH, Session, out_err};
 use crate::sink::ReplyEvent;
-use crate::socket::{Kind, Received, now_ns};
+use crate::socket::{Kind, Received};
 use crate::tracker::Outcome;
 use measure::Failure;
 use pnet_packet::icmp::{IcmpCode, IcmpType};

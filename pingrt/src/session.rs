@@ -1,10 +1,11 @@
 //! One run: send probes on schedule, read replies, errors and stamps, write the records.
 
+use crate::clock::now_ns;
 use crate::config::{Config, FLOOD_GAP};
 use crate::human::Human;
 use crate::packet::{self, Family};
 use crate::sink::Sink;
-use crate::socket::{self, IcmpSocket, Kind, SocketOptions, now_ns};
+use crate::socket::{self, IcmpSocket, Kind, SocketOptions};
 use crate::tracker::{Probe, Tracker, wire_seq};
 use measure::writer::{Summary, Values, info};
 use measure::{Failure, Reporter, Status, exit};
@@ -89,19 +90,13 @@ fn params(cfg: &Config) -> Map<String, Value> {
     }))
 }
 
-/// Runs the probes of `cfg`, writing records to `rep`; always writes the summary.
-pub fn run(
-    cfg: Config,
-    mut rep: Reporter,
-    eager: Option<Arc<AtomicBool>>,
-    shared: Option<crate::output::Shared>,
-) -> Result<ExitCode, Failure> {
-    let flush_now = || {
-        if let Some(e) = &eager {
-            e.store(true, Ordering::Relaxed);
-        }
-    };
-    let mut base = params(&cfg);
+/// Opens and configures the socket `cfg` asks for; on failure writes begin and a failed
+/// summary to `rep` and returns the failure.
+fn open_socket(
+    cfg: &Config,
+    base: &mut Map<String, Value>,
+    rep: &mut Reporter,
+) -> Result<IcmpSocket, Failure> {
     let opened = IcmpSocket::open(cfg.family, cfg.socket).and_then(|mut s| {
         s.configure(&SocketOptions {
             ttl: cfg.ttl,
@@ -111,8 +106,8 @@ pub fn run(
         })
         .map(|()| s)
     });
-    let sock = match opened {
-        Ok(s) => s,
+    match opened {
+        Ok(s) => Ok(s),
         Err(msg) => {
             base.insert(
                 "socket".into(),
@@ -124,17 +119,16 @@ pub fn run(
                 error: Some(msg.clone()),
                 headline: None,
                 values: Values::new(),
-                info: base,
+                info: base.clone(),
             })
             .map_err(|e| out_err(&e))?;
-            return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
+            Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg))
         }
-    };
-    let cookie = measure::writer::random_u64();
-    let id = match sock.kind {
-        Kind::Raw => (cookie >> 48) as u16,
-        Kind::Dgram => sock.dgram_id().unwrap_or(0),
-    };
+    }
+}
+
+/// The socket's facts for `begin` and `summary`: its kind, identifier and stamp sources.
+fn socket_info(base: &mut Map<String, Value>, sock: &IcmpSocket, id: u16) {
     base.insert("socket".into(), json!(sock.kind.as_str()));
     base.insert("icmp_id".into(), json!(id));
     base.insert(
@@ -153,6 +147,23 @@ pub fn run(
             "user before sendto"
         }),
     );
+}
+
+/// Runs the probes of `cfg`, writing records to `rep`; always writes the summary.
+pub fn run(
+    cfg: Config,
+    mut rep: Reporter,
+    eager: Option<Arc<AtomicBool>>,
+    shared: Option<crate::output::Shared>,
+) -> Result<ExitCode, Failure> {
+    let mut base = params(&cfg);
+    let sock = open_socket(&cfg, &mut base, &mut rep)?;
+    let cookie = measure::writer::random_u64();
+    let id = match sock.kind {
+        Kind::Raw => (cookie >> 48) as u16,
+        Kind::Dgram => sock.dgram_id().unwrap_or(0),
+    };
+    socket_info(&mut base, &sock, id);
     let mut begin = base.clone();
     begin.extend(measure::envfacts::Probe::system().machine());
     rep.begin(begin).map_err(|e| out_err(&e))?;
@@ -166,7 +177,6 @@ pub fn run(
     };
     let ip_header = if cfg.family == Family::V4 { 20 } else { 40 };
     human.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
-    let timeout_ns = ns(cfg.timeout);
     let target_text = cfg.target.ip().to_string();
     let sink = if cfg.flood {
         Sink::threaded(rep, target_text.clone(), shared)
@@ -174,41 +184,57 @@ pub fn run(
     } else {
         Sink::direct(rep, target_text.clone())
     };
-    let target_addr = socket::sockaddr(&cfg.target);
-    let mut s = Session {
-        tracker: Tracker::new(cookie, cfg.size, timeout_ns),
-        buf: vec![0u8; cfg.size + 8 + 60 + 512],
-        errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
-        requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
-        sink: Some(sink),
-        cfg,
-        sock,
-        id,
-        rtts: Vec::new(),
-        human,
-        base_info: base,
-        start: now_ns(),
-        eager_read: true,
-        target_text,
-        target_addr,
-        end_ns: None,
-    };
-    // The probe table and the RTT list get their memory before the first probe (for a run
-    // without a count, room for 65536 probes to begin with).
-    s.tracker.reserve(s.cfg.count);
-    let expected = if s.cfg.count == 0 {
-        1 << 16
-    } else {
-        s.cfg.count.min(1 << 20)
-    };
-    s.rtts.reserve_exact(expected as usize);
-    socket::populate(&mut s.rtts);
+    let mut s = Session::new(cfg, sock, id, cookie, sink, human, base);
     let result = s.probe_loop();
-    flush_now();
+    if let Some(e) = &eager {
+        e.store(true, Ordering::Relaxed);
+    }
     s.finish(result)
 }
 
 impl Session {
+    /// A session over the open socket `sock`, its probe table and RTT list backed with
+    /// memory before the first probe (for a run without a count, room for 65536 probes).
+    fn new(
+        cfg: Config,
+        sock: IcmpSocket,
+        id: u16,
+        cookie: u64,
+        sink: Sink,
+        human: Human,
+        base_info: Map<String, Value>,
+    ) -> Session {
+        let target_text = cfg.target.ip().to_string();
+        let target_addr = socket::sockaddr(&cfg.target);
+        let mut s = Session {
+            tracker: Tracker::new(cookie, cfg.size, ns(cfg.timeout)),
+            buf: vec![0u8; cfg.size + 8 + 60 + 512],
+            errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
+            requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
+            sink: Some(sink),
+            cfg,
+            sock,
+            id,
+            rtts: Vec::new(),
+            human,
+            base_info,
+            start: now_ns(),
+            eager_read: true,
+            target_text,
+            target_addr,
+            end_ns: None,
+        };
+        s.tracker.reserve(s.cfg.count);
+        let expected = if s.cfg.count == 0 {
+            1 << 16
+        } else {
+            s.cfg.count.min(1 << 20)
+        };
+        s.rtts.reserve_exact(expected as usize);
+        crate::prefault::populate(&mut s.rtts);
+        s
+    }
+
     fn probe_loop(&mut self) -> Result<End, Failure> {
         let start = now_ns();
         self.start = start;
@@ -246,63 +272,76 @@ impl Session {
                 }
                 if !lingering {
                     lingering = true;
-                    if !self.cfg.timeout_given && c.received > 0 {
-                        // As ping: once everything is sent, wait about two of the longest
-                        // round trips (at least a second) rather than the full timeout.
-                        let max = self.rtts.iter().copied().fold(0.0f64, f64::max);
-                        let linger = ((2.0 * max * 1e9) as i64).max(1_000_000_000);
-                        self.tracker.cap_deadlines(now.saturating_add(linger));
+                    if self.linger(now) {
                         continue;
                     }
                 }
-            } else {
-                let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
-                if due {
-                    let after = self.send_probe()?;
-                    if self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)
-                    {
-                        // On a fast path (loopback) the reply is queued before sendto
-                        // returns: read it now rather than after another poll. Keep doing so
-                        // only while it pays.
-                        let before = self.tracker.waiting();
-                        self.drain()?;
-                        let hit = self.tracker.waiting() < before;
-                        self.eager_read = hit;
-                        if hit {
-                            fresh = Some(after);
-                        }
-                    }
-                    next_send = if self.cfg.flood {
-                        after + flood_gap
-                    } else {
-                        (next_send + interval).max(after - interval)
-                    };
-                    continue;
+            } else if now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0) {
+                let (after, answered) = self.send_and_peek()?;
+                if answered {
+                    fresh = Some(after);
                 }
+                next_send = if self.cfg.flood {
+                    after + flood_gap
+                } else {
+                    (next_send + interval).max(after - interval)
+                };
+                continue;
             }
-            let mut wake = i64::MAX;
+            let mut wake = self.tracker.next_deadline().unwrap_or(i64::MAX);
             if !done_sending {
-                wake = next_send;
-            }
-            if let Some(d) = self.tracker.next_deadline() {
-                wake = wake.min(d);
+                wake = wake.min(next_send);
             }
             if let Some(d) = deadline_at {
                 wake = wake.min(d);
             }
-            let timeout = (wake != i64::MAX).then(|| wake - now);
-            match socket::wait(self.sock.fd(), timeout) {
-                Ok((readable, errq)) => {
-                    if errq {
-                        self.drain_errqueue(DRAIN_BATCH)?;
-                    }
-                    if readable {
-                        self.drain()?;
-                    }
+            self.wait_and_read((wake != i64::MAX).then(|| wake - now))?;
+        }
+    }
+
+    /// Once everything is sent, as ping: wait about two of the longest round trips (at
+    /// least a second) rather than the full timeout, unless -W was given or nothing came
+    /// back. Whether the deadlines were brought forward.
+    fn linger(&mut self, now: i64) -> bool {
+        if self.cfg.timeout_given || self.tracker.counts.received == 0 {
+            return false;
+        }
+        let max = self.rtts.iter().copied().fold(0.0f64, f64::max);
+        let linger = ((2.0 * max * 1e9) as i64).max(1_000_000_000);
+        self.tracker.cap_deadlines(now.saturating_add(linger));
+        true
+    }
+
+    /// Sends the next probe; in flood mode reads the reply at once while that pays (on a
+    /// fast path such as loopback it is queued before sendto returns). Returns the time
+    /// right after sendto and whether the reply was read.
+    fn send_and_peek(&mut self) -> Result<(i64, bool), Failure> {
+        let after = self.send_probe()?;
+        if !(self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)) {
+            return Ok((after, false));
+        }
+        let before = self.tracker.waiting();
+        self.drain()?;
+        let hit = self.tracker.waiting() < before;
+        self.eager_read = hit;
+        Ok((after, hit))
+    }
+
+    /// Waits up to `timeout_ns` (`None`: without limit) for the socket, then reads what
+    /// came: the error queue first, then replies.
+    fn wait_and_read(&mut self, timeout_ns: Option<i64>) -> Result<(), Failure> {
+        match socket::wait(self.sock.fd(), timeout_ns) {
+            Ok((readable, errq)) => {
+                if errq {
+                    self.drain_errqueue(DRAIN_BATCH)?;
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Failure::new(exit::CANNOT, "poll", e)),
+                if readable {
+                    self.drain()?;
+                }
+                Ok(())
             }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
+            Err(e) => Err(Failure::new(exit::CANNOT, "poll", e)),
         }
     }
 

@@ -67,7 +67,7 @@ fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
 /// Room for a batch of events, backed with memory now rather than while probing.
 fn new_batch() -> Vec<Event> {
     let mut v = Vec::with_capacity(BATCH);
-    crate::socket::populate(&mut v);
+    crate::prefault::populate(&mut v);
     v
 }
 

@@ -1,8 +1,8 @@
 //! The end of a run: unanswered probes, the summary record, the ping summary and the exit code.
 
+use crate::clock::now_ns;
 use crate::session::{End, Session, out_err};
 use crate::sink::Sink;
-use crate::socket::now_ns;
 use crate::stats;
 use measure::writer::{Summary, Values};
 use measure::{Failure, Status, exit};
@@ -15,31 +15,7 @@ impl Session {
         let st = stats::rtt_stats(&self.rtts);
         let end = match result {
             Ok(end) => end,
-            Err(f) => {
-                self.end_ns = Some(now_ns());
-                let mut rep = match self.sink.take().and_then(Sink::finish) {
-                    Some((rep, _)) => rep,
-                    None => return Err(f),
-                };
-                let msg = f.message.clone().unwrap_or_else(|| "failed".into());
-                let (mut values, mut i) = self.summary_values(st.as_ref());
-                i.insert("end".into(), json!("error"));
-                if self.tracker.counts.received == 0 {
-                    values = Values::new();
-                }
-                let _ = rep.summary(Summary {
-                    status: if self.tracker.counts.received > 0 {
-                        Status::Partial
-                    } else {
-                        Status::Failed
-                    },
-                    error: Some(msg),
-                    headline: None,
-                    values,
-                    info: i,
-                });
-                return Err(f);
-            }
+            Err(f) => return Err(self.failed(f, st.as_ref())),
         };
         self.end_ns = Some(now_ns());
         if end != End::Done {
@@ -56,23 +32,7 @@ impl Session {
         let c = self.tracker.counts;
         let unlimited = self.cfg.count == 0 && self.cfg.deadline.is_none();
         let abnormal = end == End::Interrupted && !unlimited;
-        let (status, error) = if c.received == 0 {
-            (
-                Status::Failed,
-                Some(format!(
-                    "no reply from {} ({} sent)",
-                    self.cfg.target.ip(),
-                    c.sent
-                )),
-            )
-        } else if abnormal {
-            (
-                Status::Partial,
-                Some("interrupted before the last probe".to_string()),
-            )
-        } else {
-            (Status::Ok, None)
-        };
+        let (status, error) = self.status(abnormal);
         self.human.summary(
             &self.cfg.host,
             c.sent,
@@ -109,6 +69,57 @@ impl Session {
         } else {
             exit::MEASURED_FAILURE
         }))
+    }
+
+    /// The summary's status and error: failed without a reply, partial when interrupted
+    /// before the last probe (`abnormal`), else ok.
+    fn status(&self, abnormal: bool) -> (Status, Option<String>) {
+        let c = self.tracker.counts;
+        if c.received == 0 {
+            (
+                Status::Failed,
+                Some(format!(
+                    "no reply from {} ({} sent)",
+                    self.cfg.target.ip(),
+                    c.sent
+                )),
+            )
+        } else if abnormal {
+            (
+                Status::Partial,
+                Some("interrupted before the last probe".to_string()),
+            )
+        } else {
+            (Status::Ok, None)
+        }
+    }
+
+    /// Writes the summary of a run that stopped on the failure `f` (partial when replies
+    /// came, else failed) and gives `f` back.
+    fn failed(mut self, f: Failure, st: Option<&stats::RttStats>) -> Failure {
+        self.end_ns = Some(now_ns());
+        let mut rep = match self.sink.take().and_then(Sink::finish) {
+            Some((rep, _)) => rep,
+            None => return f,
+        };
+        let msg = f.message.clone().unwrap_or_else(|| "failed".into());
+        let (mut values, mut i) = self.summary_values(st);
+        i.insert("end".into(), json!("error"));
+        if self.tracker.counts.received == 0 {
+            values = Values::new();
+        }
+        let _ = rep.summary(Summary {
+            status: if self.tracker.counts.received > 0 {
+                Status::Partial
+            } else {
+                Status::Failed
+            },
+            error: Some(msg),
+            headline: None,
+            values,
+            info: i,
+        });
+        f
     }
 
     fn summary_values(&mut self, st: Option<&stats::RttStats>) -> (Values, Map<String, Value>) {
