@@ -1,15 +1,13 @@
 //! The clock of every send and receive time: CLOCK_REALTIME, which the kernel's software
 //! stamps use too.
 
-/// The current CLOCK_REALTIME in ns, the clock the kernel's software stamps use.
+use nix::time::{ClockId, clock_gettime};
+
+/// The current CLOCK_REALTIME in ns, the clock the kernel's software stamps use (0 if the
+/// clock could not be read, which Linux does not do for this clock).
 pub fn now_ns() -> i64 {
-    // SAFETY: clock_gettime writes one timespec that we own.
-    let ts = unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts);
-        ts
-    };
-    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+    clock_gettime(ClockId::CLOCK_REALTIME)
+        .map_or(0, |ts| ts.tv_sec() * 1_000_000_000 + ts.tv_nsec())
 }
 
 #[cfg(test)]

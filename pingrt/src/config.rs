@@ -38,8 +38,7 @@ pub struct Config {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid takes no arguments and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
 }
 
 /// Resolves `host` to one address of the wanted family (`-4`/`-6`), else the first one.
@@ -156,15 +155,16 @@ fn source_or_interface(
 fn target(ip: IpAddr, interface: Option<&str>) -> Result<SocketAddr, Failure> {
     let mut target = SocketAddr::new(ip, 0);
     if let (SocketAddr::V6(t), Some(ifname)) = (&mut target, interface) {
-        let c = std::ffi::CString::new(ifname)
-            .map_err(|_| Failure::usage("-I: an interface name cannot hold a NUL byte"))?;
-        // SAFETY: c is a NUL-terminated string.
-        let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
-        if idx == 0 {
-            return Err(Failure::usage(format!(
-                "-I {ifname}: no such interface (see `ip link`), and it is not an address"
-            )));
+        if ifname.contains('\0') {
+            return Err(Failure::usage(
+                "-I: an interface name cannot hold a NUL byte",
+            ));
         }
+        let idx = nix::net::if_::if_nametoindex(ifname).map_err(|_| {
+            Failure::usage(format!(
+                "-I {ifname}: no such interface (see `ip link`), and it is not an address"
+            ))
+        })?;
         t.set_scope_id(idx);
     }
     Ok(target)

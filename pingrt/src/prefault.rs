@@ -1,27 +1,22 @@
 //! Memory for the probe tables backed before probing starts, so that filling them does not
 //! stop the probe loop with page faults.
 
-/// Backs the spare capacity of `v` with memory now, in one call (MADV_POPULATE_WRITE, Linux
-/// 5.14), rather than a page fault at a time as it fills: a flood's tables then fill without
-/// stopping the probe loop. Where the kernel does not know the advice, nothing happens.
+use std::mem::MaybeUninit;
+
+/// The smallest page size Linux uses: one write every this many bytes reaches every page.
+const PAGE: usize = 4096;
+
+/// Backs the spare capacity of `v` with memory now, by writing into each of its pages,
+/// rather than a page fault at a time as it fills: a flood's tables then fill without
+/// stopping the probe loop. What `v` holds is left as it is.
 pub fn populate<T>(v: &mut Vec<T>) {
-    // SAFETY: sysconf takes no pointers.
-    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
     let spare = v.spare_capacity_mut();
-    let start = spare.as_mut_ptr() as usize;
-    let end = start + std::mem::size_of_val(spare);
-    let (from, to) = (start.next_multiple_of(page), end / page * page);
-    if to > from {
-        // SAFETY: [from, to) lies inside the vector's own allocation (its unused capacity);
-        // MADV_POPULATE_WRITE only maps pages in, it neither reads nor changes their contents.
-        unsafe {
-            libc::madvise(
-                from as *mut libc::c_void,
-                to - from,
-                libc::MADV_POPULATE_WRITE,
-            );
-        }
+    for slot in spare.iter_mut().step_by(step) {
+        *slot = MaybeUninit::zeroed();
     }
+    // The writes must happen although nothing reads the spare capacity yet.
+    std::hint::black_box(spare);
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ pub(crate) struct Session {
     /// The target address as text, for every sample.
     pub(crate) target_text: String,
     /// The target address in kernel form, for every sendto.
-    pub(crate) target_addr: (libc::sockaddr_storage, libc::socklen_t),
+    pub(crate) target_addr: socket2::SockAddr,
 }
 
 fn ns(d: std::time::Duration) -> i64 {
@@ -205,7 +205,7 @@ impl Session {
         base_info: Map<String, Value>,
     ) -> Session {
         let target_text = cfg.target.ip().to_string();
-        let target_addr = socket::sockaddr(&cfg.target);
+        let target_addr = socket2::SockAddr::from(cfg.target);
         let mut s = Session {
             tracker: Tracker::new(cookie, cfg.size, ns(cfg.timeout)),
             buf: vec![0u8; cfg.size + 8 + 60 + 512],
@@ -330,7 +330,7 @@ impl Session {
     /// Waits up to `timeout_ns` (`None`: without limit) for the socket, then reads what
     /// came: the error queue first, then replies.
     fn wait_and_read(&mut self, timeout_ns: Option<i64>) -> Result<(), Failure> {
-        match socket::wait(self.sock.fd(), timeout_ns) {
+        match socket::wait(&self.sock, timeout_ns) {
             Ok((readable, errq)) => {
                 if errq {
                     self.drain_errqueue(DRAIN_BATCH)?;

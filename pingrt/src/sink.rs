@@ -4,6 +4,7 @@
 use crate::fastline::FastLines;
 use measure::Reporter;
 use measure::writer::Values;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use serde_json::{Map, Value};
 use std::io;
 use std::io::Write;
@@ -145,17 +146,15 @@ impl Sink {
             .spawn(move || {
                 // Below the probing thread: on a busy machine the probes go first and the
                 // records catch up (the summary waits for them).
-                // SAFETY: setpriority on this thread's own id; pthread_sigmask with a set we
-                // own. Ctrl-C and SIGTERM go to the probing thread, which then stops at once.
-                unsafe {
-                    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-                    libc::setpriority(libc::PRIO_PROCESS, tid, 10);
-                    let mut set: libc::sigset_t = std::mem::zeroed();
-                    libc::sigemptyset(&mut set);
-                    libc::sigaddset(&mut set, libc::SIGINT);
-                    libc::sigaddset(&mut set, libc::SIGTERM);
-                    libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-                }
+                // Ctrl-C and SIGTERM go to the probing thread, which then stops at once.
+                let mut set = SigSet::empty();
+                set.add(Signal::SIGINT);
+                set.add(Signal::SIGTERM);
+                let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
+                let tid = nix::unistd::gettid().as_raw() as libc::id_t;
+                // SAFETY: setpriority takes no pointers; it lowers the priority of this
+                // thread (its own id) only. Neither nix nor socket2 offers setpriority.
+                unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, 10) };
                 // A batch's lines, handed to the output in pieces of about CHUNK bytes.
                 let mut chunk = Vec::with_capacity(CHUNK + 4096);
                 for mut batch in rx {

@@ -1,4 +1,4 @@
-//! ICMP sockets through libc: raw or unprivileged datagram, with kernel timestamps and the
+//! ICMP sockets (socket2): raw or unprivileged datagram, with kernel timestamps and the
 //! error queue, and a message that names the exact fix when neither kind may be opened.
 
 mod denied;
@@ -6,21 +6,19 @@ mod options;
 mod poll;
 mod recvmsg;
 mod rxstamps;
-mod sockaddr;
 
 pub use denied::ping_group_range;
 pub use options::SocketOptions;
 pub use poll::wait;
 pub use recvmsg::{ExtErr, Received};
 pub use rxstamps::wait_for_rx_stamps;
-pub use sockaddr::{from_sockaddr, sockaddr};
 
 use crate::packet::Family;
 use denied::{dgram_fix, is_permission, raw_fix};
 use recvmsg::recv_msg;
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io;
-use std::mem::{size_of, zeroed};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 
 /// Which socket kind to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +48,7 @@ impl Kind {
 /// An open ICMP or ICMPv6 socket.
 #[derive(Debug)]
 pub struct IcmpSocket {
-    fd: OwnedFd,
+    sock: Socket,
     pub family: Family,
     pub kind: Kind,
     /// `SO_TIMESTAMPING` (software receive and, when asked, scheduler transmit stamps) is on;
@@ -60,48 +58,26 @@ pub struct IcmpSocket {
     pub tx_stamps: bool,
 }
 
-pub(crate) fn setsockopt<T>(fd: RawFd, level: i32, name: i32, val: &T) -> io::Result<()> {
-    // SAFETY: val points to a live T of the size passed.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            name,
-            (val as *const T).cast(),
-            size_of::<T>() as libc::socklen_t,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+impl AsFd for IcmpSocket {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.sock.as_fd()
     }
-}
-
-fn raw_socket(domain: i32, ty: i32, proto: i32) -> io::Result<OwnedFd> {
-    // SAFETY: socket takes no pointers.
-    let fd = unsafe { libc::socket(domain, ty | libc::SOCK_CLOEXEC, proto) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd was just returned by socket and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 impl IcmpSocket {
     /// Opens a socket of `family` as `choice` says; the error text says how to get permission.
     pub fn open(family: Family, choice: SocketChoice) -> Result<IcmpSocket, String> {
         let (domain, proto) = match family {
-            Family::V4 => (libc::AF_INET, libc::IPPROTO_ICMP),
-            Family::V6 => (libc::AF_INET6, libc::IPPROTO_ICMPV6),
+            Family::V4 => (Domain::IPV4, Protocol::ICMPV4),
+            Family::V6 => (Domain::IPV6, Protocol::ICMPV6),
         };
         let open = |kind: Kind| {
             let ty = match kind {
-                Kind::Raw => libc::SOCK_RAW,
-                Kind::Dgram => libc::SOCK_DGRAM,
+                Kind::Raw => Type::RAW,
+                Kind::Dgram => Type::DGRAM,
             };
-            raw_socket(domain, ty, proto).map(|fd| IcmpSocket {
-                fd,
+            Socket::new(domain, ty, Some(proto)).map(|sock| IcmpSocket {
+                sock,
                 family,
                 kind,
                 timestamping: false,
@@ -156,75 +132,24 @@ impl IcmpSocket {
         }
     }
 
-    pub fn fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-
     /// The identifier the kernel gave a datagram socket (its local "port").
     pub fn dgram_id(&self) -> Option<u16> {
-        // SAFETY: getsockname writes at most len bytes into ss, which we own.
-        let (ss, rc) = unsafe {
-            let mut ss: libc::sockaddr_storage = zeroed();
-            let mut len = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-            let rc = libc::getsockname(
-                self.fd(),
-                (&mut ss as *mut libc::sockaddr_storage).cast(),
-                &mut len,
-            );
-            (ss, rc)
-        };
-        if rc != 0 {
-            return None;
-        }
-        from_sockaddr(&ss).map(|a| a.port())
+        let local = self.sock.local_addr().ok()?;
+        local.as_socket().map(|a| a.port())
     }
 
-    /// Sends `buf` to an address already in kernel form (from [`sockaddr`]).
-    pub fn send_to(
-        &self,
-        buf: &[u8],
-        (ss, len): &(libc::sockaddr_storage, libc::socklen_t),
-    ) -> io::Result<()> {
-        // SAFETY: buf and ss are live for the call; len is the size of the address in ss.
-        let n = unsafe {
-            libc::sendto(
-                self.fd(),
-                buf.as_ptr().cast(),
-                buf.len(),
-                0,
-                (ss as *const libc::sockaddr_storage).cast(),
-                *len,
-            )
-        };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+    /// Sends `buf` to `to`.
+    pub fn send_to(&self, buf: &[u8], to: &SockAddr) -> io::Result<()> {
+        self.sock.send_to(buf, to).map(|_| ())
     }
 
     /// One `recvmsg` without blocking, from the error queue when `errqueue`.
     pub fn recv(&self, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
-        recv_msg(self.fd(), buf, errqueue)
+        recv_msg(&self.sock, buf, errqueue)
     }
 
     /// Clears a pending socket error (set after an ICMP error on a datagram socket).
     pub fn take_error(&self) -> Option<io::Error> {
-        let mut v: libc::c_int = 0;
-        let mut len = size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt writes one int into v.
-        let rc = unsafe {
-            libc::getsockopt(
-                self.fd(),
-                libc::SOL_SOCKET,
-                libc::SO_ERROR,
-                (&mut v as *mut libc::c_int).cast(),
-                &mut len,
-            )
-        };
-        if rc == 0 && v != 0 {
-            Some(io::Error::from_raw_os_error(v))
-        } else {
-            None
-        }
+        self.sock.take_error().ok().flatten()
     }
 }

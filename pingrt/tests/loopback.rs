@@ -207,8 +207,7 @@ fn ctrl_c_still_writes_the_summary() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: signalling the child we spawned, by its pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let r = Run::from_output(child.wait_with_output().unwrap());
     assert_eq!(r.code, 130, "{}", r.explain());
     let s = r.summary();
@@ -224,8 +223,7 @@ fn ctrl_c_still_writes_the_summary() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: as above.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let r = Run::from_output(child.wait_with_output().unwrap());
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.summary().status, Some(measure::Status::Ok));

@@ -20,8 +20,7 @@ pub(super) fn raw_fix() -> String {
 }
 
 pub(super) fn dgram_fix() -> String {
-    // SAFETY: getegid takes no arguments and cannot fail.
-    let gid = unsafe { libc::getegid() };
+    let gid = nix::unistd::getegid().as_raw();
     let range = ping_group_range().unwrap_or_else(|| "unknown".to_string());
     format!(
         "the unprivileged ICMP datagram socket is refused: group id {gid} is outside \

@@ -1,11 +1,11 @@
-//! One `recvmsg`: the packet, its sender, and the control messages pingrt asks for (kernel
-//! stamps, TTL or hop limit, extended errors from the error queue).
+//! One `recvmsg` (nix): the packet, its sender, and the control messages pingrt asks for
+//! (kernel stamps, TTL or hop limit, extended errors from the error queue).
 
-use super::sockaddr::from_sockaddr;
-use std::io;
-use std::mem::{size_of, zeroed};
-use std::net::IpAddr;
-use std::os::fd::RawFd;
+use nix::sys::socket::{ControlMessageOwned, MsgFlags, SockaddrStorage, recvmsg};
+use nix::sys::time::TimeSpec;
+use std::io::{self, IoSliceMut};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::os::fd::AsRawFd;
 
 /// What one `recvmsg` returned.
 #[derive(Clone, Debug, Default)]
@@ -27,103 +27,83 @@ pub struct ExtErr {
     pub offender: Option<IpAddr>,
 }
 
+/// Control space for a timestamping message (3 timespecs, 64 bytes with its header), a TTL
+/// (24) and an extended error with its offender address (64), with room to spare; aligned
+/// for the `cmsghdr`s the kernel writes into it.
+#[repr(C, align(8))]
+struct Control([u8; 256]);
+
+fn ns(t: &TimeSpec) -> i64 {
+    t.tv_sec() * 1_000_000_000 + t.tv_nsec()
+}
+
+/// The address a `sockaddr` of the kernel's holds, when it is IPv4 or IPv6.
+fn ip_of(a: &SockaddrStorage) -> Option<IpAddr> {
+    if let Some(v4) = a.as_sockaddr_in() {
+        return Some(IpAddr::V4(v4.ip()));
+    }
+    a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
+}
+
 /// One `recvmsg` on `fd` without blocking, from the error queue when `errqueue`, with the
 /// control messages pingrt asks for decoded.
-pub(super) fn recv_msg(fd: RawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
-    // Control space for a timestamping cmsg (3 timespecs, 64 bytes with its header), a TTL
-    // (24) and an extended error with its offender address (64), with room to spare. The
-    // kernel fills it; only what it reports filled (msg_controllen) is read.
-    let mut control = std::mem::MaybeUninit::<[u64; 32]>::uninit();
-    // SAFETY: all-zero is a valid sockaddr_storage, iovec and msghdr.
-    let mut ss: libc::sockaddr_storage = unsafe { zeroed() };
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: as above.
-    let mut msg: libc::msghdr = unsafe { zeroed() };
-    msg.msg_name = (&mut ss as *mut libc::sockaddr_storage).cast();
-    msg.msg_namelen = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = size_of::<[u64; 32]>();
-    let flags = libc::MSG_DONTWAIT | if errqueue { libc::MSG_ERRQUEUE } else { 0 };
-    // SAFETY: msg points to live buffers of the lengths it states.
-    let n = unsafe { libc::recvmsg(fd, &mut msg, flags) };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
+pub(super) fn recv_msg(fd: &impl AsRawFd, buf: &mut [u8], errqueue: bool) -> io::Result<Received> {
+    let mut control = Control([0; 256]);
+    let mut iov = [IoSliceMut::new(buf)];
+    let mut flags = MsgFlags::MSG_DONTWAIT;
+    if errqueue {
+        flags |= MsgFlags::MSG_ERRQUEUE;
     }
+    let msg = recvmsg::<SockaddrStorage>(fd.as_raw_fd(), &mut iov, Some(&mut control.0), flags)
+        .map_err(io::Error::from)?;
     let mut r = Received {
-        len: n as usize,
-        from: if msg.msg_namelen > 0 {
-            from_sockaddr(&ss).map(|a| a.ip())
-        } else {
-            None
-        },
+        len: msg.bytes,
+        from: msg.address.as_ref().and_then(ip_of),
         ..Received::default()
     };
-    decode_cmsgs(&msg, &mut r);
+    // A truncated control space (never with the room above) leaves the packet unstamped.
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            decode(c, &mut r);
+        }
+    }
     Ok(r)
 }
 
-/// Decodes the control messages of `msg`, which the kernel just filled, into `r`.
-fn decode_cmsgs(msg: &libc::msghdr, r: &mut Received) {
-    // SAFETY: the CMSG_* macros walk the control buffer the kernel filled, bounded by
-    // msg_controllen; each payload is read unaligned with the size its type implies.
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(msg);
-        while !c.is_null() {
-            let h = &*c;
-            let data = libc::CMSG_DATA(c);
-            let room = h.cmsg_len as usize - (data as usize - c as usize);
-            match (h.cmsg_level, h.cmsg_type) {
-                (libc::SOL_SOCKET, libc::SCM_TIMESTAMPING)
-                    if room >= size_of::<libc::timespec>() =>
-                {
-                    let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
-                    if ts.tv_sec != 0 || ts.tv_nsec != 0 {
-                        r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
-                    }
-                }
-                (libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)
-                    if room >= size_of::<libc::timespec>() =>
-                {
-                    let ts: libc::timespec = std::ptr::read_unaligned(data.cast());
-                    r.stamp_ns = Some(ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
-                }
-                (libc::IPPROTO_IP, libc::IP_TTL) | (libc::IPPROTO_IPV6, libc::IPV6_HOPLIMIT)
-                    if room >= size_of::<libc::c_int>() =>
-                {
-                    let v: libc::c_int = std::ptr::read_unaligned(data.cast());
-                    r.ttl = u8::try_from(v).ok();
-                }
-                (libc::IPPROTO_IP, libc::IP_RECVERR) | (libc::IPPROTO_IPV6, libc::IPV6_RECVERR)
-                    if room >= size_of::<libc::sock_extended_err>() =>
-                {
-                    let e: libc::sock_extended_err = std::ptr::read_unaligned(data.cast());
-                    let off_room = room - size_of::<libc::sock_extended_err>();
-                    let mut off: libc::sockaddr_storage = zeroed();
-                    let copy = off_room.min(size_of::<libc::sockaddr_storage>());
-                    std::ptr::copy_nonoverlapping(
-                        data.add(size_of::<libc::sock_extended_err>()),
-                        (&mut off as *mut libc::sockaddr_storage).cast::<u8>(),
-                        copy,
-                    );
-                    r.ext_err = Some(ExtErr {
-                        origin: e.ee_origin,
-                        icmp_type: e.ee_type,
-                        icmp_code: e.ee_code,
-                        offender: if copy >= 2 {
-                            from_sockaddr(&off).map(|a| a.ip())
-                        } else {
-                            None
-                        },
-                    });
-                }
-                _ => {}
-            }
-            c = libc::CMSG_NXTHDR(msg, c);
+/// Takes what `r` needs from one control message.
+fn decode(c: ControlMessageOwned, r: &mut Received) {
+    match c {
+        // The first of the three stamps is the software one, zero when the kernel took none.
+        ControlMessageOwned::ScmTimestampsns(ts)
+            if ts.system.tv_sec() != 0 || ts.system.tv_nsec() != 0 =>
+        {
+            r.stamp_ns = Some(ns(&ts.system));
         }
+        ControlMessageOwned::ScmTimestampns(ts) => r.stamp_ns = Some(ns(&ts)),
+        ControlMessageOwned::Ipv4Ttl(v) | ControlMessageOwned::Ipv6HopLimit(v) => {
+            r.ttl = u8::try_from(v).ok();
+        }
+        ControlMessageOwned::Ipv4RecvErr(e, off) => {
+            let offender = off
+                .filter(|a| i32::from(a.sin_family) == libc::AF_INET)
+                .map(|a| IpAddr::V4(Ipv4Addr::from(u32::from_be(a.sin_addr.s_addr))));
+            r.ext_err = Some(ext_err(&e, offender));
+        }
+        ControlMessageOwned::Ipv6RecvErr(e, off) => {
+            let offender = off
+                .filter(|a| i32::from(a.sin6_family) == libc::AF_INET6)
+                .map(|a| IpAddr::V6(Ipv6Addr::from(a.sin6_addr.s6_addr)));
+            r.ext_err = Some(ext_err(&e, offender));
+        }
+        _ => {}
+    }
+}
+
+fn ext_err(e: &libc::sock_extended_err, offender: Option<IpAddr>) -> ExtErr {
+    ExtErr {
+        origin: e.ee_origin,
+        icmp_type: e.ee_type,
+        icmp_code: e.ee_code,
+        offender,
     }
 }

@@ -1,10 +1,9 @@
 //! Waiting for the kernel to turn receive stamping on, checked with a datagram to ourselves.
 
 use super::recvmsg::recv_msg;
-use super::setsockopt;
+use nix::sys::socket::{TimestampingFlag, setsockopt, sockopt};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 /// Waits until the kernel stamps the packets it receives, at most `limit`; whether it does.
@@ -44,13 +43,9 @@ impl LoopbackCheck {
     fn open() -> io::Result<LoopbackCheck> {
         let sock = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
         sock.set_nonblocking(true)?;
-        let flags = libc::SOF_TIMESTAMPING_RX_SOFTWARE | libc::SOF_TIMESTAMPING_SOFTWARE;
-        setsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPING,
-            &flags,
-        )?;
+        let flags = TimestampingFlag::SOF_TIMESTAMPING_RX_SOFTWARE
+            | TimestampingFlag::SOF_TIMESTAMPING_SOFTWARE;
+        setsockopt(&sock, sockopt::Timestamping, &flags).map_err(io::Error::from)?;
         let addr = sock.local_addr()?;
         Ok(LoopbackCheck { sock, addr })
     }
@@ -64,7 +59,7 @@ impl LoopbackCheck {
         let mut stamped = false;
         // Read what is queued (an earlier datagram may have come late): the last one counts.
         for _ in 0..64 {
-            match recv_msg(self.sock.as_raw_fd(), &mut buf, false) {
+            match recv_msg(&self.sock, &mut buf, false) {
                 Ok(r) => stamped = r.stamp_ns.is_some(),
                 Err(_) => break,
             }
@@ -80,7 +75,7 @@ mod tests {
     #[test]
     fn receive_stamps_are_seen_on_loopback() {
         if LoopbackCheck::open().is_err() {
-            eprintln!("skipped: receive_stamps_are_seen_on_loopback: no usable 127.0.0.1");
+            testkit::skip("no usable 127.0.0.1");
             return;
         }
         // The check's own socket asks for stamps, so stamping comes on if it was off.
@@ -89,17 +84,13 @@ mod tests {
 
     #[test]
     fn without_loopback_the_wait_is_a_plain_sleep() {
-        // SAFETY: geteuid takes no arguments and cannot fail.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: needs root");
+        if !testkit::need_root("a network namespace without loopback") {
             return;
         }
         let got = std::thread::spawn(|| {
-            // SAFETY: unshare takes no pointers; it moves only this thread into a new network
-            // namespace (whose loopback is down), which goes away with the thread.
-            if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
-                return None;
-            }
+            // Only this thread moves into a new network namespace (whose loopback is down),
+            // which goes away with the thread.
+            nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).ok()?;
             let no_loopback = LoopbackCheck::open().map_or(true, |c| !c.stamped());
             Some((no_loopback, wait_for_rx_stamps(Duration::from_millis(20))))
         })
@@ -110,7 +101,7 @@ mod tests {
                 assert!(no_loopback);
                 assert!(!stamped);
             }
-            None => eprintln!("skipped: without_loopback_the_wait_is_a_plain_sleep: unshare"),
+            None => testkit::skip("unshare(CLONE_NEWNET) refused"),
         }
     }
 }

@@ -3,8 +3,10 @@
 #![allow(dead_code, clippy::too_many_arguments)]
 
 use measure::Record;
-use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
+use nix::sched::{CloneFlags, setns};
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -92,8 +94,13 @@ pub fn pingrt(ns: Option<&str>, args: &[&str]) -> Run {
 }
 
 pub fn is_root() -> bool {
-    // SAFETY: geteuid takes no arguments.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
+}
+
+/// Sends SIGINT (Ctrl-C) to `child`, a process this test started, by its pid.
+pub fn interrupt(child: &std::process::Child) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("kill -INT");
 }
 
 pub fn have(tool: &str) -> bool {
@@ -297,6 +304,68 @@ impl Drop for Responder {
     }
 }
 
+/// A reply waiting for its time: when, to whom, the ICMP message.
+type Due = (Instant, Ipv4Addr, Vec<u8>);
+
+/// The replies `plan` asks for to the echo request `icmp` (ICMP header and payload).
+fn replies(plan: &Plan, seq: u16, icmp: &[u8], src: Ipv4Addr) -> Vec<Due> {
+    plan(seq)
+        .into_iter()
+        .map(|(delay, damage)| {
+            let mut rep = icmp.to_vec();
+            rep[0] = 0;
+            rep[2] = 0;
+            rep[3] = 0;
+            if damage == Damage::BadPayload && rep.len() > 20 {
+                rep[20] ^= 0x5a;
+            }
+            let mut sum = pnet_packet::icmp::IcmpPacket::new(&rep)
+                .map(|p| pnet_packet::icmp::checksum(&p))
+                .expect("an ICMP message");
+            if damage == Damage::BadChecksum {
+                sum ^= 0x0101;
+            }
+            rep[2..4].copy_from_slice(&sum.to_be_bytes());
+            (Instant::now() + delay, src, rep)
+        })
+        .collect()
+}
+
+/// Sends the replies in `pending` that are due; returns how long until the next one
+/// (at most 20 ms).
+fn send_due(sock: &Socket, pending: &mut Vec<Due>) -> Duration {
+    let now = Instant::now();
+    pending.retain(|(at, to, pkt)| {
+        if *at > now {
+            return true;
+        }
+        let _ = sock.send_to(pkt, &SockAddr::from(SocketAddrV4::new(*to, 0)));
+        false
+    });
+    pending
+        .iter()
+        .map(|p| p.0.saturating_duration_since(now))
+        .min()
+        .unwrap_or(Duration::from_millis(20))
+        .min(Duration::from_millis(20))
+}
+
+/// Reads one packet within `wait`; an echo request gives its sequence number, its sender
+/// and its ICMP part.
+fn next_request(sock: &Socket, buf: &mut [u8], wait: Duration) -> Option<(u16, Ipv4Addr, Vec<u8>)> {
+    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))
+        .ok()?;
+    let n = (&*sock).read(buf).ok()?;
+    let pkt = &buf[..n];
+    let hl = usize::from(*pkt.first()? & 0x0f) * 4;
+    if pkt.len() < hl + 8 || pkt[hl] != 8 {
+        return None;
+    }
+    let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+    let icmp = &pkt[hl..];
+    Some((u16::from_be_bytes([icmp[6], icmp[7]]), src, icmp.to_vec()))
+}
+
 impl Responder {
     /// Starts a responder in namespace `ns` (turning off the kernel's own echo replies there).
     pub fn start(
@@ -314,93 +383,20 @@ impl Responder {
         let plan: Box<Plan> = Box::new(plan);
         let handle = std::thread::spawn(move || {
             let f = std::fs::File::open(&path).expect("open netns");
-            // SAFETY: setns on this thread only, with a namespace fd we own.
-            let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-            assert_eq!(rc, 0, "setns");
-            // SAFETY: plain socket call.
-            let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP) };
-            assert!(fd >= 0, "raw socket");
+            // Only this thread moves into the namespace.
+            setns(&f, CloneFlags::CLONE_NEWNET).expect("setns");
+            let sock =
+                Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4)).expect("raw socket");
             ready2.store(true, Ordering::SeqCst);
-            let mut pending: Vec<(Instant, Ipv4Addr, Vec<u8>)> = Vec::new();
-            let mut buf = [0u8; 70000];
+            let mut pending: Vec<Due> = Vec::new();
+            let mut buf = vec![0u8; 70000];
             while !s2.load(Ordering::SeqCst) {
-                let now = Instant::now();
-                // Send what is due.
-                let mut i = 0;
-                while i < pending.len() {
-                    if pending[i].0 <= now {
-                        let (_, to, pkt) = pending.remove(i);
-                        // SAFETY: a zeroed sockaddr_in filled in below.
-                        let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-                        sin.sin_family = libc::AF_INET as u16;
-                        sin.sin_addr.s_addr = u32::from(to).to_be();
-                        // SAFETY: pkt and sin are live for the call.
-                        unsafe {
-                            libc::sendto(
-                                fd,
-                                pkt.as_ptr().cast(),
-                                pkt.len(),
-                                0,
-                                (&sin as *const libc::sockaddr_in).cast(),
-                                std::mem::size_of::<libc::sockaddr_in>() as u32,
-                            );
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                let wait = pending
-                    .iter()
-                    .map(|p| p.0.saturating_duration_since(now))
-                    .min()
-                    .unwrap_or(Duration::from_millis(20))
-                    .min(Duration::from_millis(20));
-                let mut pfd = libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one live pollfd.
-                let rc = unsafe { libc::poll(&mut pfd, 1, wait.as_millis().max(1) as i32) };
-                if rc <= 0 {
-                    continue;
-                }
-                // SAFETY: buf is live and as long as stated.
-                let n = unsafe {
-                    libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT)
-                };
-                if n <= 0 {
-                    continue;
-                }
-                let pkt = &buf[..n as usize];
-                let hl = usize::from(pkt[0] & 0x0f) * 4;
-                if pkt.len() < hl + 8 || pkt[hl] != 8 {
-                    continue;
-                }
-                let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
-                let icmp = &pkt[hl..];
-                let seq = u16::from_be_bytes([icmp[6], icmp[7]]);
-                seen2.lock().expect("seen").push(seq);
-                for (delay, damage) in plan(seq) {
-                    let mut rep = icmp.to_vec();
-                    rep[0] = 0;
-                    rep[2] = 0;
-                    rep[3] = 0;
-                    if damage == Damage::BadPayload && rep.len() > 20 {
-                        rep[20] ^= 0x5a;
-                    }
-                    let mut sum = pnet_packet::icmp::IcmpPacket::new(&rep)
-                        .map(|p| pnet_packet::icmp::checksum(&p))
-                        .expect("an ICMP message");
-                    if damage == Damage::BadChecksum {
-                        sum ^= 0x0101;
-                    }
-                    rep[2..4].copy_from_slice(&sum.to_be_bytes());
-                    pending.push((Instant::now() + delay, src, rep));
+                let wait = send_due(&sock, &mut pending);
+                if let Some((seq, src, icmp)) = next_request(&sock, &mut buf, wait) {
+                    seen2.lock().expect("seen").push(seq);
+                    pending.extend(replies(&plan, seq, &icmp, src));
                 }
             }
-            // SAFETY: closing the socket we opened.
-            unsafe { libc::close(fd) };
         });
         let t0 = Instant::now();
         while !ready.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(5) {
