@@ -73,7 +73,7 @@ fn ipv6_loopback_raw_and_user_stamps() {
         return;
     }
     if !std::path::Path::new("/proc/net/if_inet6").exists() {
-        eprintln!("skipped: no IPv6 on this host");
+        testkit::skip("no IPv6 on this host");
         return;
     }
     let r = pingrt(
@@ -143,8 +143,7 @@ fn usage_errors_exit_2_with_a_fix() {
 
 #[test]
 fn fast_interval_and_flood_need_root() {
-    if !is_root() || !have("setpriv") {
-        eprintln!("skipped: needs root to drop to nobody with setpriv");
+    if !can_run("dropping to nobody with setpriv", &["setpriv"]) {
         return;
     }
     for args in [&["-i", "0.1", "127.0.0.1"][..], &["-f", "127.0.0.1"][..]] {

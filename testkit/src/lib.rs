@@ -6,6 +6,7 @@
 pub mod loopdev;
 pub mod netns;
 pub mod process;
+pub mod routed;
 pub mod skip;
 
 pub use loopdev::LoopDev;

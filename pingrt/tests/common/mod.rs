@@ -1,6 +1,7 @@
-//! Shared parts of pingrt's integration tests: running the binary, reading its records,
-//! network namespaces with veth pairs (cleaned up by Drop), and a programmable echo responder.
-#![allow(dead_code, clippy::too_many_arguments)]
+//! Shared parts of pingrt's integration tests: running the binary, reading its records, the
+//! test hosts (testkit's network namespaces, cleaned up by Drop), and a programmable echo
+//! responder.
+#![allow(dead_code)]
 
 use measure::Record;
 use nix::sched::{CloneFlags, setns};
@@ -8,7 +9,7 @@ use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -93,186 +94,107 @@ pub fn pingrt(ns: Option<&str>, args: &[&str]) -> Run {
     Run::from_output(c.output().expect("run pingrt"))
 }
 
-pub fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
-
 /// Sends SIGINT (Ctrl-C) to `child`, a process this test started, by its pid.
 pub fn interrupt(child: &std::process::Child) {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("kill -INT");
 }
 
-pub fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// Whether the test may go on: root and the named tools; else prints `skipped: why`.
-pub fn can_run(test: &str, tools: &[&str]) -> bool {
-    if !is_root() {
-        eprintln!("skipped: {test} needs root (network namespaces, raw sockets)");
-        return false;
-    }
-    for t in tools {
-        if !have(t) {
-            eprintln!("skipped: {test} needs {t}");
-            return false;
-        }
-    }
-    true
+/// Whether the test may go on: root and every tool in `tools` (else a counted skip says why).
+pub fn can_run(what: &str, tools: &[&str]) -> bool {
+    testkit::need_root(what) && tools.iter().all(|t| testkit::need_tool(t))
 }
 
 /// Runs a shell command, panicking with its output when it fails.
 pub fn sh(cmd: &str) {
-    let o = Command::new("sh").args(["-c", cmd]).output().expect("sh");
-    assert!(
-        o.status.success(),
-        "`{cmd}` failed: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    if let Err(e) = testkit::cmd("sh", &["-c", cmd]) {
+        panic!("{e}");
+    }
+}
+
+/// Runs `cmd` with `sh -c` inside namespace `ns`.
+pub fn in_ns(ns: &str, cmd: &str) {
+    sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
+}
+
+/// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
+fn quiet_icmp_limits(ns: &str) {
+    in_ns(
+        ns,
+        "sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0",
     );
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// Network namespaces joined by veth pairs; deleted (with their veths, qdiscs, firewall
-/// rules and sysctls) on drop, even when the test fails.
-///
-/// `pair()`: client `c` 10.77.1.1/24 + fd00:77:1::1/64 <-> server `s` 10.77.1.2/24 + fd00:77:1::2/64.
-/// `routed()`: client 10.77.1.1 <-> router 10.77.1.2 | 10.77.2.1 <-> server 10.77.2.2 (and the
-/// same in fd00:77:1::/64, fd00:77:2::/64). The addresses exist only inside these namespaces.
+/// The hosts of a test: a client `c` and a server `s` on one veth pair
+/// ([`testkit::NetPair`]), or one routed hop apart behind a router `r`
+/// ([`testkit::routed::Routed`]). ICMP rate limits are off in the server and the router.
+/// The namespaces (and what is in them) go when it drops, even when the test fails.
 pub struct Net {
     pub c: String,
     pub r: Option<String>,
     pub s: String,
-    all: Vec<String>,
     /// The client's interface name.
     pub c_if: String,
     /// The server's interface name.
     pub s_if: String,
-}
-
-impl Drop for Net {
-    fn drop(&mut self) {
-        for ns in &self.all {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-    }
-}
-
-fn prefix() -> String {
-    format!(
-        "pr{}x{}",
-        std::process::id() % 1_000_000,
-        NEXT.fetch_add(1, Ordering::SeqCst)
-    )
-}
-
-fn link(a_ns: &str, a_if: &str, a4: &str, a6: &str, b_ns: &str, b_if: &str, b4: &str, b6: &str) {
-    sh(&format!(
-        "ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}"
-    ));
-    for (ns, ifn, v4, v6) in [(a_ns, a_if, a4, a6), (b_ns, b_if, b4, b6)] {
-        sh(&format!(
-            "ip -n {ns} addr add {v4} dev {ifn} && ip -n {ns} addr add {v6} dev {ifn} nodad && ip -n {ns} link set {ifn} up"
-        ));
-    }
+    /// The client's and the server's addresses, IPv4 and IPv6.
+    pub c4: &'static str,
+    pub s4: &'static str,
+    pub s6: &'static str,
+    /// The router's addresses on the client's link (routed only).
+    pub r4: &'static str,
+    pub r6: &'static str,
+    _pair: Option<testkit::NetPair>,
+    _routed: Option<testkit::routed::Routed>,
 }
 
 impl Net {
-    fn make(names: &[&str]) -> (String, Vec<String>) {
-        let p = prefix();
-        let all: Vec<String> = names.iter().map(|n| format!("{p}{n}")).collect();
-        for ns in &all {
-            sh(&format!("ip netns add {ns} && ip -n {ns} link set lo up"));
-        }
-        (p, all)
-    }
-
     /// Two namespaces joined by one veth pair.
     pub fn pair() -> Net {
-        let (p, all) = Net::make(&["c", "s"]);
-        let mut net = Net {
-            c: all[0].clone(),
+        let p = testkit::NetPair::new().expect("network namespaces");
+        let net = Net {
+            c: p.a.clone(),
             r: None,
-            s: all[1].clone(),
-            all: all.clone(),
-            c_if: format!("{p}a"),
-            s_if: format!("{p}b"),
+            s: p.b.clone(),
+            c_if: p.a_if.clone(),
+            s_if: p.b_if.clone(),
+            c4: testkit::A_ADDR,
+            s4: testkit::B_ADDR,
+            s6: testkit::B_ADDR6,
+            r4: "",
+            r6: "",
+            _pair: Some(p),
+            _routed: None,
         };
-        net.all = all;
-        link(
-            &net.c,
-            &net.c_if,
-            "10.77.1.1/24",
-            "fd00:77:1::1/64",
-            &net.s,
-            &net.s_if,
-            "10.77.1.2/24",
-            "fd00:77:1::2/64",
-        );
-        net.quiet_icmp_limits(&net.s.clone());
+        quiet_icmp_limits(&net.s);
         net
     }
 
     /// Client, router and server: the server is one routed hop away.
     pub fn routed() -> Net {
-        let (p, all) = Net::make(&["c", "r", "s"]);
-        let net = Net {
-            c: all[0].clone(),
-            r: Some(all[1].clone()),
-            s: all[2].clone(),
-            all: all.clone(),
-            c_if: format!("{p}a"),
-            s_if: format!("{p}d"),
-        };
-        let r = &all[1];
-        link(
-            &net.c,
-            &net.c_if,
-            "10.77.1.1/24",
-            "fd00:77:1::1/64",
-            r,
-            &format!("{p}b"),
-            "10.77.1.2/24",
-            "fd00:77:1::2/64",
-        );
-        link(
-            r,
-            &format!("{p}e"),
-            "10.77.2.1/24",
-            "fd00:77:2::1/64",
-            &net.s,
-            &net.s_if,
-            "10.77.2.2/24",
-            "fd00:77:2::2/64",
-        );
-        sh(&format!(
-            "ip -n {c} route add default via 10.77.1.2 && ip -n {c} -6 route add default via fd00:77:1::2 && \
-             ip -n {s} route add default via 10.77.2.1 && ip -n {s} -6 route add default via fd00:77:2::1 && \
-             ip netns exec {r} sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1",
-            c = net.c,
-            s = net.s
-        ));
-        net.quiet_icmp_limits(r);
-        net.quiet_icmp_limits(&net.s.clone());
-        net
-    }
-
-    /// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
-    fn quiet_icmp_limits(&self, ns: &str) {
-        sh(&format!(
-            "ip netns exec {ns} sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0"
-        ));
+        use testkit::routed::{C_ADDR, R_ADDR, R_ADDR6, Routed, S_ADDR, S_ADDR6};
+        let r = Routed::new().expect("network namespaces");
+        quiet_icmp_limits(&r.r);
+        quiet_icmp_limits(&r.s);
+        Net {
+            c: r.c.clone(),
+            r: Some(r.r.clone()),
+            s: r.s.clone(),
+            c_if: r.c_if.clone(),
+            s_if: r.s_if.clone(),
+            c4: C_ADDR,
+            s4: S_ADDR,
+            s6: S_ADDR6,
+            r4: R_ADDR,
+            r6: R_ADDR6,
+            _pair: None,
+            _routed: Some(r),
+        }
     }
 
     /// Runs `cmd` with `sh -c` inside `ns`.
     pub fn exec(&self, ns: &str, cmd: &str) {
-        sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
+        in_ns(ns, cmd);
     }
 }
 
