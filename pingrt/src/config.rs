@@ -6,7 +6,7 @@ use measure::Failure;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
-/// Below this interval only root may probe, as ping had it.
+/// Below this interval only root may probe: ping's classic limit for other users.
 pub const MIN_USER_INTERVAL: Duration = Duration::from_millis(200);
 /// ping's default payload.
 pub const DEFAULT_SIZE: usize = 56;
