@@ -289,7 +289,9 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     let mut s = open::<T>(leaf, &opts).map_err(own)?;
     let result = T::run(opts, &mut s);
     let finished = s.finish(&result);
-    if s.human.on() && !s.human.summary_shown() {
+    // After an error the `tool: message` line says it all; a made-up summary would repeat it.
+    let said_by_error = matches!(&result, Err(f) if f.message.is_some());
+    if s.human.on() && !s.human.summary_shown() && !said_by_error {
         if let Some(w) = s.rep.written_summary() {
             let text = summary_text(s.name(), w);
             s.human.summary(&text);

@@ -40,10 +40,8 @@ impl Envelope {
 /// it gives none: run ids, seeds, payload cookies.
 pub fn random_u64() -> u64 {
     let mut buf = [0u8; 8];
-    // SAFETY: getrandom writes at most buf.len() bytes into buf; 8 bytes never come short
-    // from the kernel's pool (requests up to 256 bytes are not interrupted).
-    let got = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), libc::GRND_NONBLOCK) };
-    if got == buf.len() as isize {
+    let flags = rustix::rand::GetRandomFlags::NONBLOCK;
+    if let Ok(8) = rustix::rand::getrandom(&mut buf, flags) {
         return u64::from_le_bytes(buf);
     }
     let nanos = SystemTime::now()
