@@ -3,8 +3,8 @@
 //! compact events in batches, so that serializing JSON does not slow the probing down.
 
 use measure::Reporter;
-use measure::writer::Values;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
@@ -42,29 +42,46 @@ pub enum Event {
     Failed(String, Map<String, Value>),
 }
 
-/// The info of a reply's sample.
-pub fn reply_info(e: &ReplyEvent, from: &str) -> Map<String, Value> {
-    // Room for every key at once: the map is built once per reply, at a flood's rate.
-    let mut i = Map::with_capacity(8);
-    i.insert("icmp_seq".into(), Value::from(e.seq));
-    i.insert("probe".into(), Value::from(e.number));
-    i.insert("ttl".into(), e.ttl.map_or(Value::Null, Value::from));
-    i.insert("bytes".into(), Value::from(e.bytes));
-    i.insert("from".into(), Value::from(from));
-    let tx = if e.tx_kernel { "kernel" } else { "user" };
-    i.insert("tx_stamp".into(), Value::from(tx));
-    let rx = if e.rx_kernel { "kernel" } else { "user" };
-    i.insert("rx_stamp".into(), Value::from(rx));
-    if e.out_of_order {
-        i.insert("out_of_order".into(), Value::Bool(true));
-    }
-    i
+/// The values of a reply's sample.
+#[derive(Serialize)]
+struct ReplyValues {
+    rtt_s: f64,
+}
+
+/// The info of a reply's sample, serialized straight from the event (no map per reply).
+#[derive(Serialize)]
+struct ReplyInfo<'a> {
+    icmp_seq: u16,
+    probe: u64,
+    ttl: Option<u8>,
+    bytes: usize,
+    from: &'a str,
+    tx_stamp: &'static str,
+    rx_stamp: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    out_of_order: bool,
+}
+
+fn stamp(kernel: bool) -> &'static str {
+    if kernel { "kernel" } else { "user" }
 }
 
 /// Writes one event as a sample record through `rep`.
 fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
     match ev {
-        Event::Reply(e) => rep.sample(Values::new().with("rtt_s", e.rtt_s), reply_info(&e, from)),
+        Event::Reply(e) => {
+            let info = ReplyInfo {
+                icmp_seq: e.seq,
+                probe: e.number,
+                ttl: e.ttl,
+                bytes: e.bytes,
+                from,
+                tx_stamp: stamp(e.tx_kernel),
+                rx_stamp: stamp(e.rx_kernel),
+                out_of_order: e.out_of_order,
+            };
+            rep.sample_ref(&ReplyValues { rtt_s: e.rtt_s }, &info)
+        }
         Event::Failed(err, info) => rep.sample_failed(&err, info),
     }
 }
