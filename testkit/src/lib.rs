@@ -7,6 +7,7 @@ pub mod loopdev;
 pub mod mount;
 pub mod netns;
 pub mod process;
+pub mod routed;
 pub mod skip;
 
 pub use loopdev::LoopDev;
