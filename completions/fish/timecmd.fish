@@ -13,6 +13,6 @@ complete -c timecmd -l tag -d 'A further dimension for collate (repeatable), e.g
 complete -c timecmd -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human summary' -r
 complete -c timecmd -l ignore-failure -d 'Keep going after a run that fails (non-zero exit, signal, time limit); count the runs that ended in the statistics'
 complete -c timecmd -s q -l quiet -d 'No human lines on stderr, even on a terminal'
-complete -c timecmd -l json -d 'No effect in timecmd: stdout is the command\'s; records go to a piped stderr or -o FILE'
+complete -c timecmd -l json -d 'Records on stderr even when it is a terminal (stdout is the command\'s)'
 complete -c timecmd -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c timecmd -s V -l version -d 'Print version'

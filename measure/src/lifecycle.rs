@@ -23,7 +23,7 @@
 //! | records | none, stdout a pipe or file, or `--json` | stdout | when stderr is a terminal and stdout is not |
 //! | records | none, stdout a terminal | nowhere | yes |
 //! | payload (netcat mode, timecmd's command) | given | FILE, appended | when stderr is a terminal |
-//! | payload | none, stderr not a terminal | stderr | no |
+//! | payload | none, stderr not a terminal, or `--json` | stderr | no |
 //! | payload | none, stderr a terminal | nowhere | yes |
 //!
 //! `-q/--quiet` turns the human lines off. Human lines are the tool's own (per probe, per
@@ -378,7 +378,9 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
                 (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty)
             }
             (None, Stdout::Records) => (None, true),
-            (None, Stdout::Payload) if !stderr_tty => (Some(Box::new(io::stderr())), false),
+            (None, Stdout::Payload) if switch(m, "json") || !stderr_tty => {
+                (Some(Box::new(io::stderr())), false)
+            }
             (None, Stdout::Payload) => (None, true),
         };
     let mut s = Session::new(env, out, human && !quiet);

@@ -184,9 +184,7 @@ pub fn command() -> Command {
         })
         // Records never go to stdout on their own here: it is the command's.
         .mut_arg("json", |a| {
-            a.hide(true).help(
-                "No effect in timecmd: stdout is the command's; records go to a piped stderr or -o FILE",
-            )
+            a.help("Records on stderr even when it is a terminal (stdout is the command's)")
         })
 }
 
