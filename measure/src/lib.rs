@@ -61,6 +61,7 @@ pub mod human;
 pub mod label;
 pub mod lifecycle;
 pub mod record;
+pub mod reporter;
 pub mod signal;
 pub mod stats;
 pub(crate) mod sysfacts;
