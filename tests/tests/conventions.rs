@@ -5,7 +5,8 @@ use benchmatrix_tests::{TOOLS, bin, run, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The tool crates: workspace members other than the library and this test crate.
+/// The tool crates: workspace members other than the library, the test-support crate and
+/// this test crate.
 fn tools() -> Vec<String> {
     let text = std::fs::read_to_string(workspace_root().join("Cargo.toml")).expect("Cargo.toml");
     let members = text
@@ -17,7 +18,7 @@ fn tools() -> Vec<String> {
     members
         .split(',')
         .map(|m| m.trim().trim_matches('"').to_string())
-        .filter(|m| !m.is_empty() && m != "measure" && m != "tests")
+        .filter(|m| !m.is_empty() && !["measure", "testkit", "tests"].contains(&m.as_str()))
         .collect()
 }
 

@@ -2,7 +2,7 @@
 //! man/ and completions/, and checked here to be up to date and clean under `mandoc -T lint`.
 
 use benchmatrix_tests::docs::{check_or_bless, completions, man_pages};
-use benchmatrix_tests::{TOOLS, need_tool, run, workspace_root};
+use benchmatrix_tests::{TOOLS, need_tool, run, skip, workspace_root};
 use std::process::Command;
 
 #[test]
@@ -38,7 +38,7 @@ fn every_tool_page_shows_examples() {
 #[test]
 fn pages_pass_mandoc_lint() {
     if std::env::var_os("BLESS").is_some() {
-        eprintln!("skipped: pages are being regenerated (BLESS); run again to lint them");
+        skip("pages are being regenerated (BLESS); run again to lint them");
         return;
     }
     if !need_tool("mandoc") {
