@@ -5,8 +5,7 @@ use benchmatrix_tests::{TOOLS, bin, run, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The tool crates: workspace members other than the library, the test-support crate and
-/// this test crate.
+/// The tool crates: workspace members other than the library, the test support and this test crate.
 fn tools() -> Vec<String> {
     let text = std::fs::read_to_string(workspace_root().join("Cargo.toml")).expect("Cargo.toml");
     let members = text
