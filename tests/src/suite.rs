@@ -11,6 +11,16 @@ pub fn script_path() -> PathBuf {
     workspace_root().join("benchmatrix")
 }
 
+/// Sets up `c` to run the script as its tests do: in `cwd`, scratch under `tmpdir`, with the
+/// harness's prebuilt tools, no BENCH_LABEL from the caller, and no input.
+pub fn script_env<'a>(c: &'a mut Command, cwd: &Path, tmpdir: &Path) -> &'a mut Command {
+    c.current_dir(cwd)
+        .env("BENCHMATRIX_BIN", bin_dir())
+        .env("TMPDIR", tmpdir)
+        .env_remove("BENCH_LABEL")
+        .stdin(Stdio::null())
+}
+
 /// `sh ./benchmatrix ARGS` in `cwd`, scratch under `tmpdir`, with prebuilt tools, its output
 /// piped; `wrap` is a command prefix (`ip netns exec NS`, [`OTHER_HOST`]) or empty.
 pub fn script(cwd: &Path, tmpdir: &Path, wrap: &[&str], args: &[&str]) -> Output {
@@ -22,14 +32,35 @@ pub fn script(cwd: &Path, tmpdir: &Path, wrap: &[&str], args: &[&str]) -> Output
         }
         None => Command::new("sh"),
     };
-    run(c
-        .arg(script_path())
-        .args(args)
-        .current_dir(cwd)
-        .env("BENCHMATRIX_BIN", bin_dir())
-        .env("TMPDIR", tmpdir)
-        .env_remove("BENCH_LABEL")
-        .stdin(Stdio::null()))
+    c.arg(script_path()).args(args);
+    run(script_env(&mut c, cwd, tmpdir))
+}
+
+/// `arg` quoted for sh.
+fn sh_quote(arg: &str) -> String {
+    format!("'{}'", arg.replace('\'', "'\\''"))
+}
+
+/// A command that runs `sh ./benchmatrix ARGS` on a terminal of its own: `script` gives it a
+/// pty for its stdin, stdout and stderr, and copies what that terminal shows to its own
+/// stdout. The environment is [`script_env`]'s.
+pub fn script_on_pty(cwd: &Path, tmpdir: &Path, args: &[&str]) -> Command {
+    let path = script_path();
+    let line: Vec<String> = ["sh", crate::path_str(&path)]
+        .iter()
+        .chain(args)
+        .map(|a| sh_quote(a))
+        .collect();
+    let mut c = Command::new("script");
+    c.args(["-qec", &line.join(" "), "/dev/null"])
+        .env("SHELL", "/bin/sh");
+    script_env(&mut c, cwd, tmpdir);
+    c
+}
+
+/// What a terminal showed (`script`'s stdout), with its CR LF line ends made LF.
+pub fn terminal_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
 }
 
 /// A prefix that runs the script as another machine: its own UTS namespace and host name.
