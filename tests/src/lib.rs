@@ -3,6 +3,7 @@
 
 pub mod docs;
 pub mod suite;
+pub mod suite_cli;
 pub mod wiki;
 
 pub use testkit::{need_root, need_tool, skip};
