@@ -1,4 +1,4 @@
-//! The lifecycle through a real binary (examples/lifecycle_demo): the output policy piped, to
+//! The lifecycle through a real binary (src/bin/lifecycle_demo.rs): the output policy piped, to
 //! a file and on a real terminal (a pty from script(1)), the summary on every path, exit codes.
 
 use measure::{Kind, Record, Status, parse_line};
@@ -6,10 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn demo_path() -> PathBuf {
-    // The test binary is target/<profile>/deps/lifecycle-HASH; examples sit beside deps.
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    dir.join("examples").join("lifecycle_demo")
+    PathBuf::from(env!("CARGO_BIN_EXE_lifecycle_demo"))
 }
 
 fn demo(args: &[&str]) -> Output {
@@ -177,4 +174,9 @@ fn a_terminal_with_json_or_output_file() {
         "{text}"
     );
     assert!(!text.contains("schema"), "{text}");
+    let Some((code, text)) = on_terminal("--fail") else {
+        return;
+    };
+    assert_eq!(code, 2, "{text}");
+    assert_eq!(text.matches("failed on purpose").count(), 1, "{text}");
 }

@@ -4,8 +4,10 @@
 //! part is removed by its Drop, even when a test fails.
 
 pub mod loopdev;
+pub mod mount;
 pub mod netns;
 pub mod process;
+pub mod routed;
 pub mod skip;
 
 pub use loopdev::LoopDev;

@@ -78,9 +78,12 @@ fn every_tool_has_the_skeleton() {
             main.lines().count() <= 15,
             "{tool}: main.rs is more than a thin bin"
         );
-        // Or `status`, run's numeric twin, from a C entry point (timecmd).
+        // Or `status`, run's numeric twin, from a C entry point (timecmd), or the lifecycle
+        // running the library's Tool.
         assert!(
-            main.contains(&format!("{tool}::run")) || main.contains(&format!("{tool}::status")),
+            main.contains(&format!("{tool}::run"))
+                || main.contains(&format!("{tool}::status"))
+                || main.contains(&format!("lifecycle::main::<{tool}::Tool>")),
             "{tool}: main calls the library's run"
         );
     }

@@ -1,5 +1,5 @@
-//! The smallest tool on the lifecycle, for measure's lifecycle tests and as the model a tool
-//! follows: `lifecycle_demo [-c N] [--fail] [--no-summary] [--payload] [RECORD FLAGS]`.
+//! The smallest tool on the lifecycle, for measure's lifecycle tests (a binary, so that cargo
+//! builds it for them) and the model a tool follows: `lifecycle_demo [-c N] [--fail] [--no-summary] [--payload] [RECORD FLAGS]`.
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::lifecycle::{Session, Stdout, Tool};
