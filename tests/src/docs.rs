@@ -5,29 +5,42 @@ use clap::Command;
 use clap_complete::Shell;
 use std::path::Path;
 
+/// A section a clap Command cannot describe (ENVIRONMENT, EXIT STATUS): a titled list of
+/// terms, each with its description.
+pub struct Section {
+    pub title: &'static str,
+    pub items: &'static [(&'static str, &'static str)],
+}
+
 /// The roff man page for a command, with its subcommands as pages of their own
 /// (`netpipe-recv.1`), as (file name, contents).
 pub fn man_pages(cmd: Command) -> Vec<(String, Vec<u8>)> {
+    man_pages_with(cmd, &[])
+}
+
+/// [`man_pages`], with `extra` sections on the command's own page, after its options.
+pub fn man_pages_with(cmd: Command, extra: &[Section]) -> Vec<(String, Vec<u8>)> {
     let mut cmd = cmd;
     cmd.build();
     let mut pages = Vec::new();
-    collect(&cmd, cmd.get_name().to_string(), &mut pages);
+    collect(&cmd, cmd.get_name().to_string(), extra, &mut pages);
     pages
 }
 
-fn collect(cmd: &Command, name: String, pages: &mut Vec<(String, Vec<u8>)>) {
+fn collect(cmd: &Command, name: String, extra: &[Section], pages: &mut Vec<(String, Vec<u8>)>) {
     let page_cmd = cmd.clone().name(name.clone());
-    if let Ok(page) = render_page(page_cmd) {
+    if let Ok(page) = render_page(page_cmd, extra) {
         pages.push((format!("{name}.1"), tidy_roff(&page)));
     }
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        collect(sub, format!("{name}-{}", sub.get_name()), pages);
+        collect(sub, format!("{name}-{}", sub.get_name()), &[], pages);
     }
 }
 
-/// clap_mangen's sections, with the after-help text as a real EXAMPLES section (commands
-/// set as literal blocks) in place of its plain EXTRA section, and a SEE ALSO section.
-fn render_page(cmd: Command) -> std::io::Result<Vec<u8>> {
+/// clap_mangen's sections, then the `extra` ones, with the after-help text as a real EXAMPLES
+/// section (commands set as literal blocks) in place of its plain EXTRA section, and a SEE
+/// ALSO section.
+fn render_page(cmd: Command, extra: &[Section]) -> std::io::Result<Vec<u8>> {
     let has_args = cmd.get_arguments().any(|a| !a.is_hide_set());
     let has_subs = cmd.has_subcommands();
     let has_version = cmd.get_version().is_some() || cmd.get_long_version().is_some();
@@ -50,6 +63,9 @@ fn render_page(cmd: Command) -> std::io::Result<Vec<u8>> {
     if has_subs {
         man.render_subcommands_section(&mut buf)?;
     }
+    for section in extra {
+        buf.extend_from_slice(render_section(section).as_bytes());
+    }
     if let Some(text) = after {
         buf.extend_from_slice(examples_section(&text).as_bytes());
     }
@@ -69,6 +85,24 @@ fn roff_escape(line: &str) -> String {
     } else {
         s
     }
+}
+
+/// An extra section as a roff list of tagged paragraphs.
+fn render_section(section: &Section) -> String {
+    let title = if section.title.contains(' ') {
+        format!("\"{}\"", section.title)
+    } else {
+        section.title.to_string()
+    };
+    let mut out = format!(".SH {title}\n");
+    for (term, text) in section.items {
+        out.push_str(&format!(
+            ".TP\n\\fB{}\\fR\n{}\n",
+            roff_escape(term),
+            roff_escape(text)
+        ));
+    }
+    out
 }
 
 /// The EXAMPLES section from a tool's after-help text: the least indented lines say what an

@@ -2,8 +2,11 @@
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
 pub mod docs;
+pub mod suite;
+pub mod suite_cli;
+pub mod wiki;
 
-pub use testkit::{need_root, need_tool};
+pub use testkit::{need_root, need_tool, skip};
 
 /// A tool library's `command()`.
 pub type CommandFn = fn() -> clap::Command;
@@ -86,6 +89,42 @@ pub fn decode(text: &str) -> Vec<Record> {
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// The exit status and both outputs of a finished command, for a failed assertion's message.
+pub fn explain(out: &Output) -> String {
+    format!(
+        "{}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Panics with the command's output unless it exited 0.
+pub fn ok(out: &Output, what: &str) {
+    assert!(out.status.success(), "{what}: {}", explain(out));
+}
+
+/// A path as the UTF-8 text a command line takes (every path a test makes is UTF-8).
+pub fn path_str(p: &Path) -> &str {
+    match p.to_str() {
+        Some(s) => s,
+        None => panic!("not a UTF-8 path: {}", p.display()),
+    }
+}
+
+/// Panics unless `dir` is empty (what a run leaves behind in its working directories).
+pub fn empty_dir(dir: &Path) {
+    let left: Vec<_> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
+        Err(e) => panic!("cannot read {}: {e}", dir.display()),
+    };
+    assert!(
+        left.is_empty(),
+        "left behind in {}: {left:?}",
+        dir.display()
+    );
 }
 
 /// The median of `v` (the mean of the middle two for an even count); NaN when empty.

@@ -1,11 +1,11 @@
 //! Runs `bench/run --smoke` with the debug binaries and checks that every benchmark ran (or said
 //! why it was skipped) and that its records decode strictly with both impls in every comparison.
 
-use benchmatrix_tests::{bin_dir, decode, target_dir, workspace_root};
-use measure::Kind;
+use benchmatrix_tests::{bin_dir, decode, skip, target_dir, workspace_root};
+use measure::{Kind, Record};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
 use std::time::Duration;
 use testkit::Spawned;
 
@@ -25,70 +25,27 @@ fn bench_run_smoke() {
     let root = workspace_root();
     let script = root.join("bench/run");
     if !script.exists() {
-        eprintln!("skipped: {} is missing", script.display());
+        skip(&format!("{} is missing", script.display()));
         return;
     }
-    // The binaries the harness builds, in place of bench/run's release build.
-    let bin_dir = bin_dir();
     // Scratch on the target directory's file system (O_DIRECT works there where /tmp is tmpfs).
     let scratch = Scratch(target_dir().join(format!("bench-smoke-{}", std::process::id())));
     std::fs::create_dir_all(&scratch.0).unwrap();
     let results = scratch.0.join("results.jsonl");
     let blk_dir = scratch.0.join("blk");
 
-    // Output into files, not pipes: nobody reads a pipe while the run goes on.
-    let (out_path, err_path) = (scratch.0.join("stdout"), scratch.0.join("stderr"));
-    let file = |p: &PathBuf| std::fs::File::create(p).expect("output file");
-    let mut child = Spawned::start(
-        Command::new("sh")
-            .arg(&script)
-            .arg("--smoke")
-            .arg("-o")
-            .arg(&results)
-            .arg("--dir")
-            .arg(&blk_dir)
-            .env("BENCH_BIN", &bin_dir)
-            .env("BENCH_LABEL", "smoke")
-            .current_dir(&scratch.0)
-            .stdout(file(&out_path))
-            .stderr(file(&err_path)),
-    );
-    // Bounded: the smoke run takes seconds; give up (and end it) after 5 minutes.
-    let status = child.wait(Duration::from_secs(300));
-    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    let (status, stdout, stderr) = run_smoke(&script, &scratch.0, &results, &blk_dir);
     assert!(
         status.success(),
         "bench/run --smoke failed ({status}):\n{stdout}\n{stderr}"
     );
-    for line in stderr.lines().filter(|l| l.starts_with("skipped:")) {
-        eprintln!("{line}");
+    // bench/run's own skips (a peer not installed) join the list CI prints at the end.
+    for why in stderr.lines().filter_map(|l| l.strip_prefix("skipped: ")) {
+        skip(&format!("bench/run: {why}"));
     }
 
     let text = std::fs::read_to_string(&results).unwrap_or_default();
-    let recs = decode(&text);
-    // impls per (bench, name), from the records that carry a measurement.
-    let mut impls: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
-    for r in recs
-        .iter()
-        .filter(|r| matches!(r.kind, Kind::Sample | Kind::Summary))
-    {
-        let bench = r.tags.get("bench").cloned().unwrap_or_default();
-        let imp = r
-            .tags
-            .get("impl")
-            .unwrap_or_else(|| panic!("a record without tag impl: {}", r.to_line()));
-        assert!(
-            BENCHES.contains(&bench.as_str()),
-            "record with tag bench={bench}: {}",
-            r.to_line()
-        );
-        assert_eq!(r.label, "smoke", "BENCH_LABEL reaches every record");
-        impls
-            .entry((bench, r.name.clone()))
-            .or_default()
-            .insert(imp.clone());
-    }
+    let impls = impls_by_bench(&decode(&text));
     for ((bench, name), set) in &impls {
         assert!(
             set.len() >= 2,
@@ -123,4 +80,64 @@ fn bench_run_smoke() {
         !blk_dir.join("bench.dat").exists(),
         "bench/run left its scratch file behind"
     );
+}
+
+/// The impls measured per (bench, name), from the records that carry a measurement; each
+/// record checked for its tags and its label.
+fn impls_by_bench(recs: &[Record]) -> BTreeMap<(String, String), BTreeSet<String>> {
+    let mut impls: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for r in recs
+        .iter()
+        .filter(|r| matches!(r.kind, Kind::Sample | Kind::Summary))
+    {
+        let bench = r.tags.get("bench").cloned().unwrap_or_default();
+        let imp = r
+            .tags
+            .get("impl")
+            .unwrap_or_else(|| panic!("a record without tag impl: {}", r.to_line()));
+        assert!(
+            BENCHES.contains(&bench.as_str()),
+            "record with tag bench={bench}: {}",
+            r.to_line()
+        );
+        assert_eq!(r.label, "smoke", "BENCH_LABEL reaches every record");
+        impls
+            .entry((bench, r.name.clone()))
+            .or_default()
+            .insert(imp.clone());
+    }
+    impls
+}
+
+/// `bench/run --smoke` with the harness's binaries, writing its records to `results` and its
+/// block files under `blk_dir`; its exit status, stdout and stderr.
+fn run_smoke(
+    script: &Path,
+    scratch: &Path,
+    results: &Path,
+    blk_dir: &Path,
+) -> (ExitStatus, String, String) {
+    // Output into files, not pipes: nobody reads a pipe while the run goes on.
+    let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
+    let file = |p: &PathBuf| std::fs::File::create(p).expect("output file");
+    let mut child = Spawned::start(
+        Command::new("sh")
+            .arg(script)
+            .arg("--smoke")
+            .arg("-o")
+            .arg(results)
+            .arg("--dir")
+            .arg(blk_dir)
+            // The binaries the harness builds, in place of bench/run's release build.
+            .env("BENCH_BIN", bin_dir())
+            .env("BENCH_LABEL", "smoke")
+            .current_dir(scratch)
+            .stdout(file(&out_path))
+            .stderr(file(&err_path)),
+    );
+    // Bounded: the smoke run takes seconds; give up (and end it) after 5 minutes.
+    let status = child.wait(Duration::from_secs(300));
+    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    (status, stdout, stderr)
 }

@@ -1,8 +1,9 @@
-//! Man pages and shell completions: generated from each tool's clap Command, committed under
-//! man/ and completions/, and checked here to be up to date and clean under `mandoc -T lint`.
+//! Man pages and shell completions: generated from each tool's clap Command and from the
+//! `./benchmatrix` script's (benchmatrix_tests::suite_cli), committed under man/ and
+//! completions/, and checked here to be up to date and clean under `mandoc -T lint`.
 
-use benchmatrix_tests::docs::{check_or_bless, completions, man_pages};
-use benchmatrix_tests::{TOOLS, need_tool, run, workspace_root};
+use benchmatrix_tests::docs::{check_or_bless, completions, man_pages, man_pages_with};
+use benchmatrix_tests::{TOOLS, need_tool, run, skip, suite_cli, workspace_root};
 use std::process::Command;
 
 #[test]
@@ -16,6 +17,15 @@ fn man_pages_and_completions_are_up_to_date() {
             &completions(command()),
         ));
     }
+    let script = suite_cli::command();
+    stale.extend(check_or_bless(
+        &root.join("man"),
+        &man_pages_with(script.clone(), suite_cli::SECTIONS),
+    ));
+    stale.extend(check_or_bless(
+        &root.join("completions"),
+        &completions(script),
+    ));
     assert!(
         stale.is_empty(),
         "out of date: {stale:?}\nregenerate with: BLESS=1 cargo test -p benchmatrix-tests --test manpages"
@@ -36,9 +46,31 @@ fn every_tool_page_shows_examples() {
 }
 
 #[test]
+fn the_script_page_has_its_own_sections() {
+    let pages = man_pages_with(suite_cli::command(), suite_cli::SECTIONS);
+    assert_eq!(pages.len(), 1);
+    let (file, page) = &pages[0];
+    assert_eq!(file, "benchmatrix.1");
+    let text = String::from_utf8_lossy(page);
+    for section in [
+        "OPTIONS",
+        "ENVIRONMENT",
+        "FILES",
+        "\"EXIT STATUS\"",
+        "EXAMPLES",
+        "\"SEE ALSO\"",
+    ] {
+        assert!(
+            text.contains(&format!("\n.SH {section}")),
+            "benchmatrix.1 lacks {section}"
+        );
+    }
+}
+
+#[test]
 fn pages_pass_mandoc_lint() {
     if std::env::var_os("BLESS").is_some() {
-        eprintln!("skipped: pages are being regenerated (BLESS); run again to lint them");
+        skip("pages are being regenerated (BLESS); run again to lint them");
         return;
     }
     if !need_tool("mandoc") {

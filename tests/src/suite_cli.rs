@@ -1,0 +1,146 @@
+//! The `./benchmatrix` script's command line as a clap Command: the source of its man page
+//! (benchmatrix.1) and completions. The script parses its options in sh; tests/script_cli.rs
+//! checks that its `--help` and its parser name exactly these options, so the two cannot drift.
+
+use crate::docs::Section;
+use clap::{Arg, ArgAction, Command, ValueHint};
+
+const LONG_ABOUT: &str = "\
+Runs the classic environment-comparison suite on this machine and prints the matrix of every
+results file in the results directory. Run it on each environment with its own --label, copy
+the results/*.jsonl files together, and the matrix gets a column per environment. Rows are
+named by role (\"network throughput this->peer\", \"latency for icmp this<->loopback\"), not by
+host, so that every machine's results line up; the peer's address is in the tag peer.
+
+The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
+make -jN of trees it generates, and a block file written buffered+fsync and with O_DIRECT. It
+builds the tools with cargo build --release first (quick when they are up to date), unless
+BENCHMATRIX_BIN names prebuilt ones.
+
+The records go to the results file only, the matrix to stdout. On a terminal the script
+announces each step as it starts, with about how long it takes, and a first build shows
+cargo's progress; off a terminal (a pipe, CI, Ansible) it writes a few progress lines.";
+
+/// The examples of `--help`, in the layout the man page's EXAMPLES section reads.
+pub const EXAMPLES: &str = "\
+Examples:
+  Measure this machine as one environment, append to results/para_lvm_san.jsonl, print the matrix:
+      ./benchmatrix --label para/lvm/san
+  Measure the link to a peer (dom0), which runs the two listeners first:
+      netpipe recv --listen 5201 --keep-open --label dom0 &
+      netpipe send --listen 5202 --keep-open --label dom0 &
+      ./benchmatrix --label para/lvm/san --peer dom0
+  Only the block writes, 4G on the file system under test:
+      ./benchmatrix --only disk --disk-size 4G --dir /mnt/san
+  A short trial run that keeps its records out of the matrix folder:
+      ./benchmatrix --runs 2 --disk-size 64M --results /tmp/trial
+  The matrix of every machine's results as a DokuWiki table, against a baseline column:
+      collate -f dokuwiki --baseline bare/xfs/disc results/*.jsonl";
+
+/// The environment variables the script reads, as its `--help` lists them.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("BENCH_LABEL", "default for --label"),
+    (
+        "BENCHMATRIX_BIN",
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, collate): use them and \
+         build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
+    ),
+    (
+        "CARGO_TARGET_DIR",
+        "where cargo builds the tools (default: target/ here); they run from its release/",
+    ),
+    (
+        "CC",
+        "C compiler for the make step (default: cc, gcc or clang)",
+    ),
+    (
+        "TMPDIR",
+        "where the scratch directory for the tar and make trees is made (default: /tmp)",
+    ),
+];
+
+/// The sections of the man page that the Command cannot carry.
+pub const SECTIONS: &[Section] = &[
+    Section {
+        title: "ENVIRONMENT",
+        items: ENVIRONMENT,
+    },
+    Section {
+        title: "FILES",
+        items: &[(
+            "results/LABEL.jsonl",
+            "the records of every run with that label, appended (a / or a space in the label \
+             becomes _); --results names another folder",
+        )],
+    },
+    Section {
+        title: "EXIT STATUS",
+        items: &[
+            (
+                "0",
+                "every step ran (a step left out for a missing program, such as bzip2 or a C \
+                 compiler, says so and is not a failure)",
+            ),
+            (
+                "1",
+                "a step failed: the others ran, their records are kept and the matrix is printed",
+            ),
+            (
+                "2",
+                "could not do the job: a bad option (checked before anything runs), tools that could not be built or found, or a folder it could not write",
+            ),
+            (
+                "130, 143",
+                "ended by Ctrl-C (SIGINT) or SIGTERM; the scratch files are removed",
+            ),
+        ],
+    },
+];
+
+/// An option that takes a value.
+fn valued(name: &'static str, value: &'static str, help: &'static str) -> Arg {
+    Arg::new(name)
+        .long(name)
+        .value_name(value)
+        .action(ArgAction::Set)
+        .help(help)
+}
+
+/// The script's options, in the order of its `--help`.
+pub fn command() -> Command {
+    Command::new("benchmatrix")
+        .about("Run the classic environment-comparison suite on this machine and print the matrix")
+        .long_about(LONG_ABOUT)
+        .after_help(EXAMPLES)
+        .disable_help_flag(true)
+        .arg(valued("label", "LABEL", "environment label, levels separated by / (default: $BENCH_LABEL, else the host name)"))
+        .arg(valued("peer", "HOST", "measure network and ICMP against HOST, which runs the two listeners the script prints (netpipe recv --listen PORT and netpipe send --listen PORT+1)").value_hint(ValueHint::Hostname))
+        .arg(valued("port", "PORT", "first of two TCP ports for the peer's listeners (default 5201)"))
+        .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
+        .arg(valued("dir", "DIR", "where to write the block file, in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
+        .arg(valued("disk-size", "SIZE", "size of the block file (default 1G)"))
+        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)"))
+        .arg(valued("jobs", "N", "make -jN (default: the number of CPUs)"))
+        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,disk (comma-separated)"))
+        .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
+        .arg(
+            valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)")
+                .short('f')
+                .value_parser(["text", "dokuwiki", "markdown", "html", "csv", "json", "svg"])
+                .hide_possible_values(true),
+        )
+        .arg(valued("baseline", "LABEL", "compare every column with this label's (passed to collate)"))
+        .arg(
+            Arg::new("no-matrix")
+                .long("no-matrix")
+                .action(ArgAction::SetTrue)
+                .help("do not print the matrix"),
+        )
+        .arg(
+            Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(ArgAction::Help)
+                .help("print this help"),
+        )
+}

@@ -1,0 +1,325 @@
+//! The `./benchmatrix` suite script run for real: twice on loopback as two machines whose
+//! results collate into two columns, against a peer in a network namespace (IPv4 and IPv6),
+//! and with a failing step whose neighbours' results are kept.
+
+use benchmatrix_tests::suite::{OTHER_HOST, folders, peer_tag, script, step};
+use benchmatrix_tests::wiki::{parse_wiki, split_title};
+use benchmatrix_tests::{bin, decode, empty_dir, explain, need_root, need_tool, ok, path_str as s};
+use measure::{Kind, Record};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+use testkit::{B_ADDR, B_ADDR6, NetPair, Spawned, free_port};
+
+const LABEL_A: &str = "para/lvm/san";
+const LABEL_B: &str = "para/xfs/disc";
+
+/// The rows of a full run of the script on loopback: (tool, name, samples with --runs 2).
+const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
+    ("netpipe", "network throughput this->loopback", 2),
+    ("netpipe", "network throughput loopback->this", 2),
+    ("pingrt", "latency for icmp this<->loopback", 20),
+    ("timecmd", "time tar xjf tree.tar.bz2", 2),
+    ("timecmd", "time make -j2", 2),
+    (
+        "blkwrite",
+        "time to write a 16M block file (buffered+fsync)",
+        1,
+    ),
+    ("blkwrite", "time to write a 16M block file (O_DIRECT)", 1),
+];
+
+/// Checks one results file of a loopback run: every step's records, strictly decoded.
+fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
+    let recs = decode(&std::fs::read_to_string(file).expect("the results file"));
+    for r in &recs {
+        assert_eq!(r.label, label, "{}", r.to_line());
+        if let Some(h) = host {
+            assert_eq!(r.host, h, "{}", r.to_line());
+        }
+    }
+    for (tool, name, count) in SCRIPT_ROWS {
+        if skipped.contains(name) {
+            assert!(recs.iter().all(|r| r.name != *name), "{name} ran");
+            continue;
+        }
+        assert_eq!(step(&recs, tool, name).len(), *count, "{name}: samples");
+    }
+    for name in &SCRIPT_ROWS[..3] {
+        peer_tag(&recs, name.1, "127.0.0.1");
+    }
+    let direct = step(&recs, "blkwrite", SCRIPT_ROWS[6].1);
+    assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+}
+
+/// Whether a C compiler for the script's make step is installed.
+fn has_c_compiler() -> bool {
+    ["cc", "gcc", "clang"].iter().any(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// The text matrix of the first run: one row per step.
+fn check_text_matrix(matrix: &str) {
+    for (_, name, _) in SCRIPT_ROWS {
+        assert_eq!(
+            matrix
+                .lines()
+                .filter(|l| l.starts_with(&format!("{name} (")))
+                .count(),
+            1,
+            "row {name:?} in the matrix:\n{matrix}"
+        );
+    }
+}
+
+/// The DokuWiki matrix of both runs: the labels' levels stacked, the two machines' rows
+/// lined up (one row per step, a cell per column), make measured in the first column only.
+fn check_two_column_wiki(text: &str) {
+    let wiki = parse_wiki(text);
+    assert_eq!(
+        wiki.levels,
+        [vec!["para", ""], vec!["lvm", "xfs"], vec!["san", "disc"]],
+        "{text}"
+    );
+    let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
+    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    assert_eq!(names, want, "{text}");
+    let number = |c: &str| {
+        c.split_whitespace()
+            .next()
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    };
+    for (title, cells) in &wiki.rows {
+        assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
+        assert!(number(&cells[0]), "{title}: {cells:?}");
+        if title.starts_with("time make -j") {
+            assert_eq!(cells[1], "-", "make did not run in the second column");
+        } else {
+            assert!(number(&cells[1]), "{title}: {cells:?}");
+        }
+    }
+}
+
+#[test]
+fn script_runs_the_suite_twice_and_collates_two_columns() {
+    if !need_root("the suite script (pingrt at 50 ms intervals, a second host name)") {
+        return;
+    }
+    if !["tar", "bzip2", "make", "unshare", "hostname"]
+        .iter()
+        .all(|t| need_tool(t))
+    {
+        return;
+    }
+    if !has_c_compiler() {
+        testkit::skip("no C compiler for the script's make step");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, disk, res] = folders(tmp.path(), ["work", "tmp", "disk", "results"]);
+    let port = free_port().to_string();
+    let common = [
+        "--disk-size",
+        "16M",
+        "--runs",
+        "2",
+        "--jobs",
+        "2",
+        "--net-time",
+        "1s",
+        "--results",
+        s(&res),
+        "--port",
+        &port,
+    ];
+
+    let first = script(
+        &work,
+        &scratch,
+        &[],
+        &[&common[..], &["--label", LABEL_A, "--dir", s(&disk)]].concat(),
+    );
+    ok(&first, "first run");
+    check_script_results(&res.join("para_lvm_san.jsonl"), LABEL_A, None, &[]);
+    check_text_matrix(&String::from_utf8_lossy(&first.stdout));
+    for d in [&work, &scratch, &disk] {
+        empty_dir(d);
+    }
+
+    // A second machine (a host name of its own; no make step, to keep the test short), the
+    // block file in the default scratch directory under the working one, the DokuWiki matrix.
+    let only = ["--label", LABEL_B, "--only", "net,icmp,tar,disk"];
+    let second = script(
+        &work,
+        &scratch,
+        OTHER_HOST,
+        &[&common[..], &only, &["-f", "dokuwiki"]].concat(),
+    );
+    ok(&second, "second run");
+    check_script_results(
+        &res.join("para_xfs_disc.jsonl"),
+        LABEL_B,
+        Some("bm-other-host"),
+        &["time make -j2"],
+    );
+    check_two_column_wiki(&String::from_utf8_lossy(&second.stdout));
+    for d in [&work, &scratch, &disk] {
+        empty_dir(d);
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&res)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["para_lvm_san.jsonl", "para_xfs_disc.jsonl"]);
+}
+
+/// The rows a --peer run records.
+const PEER_ROWS: [&str; 3] = [
+    "network throughput this->peer",
+    "network throughput peer->this",
+    "latency for icmp this<->peer",
+];
+
+/// Checks the records of a --peer run against the peer at `addr`.
+fn check_peer_results(file: &Path, addr: &str) {
+    let recs = decode(&std::fs::read_to_string(file).expect("the results file"));
+    let sent = step(&recs, "netpipe", PEER_ROWS[0]);
+    assert!(sent[0].value("sent_bytes").expect("sent_bytes") > 0.0);
+    let received = step(&recs, "netpipe", PEER_ROWS[1]);
+    assert!(received[0].value("received_bytes").expect("received_bytes") > 0.0);
+    assert_eq!(step(&recs, "pingrt", PEER_ROWS[2]).len(), 20);
+    for name in PEER_ROWS {
+        peer_tag(&recs, name, addr);
+    }
+}
+
+/// What the script tells the user to run on the peer, started in namespace `ns`: the sink
+/// (its records to `log`) and the source.
+fn start_peer(ns: &str, log: &Path) -> (Spawned, Spawned) {
+    let mut sink = Spawned::start(
+        NetPair::exec(ns, bin("netpipe"))
+            .args(["recv", "--listen", "6200", "--keep-open", "--label", "peer"])
+            .args(["-o", s(log)])
+            .stdout(Stdio::null()),
+    );
+    let mut source = Spawned::start(
+        NetPair::exec(ns, bin("netpipe"))
+            .args(["send", "--listen", "6201", "--keep-open", "--label", "peer"])
+            .stdout(Stdio::null()),
+    );
+    sink.wait_listening(6200, Duration::from_secs(10));
+    source.wait_listening(6201, Duration::from_secs(10));
+    (sink, source)
+}
+
+#[test]
+fn script_measures_against_a_namespace_peer() {
+    if !need_root("the script's --peer mode (namespaces)") || !need_tool("ip") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let peer_log = tmp.path().join("peer.jsonl");
+    let net = NetPair::new().expect("namespaces and veth");
+    let (sink, source) = start_peer(&net.b, &peer_log);
+
+    // The script run from host a against the peer at `addr`, with `extra` arguments.
+    let peer_run = |addr: &str, label: &str, extra: &[&str]| -> Output {
+        let mut args = vec!["--peer", addr, "--port", "6200", "--only", "net,icmp"];
+        args.extend(["--net-time", "1s", "--runs", "2", "--results", s(&res)]);
+        args.extend(["--label", label]);
+        args.extend_from_slice(extra);
+        let out = script(&work, &scratch, &["ip", "netns", "exec", &net.a], &args);
+        ok(&out, &format!("--peer {addr}"));
+        out
+    };
+    let out = peer_run(B_ADDR, "domu/peer", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("netpipe recv --listen 6200 --keep-open"),
+        "{err}"
+    );
+    assert!(
+        err.contains("netpipe send --listen 6201 --keep-open"),
+        "{err}"
+    );
+    check_peer_results(&res.join("domu_peer.jsonl"), B_ADDR);
+    let matrix = String::from_utf8_lossy(&out.stdout);
+    for name in PEER_ROWS {
+        assert!(
+            matrix.lines().any(|l| l.starts_with(&format!("{name} ("))),
+            "row {name:?} in the matrix:\n{matrix}"
+        );
+    }
+    // An IPv6 peer: HOST:PORT needs brackets, ICMPv6 for the latency.
+    let out6 = peer_run(B_ADDR6, "domu/peer6", &["--no-matrix"]);
+    assert!(out6.stdout.is_empty(), "--no-matrix");
+    check_peer_results(&res.join("domu_peer6.jsonl"), B_ADDR6);
+    // The peer's sink saw the script's connections.
+    let peer: Vec<Record> = decode(&std::fs::read_to_string(&peer_log).unwrap());
+    assert!(
+        peer.iter()
+            .any(|r| r.kind == Kind::Sample && r.value("received_bytes").is_some_and(|b| b > 0.0)),
+        "the peer's records: {peer:?}"
+    );
+    empty_dir(&work);
+    empty_dir(&scratch);
+    drop(source);
+    drop(sink);
+}
+
+#[test]
+fn script_keeps_the_results_when_a_step_fails() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let port = free_port().to_string();
+    // The network step works on loopback as any user; blkwrite refuses the size.
+    let out = script(
+        &work,
+        &scratch,
+        &[],
+        &[
+            "--only",
+            "net,disk",
+            "--disk-size",
+            "16Q",
+            "--net-time",
+            "1s",
+            "--runs",
+            "2",
+            "--port",
+            &port,
+            "--results",
+            s(&res),
+            "--label",
+            "broken/disk",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step failed: disk buffered"), "{err}");
+    assert!(
+        err.contains("failed steps: disk buffered disk direct"),
+        "{err}"
+    );
+    let recs = decode(&std::fs::read_to_string(res.join("broken_disk.jsonl")).expect("results"));
+    step(&recs, "netpipe", SCRIPT_ROWS[0].1);
+    step(&recs, "netpipe", SCRIPT_ROWS[1].1);
+    let matrix = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        matrix
+            .lines()
+            .filter(|l| l.starts_with("network throughput "))
+            .count(),
+        2,
+        "the matrix of what was measured: {matrix}"
+    );
+    empty_dir(&work);
+    empty_dir(&scratch);
+}

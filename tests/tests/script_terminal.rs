@@ -1,0 +1,278 @@
+//! What `./benchmatrix` shows a person: on a terminal (a real pty from `script`) the plan and
+//! each step as it starts with its estimate, no JSON, and cargo's own progress only when the
+//! tools need building; piped (CI, Ansible) the few log lines it has always written.
+
+use benchmatrix_tests::suite::{
+    folders, script, script_env, script_on_pty, script_path, step, terminal_text,
+};
+use benchmatrix_tests::{bin_dir, decode, empty_dir, explain, need_tool, ok, path_str as s, run};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use testkit::free_port;
+
+/// The steps of `--only net,disk --disk-size 16M`, in the order they run: (tool, row name).
+const STEPS: [(&str, &str); 4] = [
+    ("netpipe", "network throughput this->loopback"),
+    ("netpipe", "network throughput loopback->this"),
+    (
+        "blkwrite",
+        "time to write a 16M block file (buffered+fsync)",
+    ),
+    ("blkwrite", "time to write a 16M block file (O_DIRECT)"),
+];
+
+/// A short run of the network and disk steps (any user can run them) into `res`.
+fn short_run<'a>(res: &'a Path, port: &'a str, label: &'a str) -> Vec<&'a str> {
+    vec![
+        "--only",
+        "net,disk",
+        "--disk-size",
+        "16M",
+        "--runs",
+        "2",
+        "--net-time",
+        "1s",
+        "--port",
+        port,
+        "--results",
+        s(res),
+        "--label",
+        label,
+    ]
+}
+
+/// Every step's records are in the results file, whatever the terminal showed.
+fn check_records(file: &Path) {
+    let recs = decode(&std::fs::read_to_string(file).expect("the results file"));
+    for (tool, name) in STEPS {
+        step(&recs, tool, name);
+    }
+}
+
+/// The script's own lines (`benchmatrix: ...`) in `text`, without the prefix.
+fn own_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("benchmatrix: "))
+        .collect()
+}
+
+#[test]
+fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
+    if !need_tool("script") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let port = free_port().to_string();
+    let out = run(&mut script_on_pty(
+        &work,
+        &scratch,
+        &short_run(&res, &port, "tty/run"),
+    ));
+    ok(&out, "the script on a terminal");
+    let text = terminal_text(&out);
+    let lines = own_lines(&text);
+    let plan = format!("; records are appended to {}/tty_run.jsonl", s(&res));
+    assert!(
+        lines[0].starts_with("4 steps (about ") && lines[0].ends_with(&plan),
+        "the plan first: {text}"
+    );
+    let announced: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with('['))
+        .copied()
+        .collect();
+    assert_eq!(announced.len(), STEPS.len(), "one line per step:\n{text}");
+    for (i, (line, (_, name))) in announced.iter().zip(STEPS).enumerate() {
+        let want = format!("[{}/{}] {name}: ", i + 1, STEPS.len());
+        assert!(line.starts_with(&want), "want {want:?}, got {line:?}");
+        assert!(
+            line.contains(" (about ") && (line.ends_with(" s)") || line.ends_with(" min)")),
+            "{line:?}: how long it takes"
+        );
+    }
+    // The log lines a pipe gets are replaced by the announcements.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("network: ") || l.starts_with("disk: ")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("\"schema\""),
+        "JSON on the terminal:\n{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("{} (", STEPS[0].1))),
+        "the matrix on the terminal:\n{text}"
+    );
+    check_records(&res.join("tty_run.jsonl"));
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
+
+#[test]
+fn piped_the_script_writes_its_few_log_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let port = free_port().to_string();
+    let out = script(&work, &scratch, &[], &short_run(&res, &port, "piped/run"));
+    ok(&out, "the script piped");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines = own_lines(&err);
+    let results = format!("{}/piped_run.jsonl", s(&res));
+    assert_eq!(lines.len(), 3, "{err}");
+    assert_eq!(
+        lines[0],
+        "network: loopback, 2 transfers of 1s each way (--peer HOST measures a link)"
+    );
+    assert!(
+        lines[1].starts_with("disk: writing 16M into ./benchmatrix-disk.")
+            && lines[1].ends_with(", buffered+fsync, then O_DIRECT"),
+        "{err}"
+    );
+    assert_eq!(lines[2], format!("records appended to {results}"));
+    assert!(!err.contains("\"schema\""), "JSON on stderr:\n{err}");
+    check_records(Path::new(&results));
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
+
+/// A stand-in for cargo: it notes how it was called and whether its stderr is a terminal,
+/// shows a progress line unless told --quiet, and "builds" each missing tool as a link to the
+/// harness's binary.
+const CARGO_STAND_IN: &str = r#"#!/bin/sh
+{ printf '%s\n' "$*"; if [ -t 2 ]; then echo 'stderr: terminal'; else echo 'stderr: pipe'; fi; } >>"$STAND_IN_LOG"
+case " $* " in *" --quiet "*) ;; *) echo '   Compiling the tools (stand-in)' >&2 ;; esac
+mkdir -p "$CARGO_TARGET_DIR/release"
+for t in netpipe pingrt blkwrite timecmd collate; do
+    [ -e "$CARGO_TARGET_DIR/release/$t" ] || ln -s "$STAND_IN_TOOLS/$t" "$CARGO_TARGET_DIR/release/$t"
+done
+"#;
+
+/// The cargo stand-in in `dir` (its calls logged to `log`), building into `target`.
+struct StandIn {
+    dir: PathBuf,
+    log: PathBuf,
+    target: PathBuf,
+}
+
+impl StandIn {
+    /// Writes the stand-in into a new folder `stand-in` under `root`.
+    fn new(root: &Path) -> StandIn {
+        let [dir] = folders(root, ["stand-in"]);
+        let cargo = dir.join("cargo");
+        std::fs::write(&cargo, CARGO_STAND_IN).expect("write the stand-in");
+        std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755))
+            .expect("make the stand-in executable");
+        let (log, target) = (root.join("cargo.log"), root.join("target"));
+        StandIn { dir, log, target }
+    }
+
+    /// Points `c` at the stand-in and its target folder, in place of the prebuilt tools.
+    fn apply<'a>(&self, c: &'a mut Command) -> &'a mut Command {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![self.dir.clone()];
+        paths.extend(std::env::split_paths(&path));
+        c.env_remove("BENCHMATRIX_BIN")
+            .env("PATH", std::env::join_paths(paths).expect("PATH"))
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("STAND_IN_LOG", &self.log)
+            .env("STAND_IN_TOOLS", bin_dir())
+    }
+
+    /// The stand-in's calls since the last look: (arguments, where its stderr went).
+    fn calls(&self) -> Vec<(String, String)> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        std::fs::write(&self.log, "").expect("empty the log");
+        let lines: Vec<&str> = text.lines().collect();
+        lines
+            .chunks(2)
+            .map(|c| {
+                (
+                    c[0].to_string(),
+                    c.get(1).copied().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Piped, the script says it builds, and cargo runs quietly.
+fn check_piped_build(cargo: &StandIn, work: &Path, scratch: &Path, args: &[&str]) {
+    let mut c = Command::new("sh");
+    script_env(c.arg(script_path()).args(args), work, scratch);
+    let piped = run(cargo.apply(&mut c));
+    ok(&piped, "a run piped");
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        own_lines(&err).contains(&"building the tools (cargo build --release)"),
+        "{}",
+        explain(&piped)
+    );
+    assert_eq!(
+        cargo.calls(),
+        [(
+            "build --release --quiet --workspace --bins".to_string(),
+            "stderr: pipe".to_string()
+        )]
+    );
+}
+
+#[test]
+fn cargo_shows_its_progress_on_a_terminal_only_when_the_tools_need_building() {
+    if !need_tool("script") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let cargo = StandIn::new(tmp.path());
+    let port = free_port().to_string();
+    let args = [
+        "--only",
+        "net",
+        "--runs",
+        "1",
+        "--net-time",
+        "250ms",
+        "--no-matrix",
+    ];
+    let args = [&args[..], &["--port", &port, "--results", s(&res)]].concat();
+    let on_pty = || -> Output { run(cargo.apply(&mut script_on_pty(&work, &scratch, &args))) };
+    let build = "building the tools (cargo build --release";
+
+    // The first build: the script says so, and cargo's own progress reaches the terminal.
+    let first = on_pty();
+    ok(&first, "a first build on a terminal");
+    let text = terminal_text(&first);
+    assert!(
+        own_lines(&text).iter().any(|l| l.starts_with(build)),
+        "{text}"
+    );
+    assert!(text.contains("Compiling the tools (stand-in)"), "{text}");
+    let first_calls = cargo.calls();
+    assert_eq!(first_calls.len(), 1, "{first_calls:?}");
+    assert_eq!(first_calls[0].0, "build --release --workspace --bins");
+    assert_eq!(first_calls[0].1, "stderr: terminal");
+
+    // Built: no build line, and cargo only checks, quietly.
+    let again = on_pty();
+    ok(&again, "an up-to-date run on a terminal");
+    let text = terminal_text(&again);
+    assert!(
+        !text.contains(build) && !text.contains("Compiling"),
+        "{text}"
+    );
+    let again_calls = cargo.calls();
+    assert_eq!(again_calls.len(), 1, "{again_calls:?}");
+    assert_eq!(
+        again_calls[0].0,
+        "build --release --quiet --workspace --bins"
+    );
+
+    check_piped_build(&cargo, &work, &scratch, &args);
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
