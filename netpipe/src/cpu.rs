@@ -9,10 +9,13 @@ pub struct Cpu {
 
 impl Cpu {
     pub fn now() -> Cpu {
-        // SAFETY: rusage is plain old data; all-zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: getrusage writes one rusage into the valid pointer.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        // getrusage is neither in std nor in rustix.
+        // SAFETY: rusage is plain old data, so all-zero is a valid value; getrusage writes one
+        // rusage through the valid pointer.
+        let (rc, ru) = unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            (libc::getrusage(libc::RUSAGE_SELF, &mut ru), ru)
+        };
         if rc != 0 {
             return Cpu::default();
         }

@@ -48,8 +48,10 @@ pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result
                 stream::send(&s2, &c2, &p2, &mut src)
             }
             Role::Recv => {
-                let mut buf = vec![0u8; block.max(4 << 20)];
-                stream::recv(&s2, &c2, &p2, &mut buf)
+                // Never initialised: with MSG_TRUNC the kernel writes nothing to it.
+                let len = block.max(4 << 20);
+                let mut buf = Vec::<u8>::with_capacity(len);
+                stream::recv(&s2, &c2, &p2, &mut buf.spare_capacity_mut()[..len])
             }
         })
         .map_err(|e| Failure::new(exit::CANNOT, "starting a stream thread", e))?;
@@ -64,13 +66,12 @@ pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result
 
 /// The sum of TCP_INFO retransmits, mean RTT and summed cwnd over live streams.
 pub fn tcp_now(live: &[Live]) -> (u64, Option<f64>, u64) {
-    use std::os::fd::AsRawFd;
     let mut retr = 0u64;
     let mut rtt = 0.0;
     let mut n = 0u32;
     let mut cwnd = 0u64;
     for l in live {
-        if let Some(ti) = sock::tcp_info(l.sock.as_raw_fd()) {
+        if let Some(ti) = sock::tcp_info(&l.sock) {
             retr += u64::from(ti.total_retrans);
             rtt += ti.rtt_s;
             n += 1;
@@ -90,8 +91,7 @@ pub fn moved(plan: &Plan, l: &Live, queued: bool) -> u64 {
     if plan.role != Role::Recv || !queued || l.prog.is_done() {
         return read;
     }
-    use std::os::fd::AsRawFd;
-    read + sock::unread_bytes(l.sock.as_raw_fd())
+    read + sock::unread_bytes(&l.sock)
 }
 
 /// When the last byte of a session moved, once all its streams have ended.

@@ -63,6 +63,7 @@ impl Lowat {
             return;
         }
         let v = want as libc::c_int;
+        // Neither socket2 nor rustix sets SO_RCVLOWAT.
         // SAFETY: setsockopt reads one c_int from a valid pointer of the given length.
         let rc = unsafe {
             libc::setsockopt(
@@ -88,7 +89,7 @@ mod tests {
     fn lowat_of(s: &Socket) -> i32 {
         let mut v: libc::c_int = 0;
         let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt writes at most len bytes into v.
+        // SAFETY: getsockopt writes at most len bytes into v (no safe crate reads the mark).
         let rc = unsafe {
             libc::getsockopt(
                 s.as_raw_fd(),

@@ -7,10 +7,13 @@ use crate::fdio::{
 };
 use crate::sock;
 use crate::stdin::stdin_to_socket;
+use rustix::net::{RecvFlags, recv};
+use rustix::pipe::{SpliceFlags, splice};
+use rustix::stdio::stdout;
 use socket2::Socket;
 use std::io;
 use std::net::Shutdown;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -68,7 +71,9 @@ pub fn transfer(s: Arc<Socket>, listener: bool, with_stdin: bool, idle: Option<D
         && !m.interrupted
         && !m.stdout_gone
         && !measure::cli::is_terminal(0)
-        && (!listener || fd_kind(0) == FdKind::Regular || sent_any.load(Ordering::Acquire));
+        && (!listener
+            || fd_kind(rustix::stdio::stdin()) == FdKind::Regular
+            || sent_any.load(Ordering::Acquire));
     // Bounded by Ctrl-C and, when stdin is a terminal, by not waiting at all.
     loop {
         match rx_done.recv_timeout(sock::TICK) {
@@ -121,14 +126,14 @@ impl Sink {
     /// `dd bs=1M count=2048 | netpipe` takes 0.70-0.82 s against 0.97-1.11 s on loopback,
     /// three runs each.)
     fn new() -> Sink {
-        let out_kind = fd_kind(1);
+        let out_kind = fd_kind(stdout());
         let spliceable = match out_kind {
             FdKind::Pipe => true,
-            FdKind::Regular => !is_append(1),
-            FdKind::Other => is_dev_null(1),
+            FdKind::Regular => !is_append(stdout()),
+            FdKind::Other => is_dev_null(stdout()),
         };
         if out_kind == FdKind::Pipe {
-            grow_pipe(1);
+            grow_pipe(stdout());
         }
         let mid = if spliceable && out_kind != FdKind::Pipe {
             make_pipe()
@@ -143,27 +148,20 @@ impl Sink {
         }
     }
 
-    /// Takes what the socket `fd` has (up to a chunk): the syscall's return value.
-    fn take(&mut self, fd: i32) -> isize {
+    /// Takes what the socket has (up to a chunk).
+    fn take(&mut self, s: &Socket) -> io::Result<usize> {
         if self.splice {
-            let target = self.mid.as_ref().map_or(1, |(_, w)| w.as_raw_fd());
-            // SAFETY: splice between two valid descriptors, no offsets.
-            unsafe {
-                libc::splice(
-                    fd,
-                    std::ptr::null_mut(),
-                    target,
-                    std::ptr::null_mut(),
-                    CHUNK,
-                    libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
-                )
-            }
+            let flags = SpliceFlags::MOVE | SpliceFlags::MORE;
+            let n = match &self.mid {
+                Some((_, w)) => splice(s, None, w, None, CHUNK, flags),
+                None => splice(s, None, stdout(), None, CHUNK, flags),
+            };
+            Ok(n?)
         } else {
             if self.buf.is_empty() {
                 self.buf = vec![0u8; 256 << 10];
             }
-            // SAFETY: buf is writable for buf.len() bytes.
-            unsafe { libc::recv(fd, self.buf.as_mut_ptr().cast(), self.buf.len(), 0) }
+            Ok(recv(s, &mut self.buf[..], RecvFlags::empty())?.0)
         }
     }
 
@@ -171,18 +169,17 @@ impl Sink {
     fn put(&self, n: usize) -> io::Result<()> {
         if self.splice {
             match &self.mid {
-                Some((r, _)) => drain_pipe(r.as_raw_fd(), n),
+                Some((r, _)) => drain_pipe(r, n),
                 None => Ok(()),
             }
         } else {
-            write_all(1, &self.buf[..n])
+            write_all(&self.buf[..n])
         }
     }
 }
 
 /// Copies the socket to stdout until EOF, a fault, the idle timeout or Ctrl-C.
 fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result<(), String> {
-    let fd = s.as_raw_fd();
     let mut sink = Sink::new();
     let mut last_move = Instant::now();
     // Each pass waits a tick at most.
@@ -191,32 +188,33 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
             m.interrupted = true;
             return Ok(());
         }
-        let rc = sink.take(fd);
+        let rc = sink.take(s);
         let now = Instant::now();
-        if rc > 0 {
-            let n = rc as usize;
-            if let Err(e) = sink.put(n) {
-                if e.kind() == io::ErrorKind::BrokenPipe {
-                    m.stdout_gone = true;
-                    m.rx += n as u64;
-                    return Ok(());
+        let e = match rc {
+            Ok(0) => {
+                if m.rx > 0 {
+                    m.rx_end = Some(now);
                 }
-                return Err(format!("writing stdout: {e}"));
+                m.eof_at = Some(now);
+                return Ok(());
             }
-            m.rx += n as u64;
-            m.rx_first.get_or_insert(now);
-            m.rx_end = Some(now);
-            last_move = now;
-            continue;
-        }
-        if rc == 0 {
-            if m.rx > 0 {
+            Ok(n) => {
+                if let Err(e) = sink.put(n) {
+                    if e.kind() == io::ErrorKind::BrokenPipe {
+                        m.stdout_gone = true;
+                        m.rx += n as u64;
+                        return Ok(());
+                    }
+                    return Err(format!("writing stdout: {e}"));
+                }
+                m.rx += n as u64;
+                m.rx_first.get_or_insert(now);
                 m.rx_end = Some(now);
+                last_move = now;
+                continue;
             }
-            m.eof_at = Some(now);
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
+            Err(e) => e,
+        };
         if e.kind() == io::ErrorKind::Interrupted {
             continue;
         }

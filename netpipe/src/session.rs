@@ -222,8 +222,7 @@ fn supervise(
         let wait = Duration::from_nanos(wake.saturating_sub(ctl.now_ns())).min(TICK);
         match listener {
             Some(l) if live.len() < want && !ctl.stop.load(Ordering::Relaxed) => {
-                use std::os::fd::AsRawFd;
-                let _ = sock::poll_in(l.as_raw_fd(), wait);
+                let _ = sock::poll_in(l, wait);
             }
             // A stream that ends unparks this thread (Ctl::finish).
             _ => std::thread::park_timeout(wait),

@@ -1,8 +1,14 @@
 //! Where a sender's bytes come from: a buffer to copy from, pipes of pattern pages to
 //! splice, or a memfd to sendfile; and the pattern itself (zeros or random).
 
+use rustix::fs::{MemfdFlags, memfd_create, sendfile};
+use rustix::pipe::{
+    IoSliceRaw, PipeFlags, SpliceFlags, fcntl_getpipe_size, fcntl_setpipe_size, pipe_with, splice,
+    tee, vmsplice,
+};
+use socket2::Socket;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 
 /// How many pipes of pattern pages a splicing sender cycles through.
 const RING: usize = 8;
@@ -50,17 +56,9 @@ impl Source {
     pub fn splice(len: usize, random: bool) -> Option<Source> {
         let page = 4096usize;
         let (rb, wb) = pipe()?;
-        let want = len.clamp(page, 1 << 20) as libc::c_int;
-        // SAFETY: F_SETPIPE_SZ/F_GETPIPE_SZ on a pipe we own; the kernel may round or
-        // refuse the size, and we read back what it chose.
-        let cap = unsafe {
-            libc::fcntl(wb.as_raw_fd(), libc::F_SETPIPE_SZ, want);
-            libc::fcntl(wb.as_raw_fd(), libc::F_GETPIPE_SZ)
-        };
-        if cap <= 0 {
-            return None;
-        }
-        let cap = cap as usize;
+        // The kernel may round or refuse the size: what it chose is read back.
+        let _ = fcntl_setpipe_size(&wb, len.clamp(page, 1 << 20));
+        let cap = fcntl_getpipe_size(&wb).ok().filter(|&c| c > 0)?;
         let buf = pattern(cap * RING + page, random);
         let start = buf.as_ptr().align_offset(page);
         if start + cap * RING > buf.len() {
@@ -69,31 +67,11 @@ impl Source {
         let mut ring = Vec::with_capacity(RING);
         for i in 0..RING {
             let (ra, wa) = pipe()?;
-            // SAFETY: as above, on a pipe we own.
-            let got = unsafe {
-                libc::fcntl(wa.as_raw_fd(), libc::F_SETPIPE_SZ, cap as libc::c_int);
-                libc::fcntl(wa.as_raw_fd(), libc::F_GETPIPE_SZ)
-            };
-            if got < cap as libc::c_int {
+            let _ = fcntl_setpipe_size(&wa, cap);
+            if fcntl_getpipe_size(&wa).ok()? < cap {
                 return None;
             }
-            let base = start + i * cap;
-            let mut put = 0usize;
-            // Bounded: each pass adds bytes to the pipe or gives up.
-            while put < cap {
-                let iov = libc::iovec {
-                    // SAFETY: base + put < start + cap * RING <= buf.len(): in bounds.
-                    iov_base: unsafe { buf.as_ptr().add(base + put) } as *mut libc::c_void,
-                    iov_len: cap - put,
-                };
-                // SAFETY: one iovec into our buffer, which lives as long as the pipes (all
-                // are in the returned Source) and is never written again.
-                let n = unsafe { libc::vmsplice(wa.as_raw_fd(), &iov, 1, libc::SPLICE_F_NONBLOCK) };
-                if n <= 0 {
-                    return None;
-                }
-                put += n as usize;
-            }
+            fill(&wa, &buf[start + i * cap..start + (i + 1) * cap])?;
             ring.push((ra, wa));
         }
         Some(Source::Splice {
@@ -109,14 +87,8 @@ impl Source {
     /// A sendfile source: a memfd of `len` bytes of the pattern, or `None` when the kernel
     /// has no memfd or the file cannot be written.
     pub fn sendfile(len: usize, random: bool) -> Option<Source> {
-        let name = c"netpipe-pattern";
-        // SAFETY: memfd_create with a NUL-terminated name; returns a new descriptor or -1.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return None;
-        }
-        // SAFETY: fd was just created and belongs to nobody else.
-        let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let fd = memfd_create(c"netpipe-pattern", MemfdFlags::CLOEXEC).ok()?;
+        let file = std::fs::File::from(fd);
         let buf = pattern(len, random);
         use std::io::Write;
         (&file).write_all(&buf).ok()?;
@@ -144,20 +116,14 @@ impl Source {
         }
     }
 
-    /// Moves up to `want` bytes into socket `fd`; returns how many the socket took.
-    pub fn push(&mut self, fd: i32, want: usize) -> io::Result<usize> {
+    /// Moves up to `want` bytes into socket `s`; returns how many the socket took.
+    pub fn push(&mut self, s: &Socket, want: usize) -> io::Result<usize> {
         match self {
             Source::Copy { buf, off } => {
                 let len = want.min(buf.len() - *off);
-                // SAFETY: buf[off..off+len] is in bounds and stays alive during the call.
-                let rc = unsafe {
-                    libc::send(fd, buf.as_ptr().add(*off).cast(), len, libc::MSG_NOSIGNAL)
-                };
-                if rc < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                *off = (*off + rc as usize) % buf.len();
-                Ok(rc as usize)
+                let n = s.send_with_flags(&buf[*off..*off + len], libc::MSG_NOSIGNAL)?;
+                *off = (*off + n) % buf.len();
+                Ok(n)
             }
             Source::Splice {
                 a,
@@ -168,59 +134,49 @@ impl Source {
                 ..
             } => {
                 if *in_b == 0 {
-                    let src = a[*next].0.as_raw_fd();
+                    let src = &a[*next].0;
                     *next = (*next + 1) % a.len();
-                    // SAFETY: tee between two pipes we own.
-                    let t = unsafe { libc::tee(src, b.1.as_raw_fd(), want.min(*cap), 0) };
-                    if t <= 0 {
-                        return Err(if t == 0 {
-                            io::Error::other("tee moved nothing")
-                        } else {
-                            io::Error::last_os_error()
-                        });
+                    match tee(src, &b.1, want.min(*cap), SpliceFlags::empty()) {
+                        Ok(0) => return Err(io::Error::other("tee moved nothing")),
+                        Ok(t) => *in_b = t,
+                        Err(e) => return Err(e.into()),
                     }
-                    *in_b = t as usize;
                 }
-                // SAFETY: splice from our pipe into the socket, no offsets.
-                let n = unsafe {
-                    libc::splice(
-                        b.0.as_raw_fd(),
-                        std::ptr::null_mut(),
-                        fd,
-                        std::ptr::null_mut(),
-                        (*in_b).min(want),
-                        libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
-                    )
-                };
-                if n < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                *in_b -= n as usize;
-                Ok(n as usize)
+                let flags = SpliceFlags::MOVE | SpliceFlags::MORE;
+                let n = splice(&b.0, None, s, None, (*in_b).min(want), flags)?;
+                *in_b -= n;
+                Ok(n)
             }
             Source::Sendfile { file, len, off } => {
-                let mut o = *off as libc::off_t;
-                let n = want.min((*len - *off) as usize);
-                // SAFETY: sendfile from our memfd at offset o into the socket.
-                let rc = unsafe { libc::sendfile(fd, file.as_raw_fd(), &mut o, n) };
-                if rc < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                *off = (*off + rc as u64) % *len;
-                Ok(rc as usize)
+                let mut o = *off;
+                let n = sendfile(s, &*file, Some(&mut o), want.min((*len - *off) as usize))?;
+                *off = (*off + n as u64) % *len;
+                Ok(n)
             }
         }
     }
 }
 
-fn pipe() -> Option<(OwnedFd, OwnedFd)> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 writes two descriptors into the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return None;
+/// Puts the pages of `part` into the pipe `w`, whole.
+fn fill(w: &OwnedFd, part: &[u8]) -> Option<()> {
+    let mut put = 0usize;
+    // Bounded: each pass adds bytes to the pipe or gives up.
+    while put < part.len() {
+        let iov = [IoSliceRaw::from_slice(&part[put..])];
+        // SAFETY: `w` is the pipe's write end, so the kernel only reads the pages; they belong
+        // to the pattern buffer, which the Source keeps (declared after the pipes, so it is
+        // dropped after them) and never writes again. No GIFT: alignment does not matter.
+        let n = unsafe { vmsplice(w, &iov, SpliceFlags::NONBLOCK) }.ok()?;
+        if n == 0 {
+            return None;
+        }
+        put += n;
     }
-    // SAFETY: both descriptors were just created and belong to nobody else.
-    Some(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Some(())
+}
+
+fn pipe() -> Option<(OwnedFd, OwnedFd)> {
+    pipe_with(PipeFlags::CLOEXEC).ok()
 }
 
 /// The data a sender sends: zeros, or an incompressible pattern (xorshift64*, seeded from

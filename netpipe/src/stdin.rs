@@ -4,10 +4,13 @@
 use crate::fdio::{CHUNK, FdKind, fd_kind, grow_pipe};
 use crate::relay::net_error;
 use crate::sock;
+use rustix::fs::sendfile;
+use rustix::io::Errno;
+use rustix::pipe::{SpliceFlags, splice};
+use rustix::stdio::stdin;
 use socket2::Socket;
 use std::io;
 use std::net::Shutdown;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -48,16 +51,15 @@ pub fn stdin_to_socket(
     listener: bool,
     sent_any: &AtomicBool,
 ) -> (u64, Option<Instant>, Option<Instant>, Option<String>) {
-    let fd = s.as_raw_fd();
     let mut sent = Sent {
         bytes: 0,
         first: None,
         last: None,
         any: sent_any,
     };
-    let mut mode = fd_kind(0);
+    let mut mode = fd_kind(stdin());
     if mode == FdKind::Pipe {
-        grow_pipe(0);
+        grow_pipe(stdin());
     }
     let mut buf: Vec<u8> = Vec::new();
     // Ends at EOF, a fault or Ctrl-C; each pass waits a tick at most.
@@ -66,8 +68,8 @@ pub fn stdin_to_socket(
             break Some("interrupted".into());
         }
         let step = match mode {
-            FdKind::Other => copy_step(fd, &mut buf, &mut sent),
-            _ => kernel_step(fd, mode, &mut sent),
+            FdKind::Other => copy_step(s, &mut buf, &mut sent),
+            _ => kernel_step(s, mode, &mut sent),
         };
         match step {
             Step::More => {}
@@ -82,32 +84,22 @@ pub fn stdin_to_socket(
     (sent.bytes, sent.first, sent.last, err)
 }
 
-/// One splice (from a pipe) or sendfile (from a file) of stdin into the socket `fd`.
-fn kernel_step(fd: i32, mode: FdKind, sent: &mut Sent) -> Step {
-    let rc: isize = if mode == FdKind::Pipe {
-        // SAFETY: splice between two valid descriptors, no offsets.
-        unsafe {
-            libc::splice(
-                0,
-                std::ptr::null_mut(),
-                fd,
-                std::ptr::null_mut(),
-                CHUNK,
-                libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
-            )
-        }
+/// One splice (from a pipe) or sendfile (from a file) of stdin into the socket `s`.
+fn kernel_step(s: &Socket, mode: FdKind, sent: &mut Sent) -> Step {
+    let rc = if mode == FdKind::Pipe {
+        let flags = SpliceFlags::MOVE | SpliceFlags::MORE;
+        splice(stdin(), None, s, None, CHUNK, flags)
     } else {
-        // SAFETY: sendfile from stdin's current offset into the socket.
-        unsafe { libc::sendfile(fd, 0, std::ptr::null_mut(), CHUNK) }
+        sendfile(s, stdin(), None, CHUNK)
     };
-    if rc > 0 {
-        sent.add(rc as u64);
-        return Step::More;
-    }
-    if rc == 0 {
-        return Step::Eof;
-    }
-    let e = io::Error::last_os_error();
+    let e = match rc {
+        Ok(0) => return Step::Eof,
+        Ok(n) => {
+            sent.add(n as u64);
+            return Step::More;
+        }
+        Err(e) => io::Error::from(e),
+    };
     if e.kind() == io::ErrorKind::Interrupted || sock::is_tick(&e) {
         return Step::More;
     }
@@ -117,52 +109,36 @@ fn kernel_step(fd: i32, mode: FdKind, sent: &mut Sent) -> Step {
     Step::Fail(net_error(&e))
 }
 
-/// One read of stdin into `buf`, all of it then sent to the socket `fd`.
-fn copy_step(fd: i32, buf: &mut Vec<u8>, sent: &mut Sent) -> Step {
+/// One read of stdin into `buf`, all of it then sent to the socket `s`.
+fn copy_step(s: &Socket, buf: &mut Vec<u8>, sent: &mut Sent) -> Step {
     if buf.is_empty() {
         *buf = vec![0u8; 256 << 10];
     }
-    // SAFETY: buf is writable for buf.len() bytes.
-    let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Step::More;
-        }
-        return Step::Fail(format!("reading stdin: {e}"));
+    match rustix::io::read(stdin(), &mut buf[..]) {
+        Ok(0) => Step::Eof,
+        Ok(n) => send_all(s, &buf[..n], sent),
+        Err(Errno::INTR) => Step::More,
+        Err(e) => Step::Fail(format!("reading stdin: {}", io::Error::from(e))),
     }
-    if n == 0 {
-        return Step::Eof;
-    }
-    send_all(fd, &buf[..n as usize], sent)
 }
 
-/// Sends all of `data` to the socket `fd`, waiting out full buffers a tick at a time.
-fn send_all(fd: i32, data: &[u8], sent: &mut Sent) -> Step {
+/// Sends all of `data` to the socket `s`, waiting out full buffers a tick at a time.
+fn send_all(s: &Socket, data: &[u8], sent: &mut Sent) -> Step {
     let mut off = 0usize;
     // Bounded by Ctrl-C; every other pass sends at least a byte or fails.
     while off < data.len() {
-        // SAFETY: data[off..] is initialised and in bounds.
-        let w = unsafe {
-            libc::send(
-                fd,
-                data.as_ptr().add(off).cast(),
-                data.len() - off,
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        if w < 0 {
-            let e = io::Error::last_os_error();
-            if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted {
+        match s.send_with_flags(&data[off..], libc::MSG_NOSIGNAL) {
+            Ok(w) => {
+                off += w;
+                sent.add(w as u64);
+            }
+            Err(e) if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted => {
                 if measure::cli::interrupted() {
                     return Step::Fail("interrupted".into());
                 }
-                continue;
             }
-            return Step::Fail(net_error(&e));
+            Err(e) => return Step::Fail(net_error(&e)),
         }
-        off += w as usize;
-        sent.add(w as u64);
     }
     Step::More
 }

@@ -8,14 +8,13 @@ use crate::sock;
 use crate::source::Source;
 use socket2::Socket;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Sends from `src` until the budget, the time limit, Ctrl-C or a fault; then half-closes
 /// and waits for the peer to close, so that the end time covers delivery.
 pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome {
-    let fd = s.as_raw_fd();
     let start = ctl.now_ns();
     ctl.mark_first(start);
     let mut claimed = 0u64;
@@ -37,7 +36,7 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
                 break End::Limit;
             }
         }
-        match src.push(fd, claimed as usize) {
+        match src.push(s, claimed as usize) {
             Ok(n) => {
                 claimed -= n as u64;
                 sent += n as u64;
@@ -56,7 +55,7 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
         }
     };
     let mut end_ns = ctl.now_ns();
-    let mut tcp = sock::tcp_info(fd);
+    let mut tcp = sock::tcp_info(s);
     let mut peer_closed = false;
     let mut end = end;
     if end.is_clean() {
@@ -69,7 +68,7 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
             Err(Some(e)) => end = e,
             Err(None) => {}
         }
-        tcp = sock::tcp_info(fd).or(tcp);
+        tcp = sock::tcp_info(s).or(tcp);
     } else if end == End::Stopped {
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
@@ -89,38 +88,34 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
 /// After the half-close, reads (and drops) until the peer closes: that is when the peer has
 /// everything. Gives up after the idle timeout (10 s without one) or on Ctrl-C.
 fn drain_until_close(s: &Socket, ctl: &Ctl) -> Result<(), Option<End>> {
-    let fd = s.as_raw_fd();
     let limit = ctl.idle.unwrap_or(Duration::from_secs(10));
     let started = Instant::now();
-    let mut buf = [0u8; 4096];
+    let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
     // Bounded by `limit` and Ctrl-C; each pass waits a tick at most.
     loop {
         if ctl.stop.load(Ordering::Relaxed) || started.elapsed() >= limit {
             return Err(None);
         }
-        // SAFETY: buf is a writable buffer of buf.len() bytes.
-        let rc = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_TRUNC) };
-        if rc == 0 {
-            return Ok(());
-        }
-        if rc < 0 {
-            let e = io::Error::last_os_error();
-            if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted {
-                continue;
+        match s.recv_with_flags(&mut buf, libc::MSG_TRUNC) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return match classify(&e) {
+                    // A reset after everything was sent and acknowledged is how some peers
+                    // close.
+                    End::PeerGone(_) => Err(None),
+                    other => Err(Some(other)),
+                };
             }
-            return match classify(&e) {
-                // A reset after everything was sent and acknowledged is how some peers close.
-                End::PeerGone(_) => Err(None),
-                other => Err(Some(other)),
-            };
         }
     }
 }
 
 /// Receives and drops everything until EOF, the budget, the time limit, Ctrl-C or a fault.
-/// `buf` is only a landing area for the fallback copy; with MSG_TRUNC nothing is copied.
-pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
-    let fd = s.as_raw_fd();
+/// `buf` is only a landing area for the fallback copy; with MSG_TRUNC nothing is copied, and
+/// what lands is never read.
+pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [MaybeUninit<u8>]) -> Outcome {
     let mut first: Option<u64> = None;
     let mut got = 0u64;
     let mut last_move = Instant::now();
@@ -137,38 +132,40 @@ pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [u8]) -> Outcome {
         if want == 0 {
             break End::Limit;
         }
-        // SAFETY: buf is writable for buf.len() >= want bytes; with MSG_TRUNC the kernel
-        // writes nothing to it.
-        let rc = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), want as usize, flags) };
+        let rc = s.recv_with_flags(&mut buf[..want as usize], flags);
         let now = Instant::now();
-        if rc > 0 {
-            let n = rc as u64;
-            ctl.give_back(want - n.min(want));
-            let ns = ctl.ns(now);
-            if first.is_none() {
-                first = Some(ns);
-                ctl.mark_first(ns);
+        match rc {
+            Ok(n) if n > 0 => {
+                let n = n as u64;
+                ctl.give_back(want - n.min(want));
+                let ns = ctl.ns(now);
+                if first.is_none() {
+                    first = Some(ns);
+                    ctl.mark_first(ns);
+                }
+                got += n;
+                prog.bytes.fetch_add(n, Ordering::AcqRel);
+                end_ns = Some(ns);
+                last_move = now;
+                if let Some(f) = first {
+                    lowat.tune(s, got, ns.saturating_sub(f));
+                }
+                if ctl.past_deadline(ns) {
+                    break End::Limit;
+                }
+                continue;
             }
-            got += n;
-            prog.bytes.fetch_add(n, Ordering::AcqRel);
-            end_ns = Some(ns);
-            last_move = now;
-            if let Some(f) = first {
-                lowat.tune(s, got, ns.saturating_sub(f));
+            Ok(_) => {
+                ctl.give_back(want);
+                end_ns = Some(ctl.ns(now));
+                break End::Eof;
             }
-            if ctl.past_deadline(ns) {
-                break End::Limit;
+            Err(e) => {
+                ctl.give_back(want);
+                if let Some(end) = recv_error(&e, ctl, now, last_move, &mut flags) {
+                    break end;
+                }
             }
-            continue;
-        }
-        ctl.give_back(want);
-        if rc == 0 {
-            end_ns = Some(ctl.ns(now));
-            break End::Eof;
-        }
-        let e = io::Error::last_os_error();
-        if let Some(end) = recv_error(&e, ctl, now, last_move, &mut flags) {
-            break end;
         }
     };
     // Done first, then close at once so that a sender waiting for our close sees it now:
