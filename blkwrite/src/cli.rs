@@ -4,6 +4,7 @@
 use crate::engine::{Engine, Flush};
 use crate::pattern::Pattern;
 use crate::target::Direct;
+use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::Failure;
 use std::path::PathBuf;
@@ -26,8 +27,12 @@ a file system, swap, LVM2, LUKS, md or partition-table signature.
 
 Records: begin (options, target, alignment, file system and block stack, logical block size, \
 rotational), interval (each second), sample (the whole write; headline \
-throughput_bytes_per_s), summary (the same figures plus the read-back check). Exit: 0 ok, \
-1 --verify found bad blocks, 2 could not do the job (usage, refusal, ENOSPC, EIO), 130 Ctrl-C.";
+throughput_bytes_per_s), summary (the same figures plus the read-back check). They go to \
+stdout when it is a pipe or a file (or with --json), and to -o FILE, appended. On a terminal \
+without -o there is no JSON: a progress line on stderr while writing (as dd status=progress) \
+and a summary to read (bytes written, time, throughput, the write and flush phases, latency \
+percentiles). Exit: 0 ok, 1 --verify found bad blocks, 2 could not do the job (usage, \
+refusal, ENOSPC, EIO), 130 Ctrl-C.";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -82,6 +87,7 @@ pub fn command() -> Command {
             size_arg("bs")
                 .short('b')
                 .long("bs")
+                .alias("block-size")
                 .value_name("SIZE")
                 .default_value("1M")
                 .help("Bytes per write (dd's bs=); the last write of an odd --size is shorter"),
@@ -120,7 +126,10 @@ pub fn command() -> Command {
                 .long("pattern")
                 .value_name("DATA")
                 .default_value("random")
-                .value_parser(["random", "zero"])
+                .value_parser([
+                    PossibleValue::new("random"),
+                    PossibleValue::new("zero").alias("zeros"),
+                ])
                 .help("Data written: random (generated before timing; zeros flatter compressing and deduplicating storage) or zero"),
         )
         .arg(
@@ -154,10 +163,11 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("time")
+                .short('t')
                 .long("time")
                 .value_name("DURATION")
-                .value_parser(|s: &str| measure::units::parse_duration(s))
-                .help("Stop writing after DURATION (250ms, 10s, 2m) even if --size is not reached"),
+                .value_parser(|s: &str| measure::units::parse_seconds(s))
+                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached"),
         )
         .arg(
             Arg::new("verify")
@@ -190,21 +200,8 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Write a block device (never one mounted, in use, or holding a signature)"),
         )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("FILE")
-                .help("Append records to FILE instead of stdout (- is stdout)"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .short('q')
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .help("No progress line on a terminal's stderr"),
-        );
-    measure::label::args(cmd)
+        .arg(measure::flags::quiet());
+    measure::flags::record(cmd)
 }
 
 /// Parsed options.
@@ -231,8 +228,6 @@ pub struct Opts {
     pub keep: bool,
     pub force: bool,
     pub force_device: bool,
-    pub output: Option<String>,
-    pub quiet: bool,
 }
 
 fn parse_flush(s: &str) -> Result<Flush, Failure> {
@@ -288,10 +283,9 @@ impl Opts {
             flush_text,
             fdatasync: m.get_flag("fdatasync"),
             dsync: m.get_flag("dsync"),
-            pattern: if m.get_one::<String>("pattern").map(String::as_str) == Some("zero") {
-                Pattern::Zero
-            } else {
-                Pattern::Random
+            pattern: match m.get_one::<String>("pattern").map(String::as_str) {
+                Some("zero" | "zeros") => Pattern::Zero,
+                _ => Pattern::Random,
             },
             random: m.get_flag("random"),
             fallocate: match m.get_one::<String>("fallocate").map(String::as_str) {
@@ -312,8 +306,6 @@ impl Opts {
             keep: m.get_flag("keep"),
             force: m.get_flag("force"),
             force_device: m.get_flag("force_device"),
-            output: m.get_one::<String>("output").cloned(),
-            quiet: m.get_flag("quiet"),
         })
     }
 }

@@ -1,4 +1,4 @@
-//! The blkwrite binary: parses nothing itself, see the library.
+//! The blkwrite binary: measure's lifecycle running blkwrite's [`blkwrite::Tool`].
 fn main() -> std::process::ExitCode {
-    measure::cli::main("blkwrite", blkwrite::run)
+    measure::lifecycle::main::<blkwrite::Tool>()
 }

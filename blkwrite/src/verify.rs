@@ -5,7 +5,6 @@ use crate::pattern::Pool;
 use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::time::Instant;
@@ -52,8 +51,9 @@ pub fn check(
         .open(path)?;
     let mut source = "device";
     if !direct {
-        // SAFETY: advice on a valid descriptor; it only drops clean cached pages.
-        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        // Advice (its result does not matter): drop the clean cached pages, so that the
+        // read-back comes from the device.
+        let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
         if !flushed {
             source = "page-cache";
         }
@@ -72,7 +72,7 @@ pub fn check(
     };
     let mut i = 0;
     while i < written {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let (first, n) = if per_read > 1 {

@@ -1,4 +1,4 @@
-//! blkwrite on real block devices (loop devices over scratch files, detached by a Drop guard):
+//! blkwrite on real block devices (testkit's loop devices over scratch files, detached on drop):
 //! writes a blank device with --force-device, and refuses one that holds a file system, swap,
 //! an LVM2 PV, a partition table, partitions, or is mounted, each naming what it found.
 
@@ -18,7 +18,7 @@ fn head(dev: &str, n: usize) -> Vec<u8> {
 
 #[test]
 fn blank_device_needs_force_device_then_is_written_and_verified() {
-    let Some(l) = Loop::new(32, &[]) else { return };
+    let Some(l) = loop_dev(32, &[]) else { return };
     let r = blkwrite(&[&l.dev]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--force-device"), "{}", r.stderr);
@@ -50,7 +50,7 @@ fn blank_device_needs_force_device_then_is_written_and_verified() {
     // The backing file holds what the device was given, byte for byte; dd reads the same.
     let r = blkwrite(&["--verify-only", "--seed", "3", "-b", "1M", &l.dev]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(std::fs::read(&l.backing).unwrap() == head(&l.dev, 32 << 20));
+    assert!(std::fs::read(l.file()).unwrap() == head(&l.dev, 32 << 20));
     // Its own random data does not look like a signature: a second run is allowed.
     let r = blkwrite(&["--force-device", "-s", "1M", &l.dev]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -61,7 +61,7 @@ fn blank_device_needs_force_device_then_is_written_and_verified() {
 
 #[test]
 fn four_k_sector_device_refuses_small_direct_writes() {
-    let Some(l) = Loop::new(16, &["-b", "4096"]) else {
+    let Some(l) = loop_dev(16, &["-b", "4096"]) else {
         return;
     };
     let r = blkwrite(&[
@@ -99,7 +99,7 @@ fn file_systems_and_signatures_are_refused() {
         ("mkswap", "swap"),
         ("pvcreate -q -ff -y", "LVM2"),
     ] {
-        let Some(l) = loop_with_fs(320, mkfs) else {
+        let Some(l) = fs_loop(320, mkfs) else {
             continue;
         };
         refused(&l.dev, word);
@@ -113,12 +113,11 @@ fn file_systems_and_signatures_are_refused() {
 
 #[test]
 fn partition_tables_and_partitions_are_refused() {
-    if !have("sfdisk") {
-        eprintln!("skipped: sfdisk is not installed");
+    if !testkit::need_tool("sfdisk") {
         return;
     }
     for label in ["gpt", "dos"] {
-        let Some(l) = Loop::new(16, &[]) else { return };
+        let Some(l) = loop_dev(16, &[]) else { return };
         assert!(sh(&format!(
             "echo 'label: {label}' | sfdisk -q --no-reread {} >/dev/null 2>&1",
             l.dev
@@ -126,14 +125,14 @@ fn partition_tables_and_partitions_are_refused() {
         refused(&l.dev, if label == "gpt" { "GPT" } else { "MBR" });
     }
     // With a partition the kernel knows about: refused for its partitions.
-    let Some(l) = Loop::new(16, &["-P"]) else {
+    let Some(l) = loop_dev(16, &["-P"]) else {
         return;
     };
     assert!(sh(&format!(
         "echo ',,L' | sfdisk -q {} >/dev/null 2>&1; partx -u {} 2>/dev/null; true",
         l.dev, l.dev
     )));
-    l.rescan();
+    rescan(&l.dev);
     let name = l.dev.trim_start_matches("/dev/");
     if std::path::Path::new(&format!("/sys/class/block/{name}p1")).exists() {
         refused(&l.dev, "partitions");
@@ -144,10 +143,10 @@ fn partition_tables_and_partitions_are_refused() {
 
 #[test]
 fn mounted_device_is_refused() {
-    let Some(l) = loop_with_fs(16, "mkfs.ext4 -q -F") else {
+    let Some(l) = fs_loop(16, "mkfs.ext4 -q -F") else {
         return;
     };
-    let Some(m) = Mount::new(&l.dev, "rw") else {
+    let Some(m) = mounted(&l.dev, "rw") else {
         return;
     };
     let r = blkwrite(&["--force-device", "-s", "1M", &l.dev]);
@@ -163,17 +162,20 @@ fn mounted_device_is_refused() {
 
 #[test]
 fn device_mapper_holder_is_refused() {
-    if !std::path::Path::new("/dev/mapper/control").exists() || !have("dmsetup") {
-        eprintln!("skipped: no device-mapper in this kernel");
+    if !std::path::Path::new("/dev/mapper/control").exists() {
+        testkit::skip("no device-mapper in this kernel");
         return;
     }
-    let Some(l) = Loop::new(16, &[]) else { return };
+    if !testkit::need_tool("dmsetup") {
+        return;
+    }
+    let Some(l) = loop_dev(16, &[]) else { return };
     let name = format!("blkwrite-test-{}", std::process::id());
     if !sh(&format!(
         "dmsetup create --noudevsync {name} --table '0 2048 linear {} 0' 2>/dev/null",
         l.dev
     )) {
-        eprintln!("skipped: dmsetup create failed");
+        testkit::skip("dmsetup create failed");
         return;
     }
     struct Dm(String);

@@ -8,6 +8,7 @@ mod common;
 use blkwrite::engine::Plan;
 use blkwrite::pattern::{Order, Pattern, Pool};
 use common::*;
+use std::io::{BufRead, BufReader};
 use std::process::Command;
 
 fn tmp() -> tempfile::TempDir {
@@ -145,8 +146,7 @@ fn zeros_match_dd_and_fio() {
         dd.display()
     )));
     assert!(std::fs::read(&ours).unwrap() == std::fs::read(&dd).unwrap());
-    if !have("fio") {
-        eprintln!("skipped: fio is not installed");
+    if !testkit::need_tool("fio") {
         return;
     }
     let fio = d.path().join("fio");
@@ -373,7 +373,7 @@ fn tmpfs_direct_is_refused_or_reported() {
         .lines()
         .any(|l| l.contains(" /dev/shm ") && l.contains(" - tmpfs "));
     if !is_tmpfs {
-        eprintln!("skipped: /dev/shm is not a tmpfs");
+        testkit::skip("/dev/shm is not a tmpfs");
         return;
     }
     let f = shm.join(format!("blkwrite-test-{}", std::process::id()));
@@ -401,10 +401,10 @@ fn tmpfs_direct_is_refused_or_reported() {
 
 #[test]
 fn enospc_on_a_small_file_system_fails_cleanly() {
-    let Some(l) = loop_with_fs(16, "mkfs.ext4 -q") else {
+    let Some(l) = fs_loop(16, "mkfs.ext4 -q") else {
         return;
     };
-    let Some(m) = Mount::new(&l.dev, "rw") else {
+    let Some(m) = mounted(&l.dev, "rw") else {
         return;
     };
     let f = m.path().join("big");
@@ -419,7 +419,7 @@ fn enospc_on_a_small_file_system_fails_cleanly() {
     assert!(r.stderr.contains("No space left"), "{}", r.stderr);
     // Read-only: a clear error, nothing written.
     drop(m);
-    let Some(ro) = Mount::new(&l.dev, "ro") else {
+    let Some(ro) = mounted(&l.dev, "ro") else {
         return;
     };
     let r = blkwrite(&["-s", "1M", ro.path().join("x").to_str().unwrap()]);
@@ -429,10 +429,10 @@ fn enospc_on_a_small_file_system_fails_cleanly() {
 
 #[test]
 fn btrfs_direct_is_reported_as_not_effective() {
-    let Some(l) = loop_with_fs(128, "mkfs.btrfs -q -f") else {
+    let Some(l) = fs_loop(128, "mkfs.btrfs -q -f") else {
         return;
     };
-    let Some(m) = Mount::new(&l.dev, "rw") else {
+    let Some(m) = mounted(&l.dev, "rw") else {
         return;
     };
     let f = m.path().join("b");
@@ -455,7 +455,7 @@ fn ctrl_c_writes_a_failed_summary_and_removes_the_file() {
 fn ctrl_c_at_depth(depth: &str) {
     let d = tmp();
     let f = d.path().join("c");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args([
             "--dsync",
             "-s",
@@ -472,10 +472,33 @@ fn ctrl_c_at_depth(depth: &str) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    // SAFETY: kill to the child we spawned, by its PID.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    // Ctrl-C (to the child we spawned, by its PID) once its first interval record shows the
+    // writes under way; --time bounds the wait.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stdout = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let writing = line.contains(r#""type":"interval""#);
+        stdout.push_str(&line);
+        stdout.push('\n');
+        if writing {
+            break;
+        }
+    }
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-s", "INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    for line in lines {
+        stdout.push_str(&line.unwrap());
+        stdout.push('\n');
+    }
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = stdout.into_bytes();
     let r = parse(&out);
     assert_eq!(r.code, 130, "{}", r.stderr);
     let s = r.summary();

@@ -12,8 +12,8 @@ on\t''
 off\t''"
 complete -c blkwrite -l seed -d 'Seed for the random data and offsets (default: a fresh one, reported in begin)' -r
 complete -c blkwrite -l iodepth -d 'Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring' -r
-complete -c blkwrite -l time -d 'Stop writing after DURATION (250ms, 10s, 2m) even if --size is not reached' -r
-complete -c blkwrite -s o -l output -d 'Append records to FILE instead of stdout (- is stdout)' -r
+complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached' -r
+complete -c blkwrite -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c blkwrite -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c blkwrite -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c blkwrite -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
@@ -25,6 +25,7 @@ complete -c blkwrite -l verify-only -d 'Write nothing: check a target written be
 complete -c blkwrite -l keep -d 'Keep the file blkwrite created (it is removed at the end by default)'
 complete -c blkwrite -l force -d 'Overwrite an existing regular file in place (it is not truncated, and kept)'
 complete -c blkwrite -l force-device -d 'Write a block device (never one mounted, in use, or holding a signature)'
-complete -c blkwrite -s q -l quiet -d 'No progress line on a terminal\'s stderr'
+complete -c blkwrite -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c blkwrite -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c blkwrite -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c blkwrite -s V -l version -d 'Print version'

@@ -1,13 +1,14 @@
-//! CLI plumbing every tool shares: exit codes, the error type, broken pipes, Ctrl-C, outputs.
+//! The pieces of the lifecycle that tools not yet on [`crate::lifecycle`] call directly:
+//! exit codes as numbers, a `main` wrapper, the record output and the interrupt flag.
 
+use crate::exit::Exit;
+pub use crate::exit::Failure;
 use std::ffi::OsString;
-use std::fmt;
 use std::fs::OpenOptions;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Exit codes of DESIGN.md.
+/// Exit codes of DESIGN.md as numbers ([`Exit`] is the type to use).
 pub mod exit {
     /// The run worked (also when the stdout reader went away).
     pub const OK: u8 = 0;
@@ -18,60 +19,6 @@ pub mod exit {
     /// Stopped by Ctrl-C (SIGINT) after writing the summary.
     pub const INTERRUPTED: u8 = 130;
 }
-
-/// An error that carries its exit code; printed by [`main`] as `tool: context: cause`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub code: u8,
-    /// `context: cause`, or `None` when there is nothing to print (already printed, or a
-    /// broken pipe on stdout, which ends a tool quietly).
-    pub message: Option<String>,
-}
-
-impl Failure {
-    /// A failure with exit code `code`, printed as `tool: context: cause`.
-    pub fn new(code: u8, context: impl fmt::Display, cause: impl fmt::Display) -> Self {
-        Failure {
-            code,
-            message: Some(format!("{context}: {cause}")),
-        }
-    }
-
-    /// A usage error (exit 2) with a message that says what was wrong and how to fix it.
-    pub fn usage(msg: impl fmt::Display) -> Self {
-        Failure {
-            code: exit::CANNOT,
-            message: Some(msg.to_string()),
-        }
-    }
-
-    /// An I/O error in `context`; a broken pipe becomes a quiet exit 0.
-    pub fn io(context: impl fmt::Display, e: &io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            return Failure::quiet(exit::OK);
-        }
-        Failure::new(exit::CANNOT, context, e)
-    }
-
-    /// Ends with `code` and prints nothing.
-    pub fn quiet(code: u8) -> Self {
-        Failure {
-            code,
-            message: None,
-        }
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.message {
-            Some(m) => f.write_str(m),
-            None => write!(f, "exit {}", self.code),
-        }
-    }
-}
-
-impl std::error::Error for Failure {}
 
 /// Runs a tool's `run` with the process arguments and turns its result into the exit code,
 /// printing a failure as `tool: context: cause` on stderr.
@@ -87,14 +34,10 @@ fn report(tool: &str, f: &Failure) -> u8 {
     if let Some(m) = &f.message {
         let _ = writeln!(io::stderr(), "{tool}: {m}");
     }
-    f.code
+    f.code.code()
 }
 
-/// [`main`] for a binary that starts at the C entry point (`#![no_main]` and an
-/// `extern "C" fn main`), without std's start-up: no read of /proc/self/maps for the main
-/// thread's stack guard and no signal stack, which a tool that is itself timed as a whole
-/// (timecmd against time(1)) should not pay for. As std would, it ignores SIGPIPE, so a
-/// reader that goes away still means a quiet exit 0, and flushes stdout at the end.
+/// [`main`] for a binary that starts at the C entry point; ignores SIGPIPE as std would.
 pub fn c_main(tool: &str, run: fn(Vec<OsString>) -> Result<u8, Failure>) -> libc::c_int {
     // SAFETY: sets SIGPIPE's disposition to ignore before any thread exists; no handler.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
@@ -103,59 +46,24 @@ pub fn c_main(tool: &str, run: fn(Vec<OsString>) -> Result<u8, Failure>) -> libc
     libc::c_int::from(code)
 }
 
-/// Parses arguments with clap; `--help` and `--version` print and end with exit 0, a usage
-/// error prints clap's message (naming the flag and the fix) and ends with exit 2.
+/// See [`crate::lifecycle::parse`].
 pub fn parse(cmd: clap::Command, args: Vec<OsString>) -> Result<clap::ArgMatches, Failure> {
-    cmd.try_get_matches_from(args).map_err(|e| {
-        let _ = e.print();
-        let code = if e.use_stderr() {
-            exit::CANNOT
-        } else {
-            exit::OK
-        };
-        Failure::quiet(code)
-    })
+    crate::lifecycle::parse(cmd, args)
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    SIGNAL.store(sig, Ordering::SeqCst);
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// Installs handlers for SIGINT and SIGTERM that only set a flag, without SA_RESTART, so a
-/// blocking call returns EINTR and the tool can write its summary and exit 130.
+/// See [`crate::signal::install`].
 pub fn install_interrupt_handler() -> io::Result<()> {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: sigaction with a zeroed struct, an empty mask and a handler that only
-        // stores to atomics, which is async-signal-safe.
-        let rc = unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            libc::sigemptyset(&mut sa.sa_mask);
-            sa.sa_flags = 0;
-            libc::sigaction(sig, &sa, std::ptr::null_mut())
-        };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
+    crate::signal::install()
 }
 
-/// Whether SIGINT or SIGTERM arrived since the handler was installed.
+/// See [`crate::signal::interrupted`].
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    crate::signal::interrupted()
 }
 
-/// The signal that interrupted the tool, if any.
+/// See [`crate::signal::interrupt_signal`].
 pub fn interrupt_signal() -> Option<i32> {
-    match SIGNAL.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
+    crate::signal::interrupt_signal()
 }
 
 /// Where records go.
@@ -165,8 +73,7 @@ pub enum DefaultOutput {
     Stderr,
 }
 
-/// Opens the record output: `-o FILE` appends to FILE (JSON lines stand alone, so appending
-/// keeps every earlier line and its meaning), `-o -` is stdout, no `-o` is `default`.
+/// Opens the record output: `-o FILE` appends to FILE, `-o -` is stdout, no `-o` is `default`.
 pub fn open_output(
     path: Option<&str>,
     default: DefaultOutput,
@@ -178,7 +85,7 @@ pub fn open_output(
                 .create(true)
                 .append(true)
                 .open(p)
-                .map_err(|e| Failure::new(exit::CANNOT, format!("-o {p}"), e))?;
+                .map_err(|e| Failure::new(Exit::Cannot, format!("-o {p}"), e))?;
             Ok(Box::new(f))
         }
         None => match default {
@@ -188,56 +95,11 @@ pub fn open_output(
     }
 }
 
-/// Whether file descriptor `fd` is a terminal (for progress lines on stderr).
+/// Whether file descriptor 0, 1 or 2 is a terminal.
 pub fn is_terminal(fd: i32) -> bool {
-    // SAFETY: isatty only inspects the descriptor number.
-    unsafe { libc::isatty(fd) == 1 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn broken_pipe_is_quiet_success() {
-        let f = Failure::io("stdout", &io::Error::from(io::ErrorKind::BrokenPipe));
-        assert_eq!(f, Failure::quiet(exit::OK));
-        let f = Failure::io("stdout", &io::Error::from(io::ErrorKind::PermissionDenied));
-        assert_eq!(f.code, exit::CANNOT);
-        assert!(f.to_string().starts_with("stdout: "));
-    }
-
-    #[test]
-    fn usage_errors_exit_2() {
-        let cmd = clap::Command::new("t").arg(clap::Arg::new("x").long("x"));
-        let e = parse(cmd.clone(), vec!["t".into(), "--nope".into()]).unwrap_err();
-        assert_eq!(e.code, exit::CANNOT);
-        let m = parse(cmd, vec!["t".into(), "--x".into(), "1".into()]).unwrap();
-        assert_eq!(m.get_one::<String>("x").map(String::as_str), Some("1"));
-    }
-
-    #[test]
-    fn sigint_sets_the_flag_instead_of_killing() {
-        install_interrupt_handler().unwrap();
-        assert!(!interrupted() || interrupt_signal().is_some());
-        // SAFETY: raise delivers SIGINT to this thread; the handler only stores atomics.
-        unsafe { libc::raise(libc::SIGINT) };
-        assert!(interrupted());
-        assert_eq!(interrupt_signal(), Some(libc::SIGINT));
-    }
-
-    #[test]
-    fn output_appends() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("r.jsonl");
-        std::fs::write(&p, "old\n").unwrap();
-        let mut w = open_output(p.to_str(), DefaultOutput::Stdout).unwrap();
-        w.write_all(b"new\n").unwrap();
-        drop(w);
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old\nnew\n");
-        let e = open_output(Some("/nonexistent/dir/x"), DefaultOutput::Stdout)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("-o /nonexistent/dir/x"));
+    match fd {
+        0 => io::stdin().is_terminal(),
+        1 => io::stdout().is_terminal(),
+        _ => io::stderr().is_terminal(),
     }
 }

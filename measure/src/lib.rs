@@ -55,13 +55,19 @@
 
 pub mod cli;
 pub mod envfacts;
+pub mod exit;
+pub mod flags;
+pub mod human;
 pub mod label;
+pub mod lifecycle;
 pub mod record;
+pub mod signal;
 pub mod stats;
 pub(crate) mod sysfacts;
 pub mod units;
 pub mod writer;
 
-pub use cli::{Failure, exit};
+pub use exit::{Exit, Failure};
+pub use lifecycle::{Session, Stdout, Tool};
 pub use record::{Kind, Record, SCHEMA, Status, parse_line};
 pub use writer::Reporter;

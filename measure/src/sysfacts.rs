@@ -11,31 +11,14 @@ pub fn uname() -> Option<(String, String)> {
 }
 
 fn ask_uname() -> Option<(String, String)> {
-    // SAFETY: utsname is plain data that uname fills in.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: uname writes into the struct we pass.
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return None;
-    }
-    let text = |field: &[libc::c_char]| {
-        let bytes: Vec<u8> = field
-            .iter()
-            .take_while(|&&c| c != 0)
-            .map(|&c| c as u8)
-            .collect();
-        String::from_utf8_lossy(&bytes).trim().to_string()
-    };
-    Some((text(&u.nodename), text(&u.release)))
+    let u = rustix::system::uname();
+    let text = |c: &std::ffi::CStr| c.to_string_lossy().trim().to_string();
+    Some((text(u.nodename()), text(u.release())))
 }
 
 /// Total usable RAM in bytes from sysinfo(2): MemTotal of /proc/meminfo.
 pub fn memory_bytes() -> Option<u64> {
-    // SAFETY: sysinfo is plain data that sysinfo(2) fills in.
-    let mut si: libc::sysinfo = unsafe { std::mem::zeroed() };
-    // SAFETY: sysinfo writes into the struct we pass.
-    if unsafe { libc::sysinfo(&mut si) } != 0 {
-        return None;
-    }
+    let si = rustix::system::sysinfo();
     #[allow(
         clippy::useless_conversion,
         reason = "c_ulong is 32 bits wide on 32-bit targets"

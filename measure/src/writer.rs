@@ -1,10 +1,12 @@
-//! The record writer: one compact line per record, flushed as it is written.
+//! The record writer: one compact line per record, the envelope borrowed, flushed as it is
+//! written (or batched, bounded in time, for high-rate streams).
 
 use crate::record::{Kind, Record, SCHEMA, Status, has_unit_suffix};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// What every line of one invocation shares.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +40,8 @@ impl Envelope {
 /// it gives none: run ids, seeds, payload cookies.
 pub fn random_u64() -> u64 {
     let mut buf = [0u8; 8];
-    // SAFETY: getrandom writes at most buf.len() bytes into buf; 8 bytes never come short
-    // from the kernel's pool (requests up to 256 bytes are not interrupted).
-    let got = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), libc::GRND_NONBLOCK) };
-    if got == buf.len() as isize {
+    let flags = rustix::rand::GetRandomFlags::NONBLOCK;
+    if let Ok(8) = rustix::rand::getrandom(&mut buf, flags) {
         return u64::from_le_bytes(buf);
     }
     let nanos = SystemTime::now()
@@ -125,14 +125,62 @@ pub struct Summary {
     pub info: Map<String, Value>,
 }
 
-/// Writes the records of one invocation, numbering them per type and flushing each line.
+/// One line as it is written: the envelope borrowed from the [`Reporter`], the rest from the
+/// caller, in the field order of [`Record`] (so a line reads back equal).
+#[derive(Serialize)]
+struct Line<'a> {
+    schema: &'static str,
+    tool: &'a str,
+    version: &'a str,
+    #[serde(rename = "type")]
+    kind: Kind,
+    run: &'a str,
+    seq: u64,
+    at: &'a str,
+    host: &'a str,
+    label: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    tags: &'a BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headline: Option<&'a str>,
+    values: &'a Map<String, Value>,
+    info: &'a Map<String, Value>,
+}
+
+/// What the last summary said, kept for the human summary on a terminal.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub status: Status,
+    pub error: Option<String>,
+    pub headline: Option<String>,
+    pub values: Values,
+}
+
+/// Lines held back in batch mode before they are written out at the latest.
+const BATCH_BYTES: usize = 64 << 10;
+
+/// Writes the records of one invocation, numbering them per type.
+///
+/// The flush policy (the record spec's): every record is flushed as it is written, unless
+/// the tool asked for [`Reporter::batch`]: then lines are held for at most the given time (or
+/// 64 KiB), for high-rate streams such as `pingrt --flood`, and the summary flushes them all.
+/// A reporter without an output ([`Reporter::discarding`]) numbers records and keeps the
+/// summary for the human lines but writes nothing.
 pub struct Reporter {
     env: Envelope,
-    out: Box<dyn Write + Send>,
+    out: Option<Box<dyn Write + Send>>,
     seqs: [u64; 4],
-    summary_written: bool,
-    /// The line being written, kept between records so that it grows once, not per record.
+    summary: Option<Written>,
+    /// The lines not yet written out, kept between records so that it grows once.
     line: Vec<u8>,
+    /// In batch mode, how long a line may wait, and since when the oldest one waits.
+    batch: Option<Duration>,
+    oldest: Option<Instant>,
 }
 
 impl std::fmt::Debug for Reporter {
@@ -148,11 +196,30 @@ impl Reporter {
     pub fn new(env: Envelope, out: Box<dyn Write + Send>) -> Self {
         Reporter {
             env,
-            out,
+            out: Some(out),
             seqs: [0; 4],
-            summary_written: false,
+            summary: None,
             line: Vec::with_capacity(1024),
+            batch: None,
+            oldest: None,
         }
+    }
+
+    /// A reporter that writes nothing (records go nowhere: a terminal without `-o`).
+    pub fn discarding(env: Envelope) -> Self {
+        let mut r = Reporter::new(env, Box::new(io::sink()));
+        r.out = None;
+        r
+    }
+
+    /// Whether records go anywhere.
+    pub fn writes(&self) -> bool {
+        self.out.is_some()
+    }
+
+    /// Holds lines for at most `max_wait` before writing them (see the flush policy above).
+    pub fn batch(&mut self, max_wait: Duration) {
+        self.batch = Some(max_wait);
     }
 
     pub fn envelope(&self) -> &Envelope {
@@ -166,11 +233,16 @@ impl Reporter {
 
     /// Whether the summary has been written.
     pub fn summary_written(&self) -> bool {
-        self.summary_written
+        self.summary.is_some()
     }
 
-    /// A record of `kind` with the envelope filled in and the next sequence number.
-    fn record(&mut self, kind: Kind) -> Record {
+    /// What the summary said, once it is written.
+    pub fn written_summary(&self) -> Option<&Written> {
+        self.summary.as_ref()
+    }
+
+    /// The next sequence number of `kind`.
+    fn next_seq(&mut self, kind: Kind) -> u64 {
         let slot = match kind {
             Kind::Begin => 0,
             Kind::Sample => 1,
@@ -179,83 +251,158 @@ impl Reporter {
         };
         let seq = self.seqs[slot];
         self.seqs[slot] += 1;
-        Record {
-            schema: SCHEMA.to_string(),
-            tool: self.env.tool.clone(),
-            version: self.env.version.clone(),
+        seq
+    }
+
+    /// Serializes one line with the envelope and writes it out (now, or per the batch).
+    fn emit(&mut self, kind: Kind, body: Body<'_>) -> io::Result<()> {
+        let seq = self.next_seq(kind);
+        if self.out.is_none() {
+            return Ok(());
+        }
+        let at = now_rfc3339();
+        let e = &self.env;
+        let line = Line {
+            schema: SCHEMA,
+            tool: &e.tool,
+            version: &e.version,
             kind,
-            run: self.env.run.clone(),
+            run: &e.run,
             seq,
-            at: now_rfc3339(),
-            host: self.env.host.clone(),
-            label: self.env.label.clone(),
-            name: self.env.name.clone(),
-            tags: self.env.tags.clone(),
-            status: None,
-            error: None,
-            headline: None,
-            values: Map::new(),
-            info: Map::new(),
+            at: &at,
+            host: &e.host,
+            label: &e.label,
+            name: &e.name,
+            tags: &e.tags,
+            status: body.status,
+            error: body.error,
+            headline: body.headline,
+            values: body.values,
+            info: body.info,
+        };
+        serde_json::to_writer(&mut self.line, &line).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        let due = match self.batch {
+            None => true,
+            Some(wait) => {
+                let oldest = *self.oldest.get_or_insert_with(Instant::now);
+                kind == Kind::Summary || self.line.len() >= BATCH_BYTES || oldest.elapsed() >= wait
+            }
+        };
+        if due { self.flush() } else { Ok(()) }
+    }
+
+    /// Writes out the lines held back and flushes the output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.oldest = None;
+        let Some(out) = self.out.as_mut() else {
+            self.line.clear();
+            return Ok(());
+        };
+        let r = out.write_all(&self.line).and_then(|()| out.flush());
+        self.line.clear();
+        r
+    }
+
+    /// In batch mode, writes out the held lines once the oldest has waited its time; loops
+    /// that may pause between records call it.
+    pub fn flush_due(&mut self) -> io::Result<()> {
+        match (self.batch, self.oldest) {
+            (Some(wait), Some(t)) if t.elapsed() >= wait => self.flush(),
+            _ => Ok(()),
         }
     }
 
-    /// Writes one record as a line and flushes it.
+    /// Writes one whole record as a line (its envelope as given) and flushes it.
     pub fn write(&mut self, r: &Record) -> io::Result<()> {
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, r).map_err(io::Error::other)?;
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
-        self.out.flush()
+        if let Some(out) = self.out.as_mut() {
+            serde_json::to_writer(&mut self.line, r).map_err(io::Error::other)?;
+            self.line.push(b'\n');
+            let res = out.write_all(&self.line).and_then(|()| out.flush());
+            self.line.clear();
+            return res;
+        }
+        Ok(())
     }
 
     pub fn begin(&mut self, info: Map<String, Value>) -> io::Result<()> {
-        let mut r = self.record(Kind::Begin);
-        r.info = info;
-        self.write(&r)
+        self.emit(Kind::Begin, Body::info(&info))
     }
 
     pub fn sample(&mut self, values: Values, info: Map<String, Value>) -> io::Result<()> {
-        let mut r = self.record(Kind::Sample);
-        r.values = values.0;
-        r.info = info;
-        self.write(&r)
+        self.emit(Kind::Sample, Body::measured(&values.0, &info))
     }
 
     /// A sample that failed: no values, the reason in `error`.
     pub fn sample_failed(&mut self, error: &str, info: Map<String, Value>) -> io::Result<()> {
-        let mut r = self.record(Kind::Sample);
-        r.error = Some(error.to_string());
-        r.info = info;
-        self.write(&r)
+        let mut b = Body::info(&info);
+        b.error = Some(error);
+        self.emit(Kind::Sample, b)
     }
 
     pub fn interval(&mut self, values: Values, info: Map<String, Value>) -> io::Result<()> {
-        let mut r = self.record(Kind::Interval);
-        r.values = values.0;
-        r.info = info;
-        self.write(&r)
+        self.emit(Kind::Interval, Body::measured(&values.0, &info))
     }
 
     /// Writes the summary; a second call does nothing, so error paths may call it freely.
+    /// An `ok` summary whose headline is not among its values is written as partial.
     pub fn summary(&mut self, s: Summary) -> io::Result<()> {
-        if self.summary_written {
+        if self.summary.is_some() {
             return Ok(());
         }
-        self.summary_written = true;
-        let mut r = self.record(Kind::Summary);
-        r.status = Some(s.status);
-        r.error = s.error;
-        r.headline = s.headline.filter(|h| s.values.0.contains_key(h));
-        if r.headline.is_none() && r.status == Some(Status::Ok) {
-            r.status = Some(Status::Partial);
-            r.error = Some(
-                r.error
-                    .unwrap_or_else(|| "no measurement to report".to_string()),
-            );
+        let headline = s.headline.filter(|h| s.values.0.contains_key(h));
+        let (status, error) = match (s.status, &headline) {
+            (Status::Ok, None) => (
+                Status::Partial,
+                Some(
+                    s.error
+                        .unwrap_or_else(|| "no measurement to report".to_string()),
+                ),
+            ),
+            (st, _) => (st, s.error),
+        };
+        let body = Body {
+            status: Some(status),
+            error: error.as_deref(),
+            headline: headline.as_deref(),
+            values: &s.values.0,
+            info: &s.info,
+        };
+        let r = self.emit(Kind::Summary, body);
+        self.summary = Some(Written {
+            status,
+            error,
+            headline,
+            values: s.values,
+        });
+        r
+    }
+}
+
+/// The part of a line that is not the envelope.
+struct Body<'a> {
+    status: Option<Status>,
+    error: Option<&'a str>,
+    headline: Option<&'a str>,
+    values: &'a Map<String, Value>,
+    info: &'a Map<String, Value>,
+}
+
+static NO_VALUES: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
+impl<'a> Body<'a> {
+    fn info(info: &'a Map<String, Value>) -> Self {
+        Body::measured(&NO_VALUES, info)
+    }
+
+    fn measured(values: &'a Map<String, Value>, info: &'a Map<String, Value>) -> Self {
+        Body {
+            status: None,
+            error: None,
+            headline: None,
+            values,
+            info,
         }
-        r.values = s.values.0;
-        r.info = s.info;
-        self.write(&r)
     }
 }
 
@@ -340,5 +487,53 @@ mod tests {
         let r = parse_line(text.trim()).unwrap();
         assert_eq!(r.status, Some(Status::Partial));
         assert!(r.error.is_some());
+    }
+
+    #[test]
+    fn batch_mode_holds_lines_until_their_time_or_the_summary() {
+        let buf = Shared::default();
+        let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));
+        rep.batch(std::time::Duration::from_secs(3600));
+        rep.sample(Values::new().with("rtt_s", 1e-4), Map::new())
+            .unwrap();
+        rep.flush_due().unwrap();
+        assert!(buf.0.lock().unwrap().is_empty());
+        rep.batch(std::time::Duration::ZERO);
+        rep.flush_due().unwrap();
+        assert_eq!(buf.0.lock().unwrap().split(|&b| b == b'\n').count(), 2);
+        rep.batch(std::time::Duration::from_secs(3600));
+        rep.sample(Values::new().with("rtt_s", 1e-4), Map::new())
+            .unwrap();
+        rep.summary(Summary {
+            status: Status::Ok,
+            error: None,
+            headline: Some("rtt_s".into()),
+            values: Values::new().with("rtt_s", 1e-4),
+            info: Map::new(),
+        })
+        .unwrap();
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let recs: Vec<Record> = text.lines().map(|l| parse_line(l).unwrap()).collect();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[1].seq, 1);
+        assert_eq!(rep.written_summary().map(|w| w.status), Some(Status::Ok));
+    }
+
+    #[test]
+    fn a_discarding_reporter_keeps_the_summary_for_the_human_lines() {
+        let mut rep = Reporter::discarding(Envelope::new("t", "0", "n"));
+        assert!(!rep.writes());
+        rep.summary(Summary {
+            status: Status::Failed,
+            error: Some("no route".into()),
+            headline: None,
+            values: Values::new(),
+            info: Map::new(),
+        })
+        .unwrap();
+        assert_eq!(
+            rep.written_summary().and_then(|w| w.error.as_deref()),
+            Some("no route")
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! part is removed by its Drop, even when a test fails.
 
 pub mod loopdev;
+pub mod mount;
 pub mod netns;
 pub mod process;
 pub mod skip;

@@ -12,6 +12,12 @@ pub struct LoopDev {
 impl LoopDev {
     /// Creates `size` bytes of file in `dir` and attaches it to a free loop device.
     pub fn new(dir: &Path, size: u64) -> Result<LoopDev, String> {
+        LoopDev::with_args(dir, size, &[])
+    }
+
+    /// As [`LoopDev::new`], with further losetup options (`-b 4096` for 4 KiB sectors, `-P`
+    /// for the kernel to scan partitions).
+    pub fn with_args(dir: &Path, size: u64, args: &[&str]) -> Result<LoopDev, String> {
         let file = dir.join(format!("{}.img", unique("loop")));
         let f = std::fs::File::create(&file)
             .map_err(|e| format!("cannot create {}: {e}", file.display()))?;
@@ -22,7 +28,10 @@ impl LoopDev {
             return Err(format!("cannot size {}: {e}", file.display()));
         }
         let path = file.to_string_lossy().into_owned();
-        match cmd("losetup", &["-f", "--show", &path]) {
+        let mut losetup = vec!["-f", "--show"];
+        losetup.extend_from_slice(args);
+        losetup.push(&path);
+        match cmd("losetup", &losetup) {
             Ok(out) => Ok(LoopDev {
                 dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
                 file,
@@ -32,6 +41,13 @@ impl LoopDev {
                 Err(e)
             }
         }
+    }
+}
+
+impl LoopDev {
+    /// The scratch file behind the device.
+    pub fn file(&self) -> &Path {
+        &self.file
     }
 }
 

@@ -5,7 +5,7 @@ use benchmatrix_tests::{TOOLS, bin, run, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The tool crates: workspace members other than the library and this test crate.
+/// The tool crates: workspace members other than the library, the test support and this test crate.
 fn tools() -> Vec<String> {
     let text = std::fs::read_to_string(workspace_root().join("Cargo.toml")).expect("Cargo.toml");
     let members = text
@@ -17,7 +17,7 @@ fn tools() -> Vec<String> {
     members
         .split(',')
         .map(|m| m.trim().trim_matches('"').to_string())
-        .filter(|m| !m.is_empty() && m != "measure" && m != "tests")
+        .filter(|m| !m.is_empty() && !["measure", "testkit", "tests"].contains(&m.as_str()))
         .collect()
 }
 
@@ -78,9 +78,12 @@ fn every_tool_has_the_skeleton() {
             main.lines().count() <= 15,
             "{tool}: main.rs is more than a thin bin"
         );
-        // Or `status`, run's numeric twin, from a C entry point (timecmd).
+        // Or `status`, run's numeric twin, from a C entry point (timecmd), or the lifecycle
+        // running the library's Tool.
         assert!(
-            main.contains(&format!("{tool}::run")) || main.contains(&format!("{tool}::status")),
+            main.contains(&format!("{tool}::run"))
+                || main.contains(&format!("{tool}::status"))
+                || main.contains(&format!("lifecycle::main::<{tool}::Tool>")),
             "{tool}: main calls the library's run"
         );
     }

@@ -203,7 +203,7 @@ pub fn status(args: Vec<OsString>) -> Result<u8, Failure> {
 pub(crate) fn own(f: Failure) -> Failure {
     if f.code == measure::exit::CANNOT {
         Failure {
-            code: EXIT_OWN_FAILURE,
+            code: EXIT_OWN_FAILURE.into(),
             message: f.message,
         }
     } else {

@@ -1,10 +1,12 @@
-//! Shared helpers for blkwrite's integration tests: running the binary, reading its records,
-//! and loop devices and mounts that clean up after themselves even when a test fails.
+//! Shared helpers for blkwrite's integration tests: running the binary and reading its
+//! records; loop devices and mounts come from testkit (skipped, with the reason, where the
+//! machine cannot give them).
 #![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use testkit::LoopDev;
+use testkit::mount::{self, Mount};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_blkwrite");
 
@@ -59,18 +61,6 @@ pub fn blkwrite(args: &[&str]) -> Run {
     parse(&out)
 }
 
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-pub fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 pub fn sh(cmd: &str) -> bool {
     Command::new("sh")
         .args(["-c", cmd])
@@ -78,108 +68,35 @@ pub fn sh(cmd: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// A loop device over a scratch file; detached (after unmounting it) when dropped.
-pub struct Loop {
-    pub dev: String,
-    pub backing: PathBuf,
-    _dir: tempfile::TempDir,
+/// A loop device of `mib` MiB with further losetup options (`-b 4096`, `-P`), or None after
+/// a skip (not root, or losetup failed).
+pub fn loop_dev(mib: u64, args: &[&str]) -> Option<LoopDev> {
+    if !testkit::need_root("losetup") {
+        return None;
+    }
+    LoopDev::with_args(&std::env::temp_dir(), mib << 20, args)
+        .map_err(|e| testkit::skip(&format!("losetup failed: {e}")))
+        .ok()
 }
 
-impl Loop {
-    /// A loop device of `mib` MiB with `extra` losetup flags (`-b 4096`, `-P`), or None
-    /// (after saying why) when not root or losetup fails.
-    pub fn new(mib: u64, extra: &[&str]) -> Option<Loop> {
-        if !is_root() {
-            eprintln!("skipped: needs root for losetup");
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let backing = dir.path().join(format!("disk-{}.img", std::process::id()));
-        let f = std::fs::File::create(&backing).unwrap();
-        f.set_len(mib << 20).unwrap();
-        drop(f);
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .args(extra)
-            .arg(&backing)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            eprintln!(
-                "skipped: losetup failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Some(Loop {
-            dev,
-            backing,
-            _dir: dir,
-        })
-    }
-
-    pub fn rescan(&self) {
-        sh(&format!("blockdev --rereadpt {} 2>/dev/null", self.dev));
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("sh")
-            .args([
-                "-c",
-                &format!(
-                    "for m in $(awk '$1 ~ \"^{d}\" {{print $2}}' /proc/mounts); do umount -l \"$m\"; done",
-                    d = self.dev
-                ),
-            ])
-            .status();
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
-/// A mount of `dev` on a fresh directory; unmounted when dropped.
-pub struct Mount {
-    pub dir: tempfile::TempDir,
-}
-
-impl Mount {
-    pub fn new(dev: &str, opts: &str) -> Option<Mount> {
-        let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount")
-            .args(["-o", opts, dev])
-            .arg(dir.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("skipped: mount {dev} failed");
-            return None;
-        }
-        Some(Mount { dir })
-    }
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
-/// A loop device with file system `mkfs` made on it (None, after saying why, when missing).
-pub fn loop_with_fs(mib: u64, mkfs: &str) -> Option<Loop> {
+/// A loop device of `mib` MiB with the file system `mkfs` made on it, or None after a skip
+/// (not root, the mkfs program is missing, or it failed).
+pub fn fs_loop(mib: u64, mkfs: &str) -> Option<LoopDev> {
     let tool = mkfs.split_whitespace().next().unwrap();
-    if !have(tool) {
-        eprintln!("skipped: {tool} is not installed");
+    if !testkit::need_root("losetup") || !testkit::need_tool(tool) {
         return None;
     }
-    let l = Loop::new(mib, &[])?;
-    if !sh(&format!("{mkfs} {} >/dev/null 2>&1", l.dev)) {
-        eprintln!("skipped: {mkfs} failed");
-        return None;
-    }
-    Some(l)
+    mount::loop_with_fs(&std::env::temp_dir(), mib << 20, mkfs)
+        .map_err(|e| testkit::skip(&e))
+        .ok()
+}
+
+/// `dev` mounted with `opts` on a fresh directory, or None after a skip.
+pub fn mounted(dev: &str, opts: &str) -> Option<Mount> {
+    Mount::new(dev, opts).map_err(|e| testkit::skip(&e)).ok()
+}
+
+/// Has the kernel read `dev`'s partition table again.
+pub fn rescan(dev: &str) {
+    sh(&format!("blockdev --rereadpt {dev} 2>/dev/null"));
 }

@@ -1,0 +1,89 @@
+//! A run once set up: begin written, the data pool made, then the write phase with an
+//! interval record and the progress line every second, or the read-back alone.
+
+use crate::begin;
+use crate::cli::Opts;
+use crate::engine::{self, Outcome, Plan, Tick};
+use crate::human;
+use crate::outcome;
+use crate::pattern::Pool;
+use crate::target::Target;
+use measure::lifecycle::Session;
+use measure::writer::Values;
+use measure::{Exit, Failure};
+use serde_json::{Map, Value, json};
+
+/// What a run works on once set up: the options, the open target, the data and the plan.
+pub(crate) struct Job<'a> {
+    pub o: &'a Opts,
+    pub t: &'a Target,
+    pub pool: &'a Pool,
+    pub plan: &'a Plan,
+}
+
+/// Writes begin, makes the pool, and runs the write phase (or, with --verify-only, the
+/// read-back), ending with the summary.
+pub(crate) fn execute(
+    s: &mut Session,
+    o: &Opts,
+    t: Target,
+    plan: Plan,
+    seed: u64,
+    mut begin: Map<String, Value>,
+) -> Result<Exit, Failure> {
+    let slots = Pool::slots_for(plan.bs, plan.blocks, o.pattern);
+    begin::add_target(&mut begin, &t, &plan, slots);
+    if let Err(f) = begin::preallocate(&mut begin, o, &t, &plan) {
+        s.begin(begin)?;
+        return Err(f);
+    }
+    let t0 = std::time::Instant::now();
+    let pool = Pool::new(plan.bs, plan.blocks, o.pattern, seed);
+    begin.insert("pool_fill_s".into(), json!(t0.elapsed().as_secs_f64()));
+    s.begin(begin)?;
+    let pool = pool.map_err(|e| Failure::new(Exit::Cannot, "allocating the data buffer", e))?;
+    let job = Job {
+        o,
+        t: &t,
+        pool: &pool,
+        plan: &plan,
+    };
+    if o.verify_only {
+        return outcome::verify_phase(s, &job, plan.blocks, true, Values::new(), Map::new());
+    }
+    let out = write_phase(s, &job)?;
+    outcome::finish(s, &job, out)
+}
+
+/// The write phase and the flush, with an interval record every second and, for a person
+/// watching, the progress line.
+fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
+    let (rep, person) = s.parts();
+    let mut out_err: Option<std::io::Error> = None;
+    let mut tick = |k: &Tick| {
+        let secs = k.interval_s.max(1e-9);
+        let v = Values::new()
+            .with("elapsed_s", k.elapsed_s)
+            .with("interval_s", k.interval_s)
+            .with_count("written_bytes", k.bytes)
+            .with_count("write_count", k.writes)
+            .with("throughput_bytes_per_s", k.bytes as f64 / secs)
+            .with("writes_per_s", k.writes as f64 / secs);
+        if person.on() {
+            person.progress(&human::progress(k, job.plan.size));
+        }
+        match rep.interval(v, Map::new()) {
+            Ok(()) => true,
+            Err(e) => {
+                out_err = Some(e);
+                false
+            }
+        }
+    };
+    let out = engine::run(&job.t.file, job.pool, job.plan, &mut tick);
+    person.clear();
+    if let Some(e) = out_err {
+        return Err(Failure::io("writing the records", &e));
+    }
+    Ok(out)
+}

@@ -1,0 +1,214 @@
+//! The records after the write phase: its figures, the sample, the read-back check, and the
+//! summary (with the human one and the exit status) for each way a run ends.
+
+use crate::engine::{Flush, Outcome, Plan, Stop};
+use crate::execute::Job;
+use crate::human;
+use crate::verify;
+use measure::lifecycle::Session;
+use measure::writer::{Summary, Values, info};
+use measure::{Exit, Failure, Status};
+use serde_json::{Map, Value, json};
+
+/// The write phase's figures: bytes, counts, the phases' times, throughput, latency.
+fn write_values(out: &Outcome, plan: &Plan) -> Values {
+    let total = out.write_s + out.flush_s;
+    let mut v = Values::new()
+        .with_count("written_bytes", out.bytes)
+        .with_count("write_count", out.writes)
+        .with_count("sync_count", out.sync_count)
+        .with("write_s", out.write_s)
+        .with("flush_s", out.flush_s)
+        .with("total_s", total);
+    if total > 0.0 {
+        v.set("throughput_bytes_per_s", out.bytes as f64 / total);
+        v.set("writes_per_s", out.writes as f64 / total);
+    }
+    if out.write_s > 0.0 {
+        v.set("write_phase_bytes_per_s", out.bytes as f64 / out.write_s);
+    }
+    if matches!(plan.flush, Flush::Every(_)) {
+        v.set("periodic_flush_s", out.periodic_flush_s);
+    }
+    let h = &out.hist;
+    if !h.is_empty() {
+        let s = |ns: u64| ns as f64 / 1e9;
+        v.set("latency_min_s", s(h.min()));
+        v.set("latency_mean_s", h.mean() / 1e9);
+        v.set("latency_p50_s", s(h.value_at_quantile(0.50)));
+        v.set("latency_p90_s", s(h.value_at_quantile(0.90)));
+        v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
+        v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
+        v.set("latency_max_s", s(h.max()));
+    }
+    v
+}
+
+/// The sample and the summary for the way the write phase ended (then the read-back, with
+/// --verify, when it wrote all it was to or ran out of time).
+pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, Failure> {
+    let (o, t, plan) = (job.o, job.t, job.plan);
+    let values = write_values(&out, plan);
+    let mut sinfo = info(json!({
+        "stop": out.stop.as_str(),
+        "engine": plan.engine.as_str(),
+        "fixed_buffers": out.fixed_buffers,
+        "direct_effective": t.direct_effective,
+        "issued_count": out.issued,
+        "complete": out.writes == plan.blocks,
+    }));
+    if let Some(e) = out.errno {
+        sinfo.insert("errno".into(), json!(e));
+    }
+    match out.stop {
+        Stop::Done | Stop::Time => {
+            s.sample(values.clone(), sinfo.clone())?;
+            if o.verify {
+                let flushed = plan.flush != Flush::None || o.dsync;
+                return verify_phase(s, job, out.writes, flushed, values, sinfo);
+            }
+            ok_summary(s, job, "throughput_bytes_per_s", values, sinfo)?;
+            Ok(Exit::Ok)
+        }
+        Stop::Interrupted => {
+            // The file goes (when blkwrite made it and --keep was not given) as `t` is dropped.
+            let msg = if t.cleanup.removes() {
+                "interrupted before the end: partial figures, test file removed"
+            } else {
+                "interrupted before the end: partial figures"
+            };
+            s.sample_failed(msg, sinfo.clone())?;
+            fail_summary(s, job, msg, values, sinfo)?;
+            Ok(Exit::Interrupted)
+        }
+        Stop::OutputGone => Ok(Exit::Ok),
+        Stop::Failed => {
+            let msg = failure_text(&out, t.direct_effective);
+            s.sample_failed(&msg, sinfo.clone())?;
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::Cannot, o.target.display(), msg))
+        }
+    }
+}
+
+/// A failed write phase's error, with a hint for the errors a person can act on.
+fn failure_text(out: &Outcome, direct: bool) -> String {
+    let raw = out.error.clone().unwrap_or_else(|| "write failed".into());
+    let hint = match out.errno {
+        Some(libc::ENOSPC) => " (the target is full: give a smaller --size)",
+        Some(libc::EROFS) => " (the target is read-only)",
+        Some(libc::EIO) => " (the device reported an I/O error: check dmesg)",
+        Some(libc::EINVAL) if direct => {
+            " (O_DIRECT refused this write: check --bs and --size against the alignment in begin)"
+        }
+        _ => "",
+    };
+    format!("{raw}{hint}")
+}
+
+/// Writes the summary record and, for a person watching, blkwrite's own summary of it.
+fn summarize(s: &mut Session, job: &Job, summary: Summary) -> Result<(), Failure> {
+    let text = s
+        .human()
+        .on()
+        .then(|| human::summary(s.name(), job.o, &summary));
+    s.summary(summary)?;
+    if let Some(text) = text {
+        s.human().summary(&text);
+    }
+    Ok(())
+}
+
+fn ok_summary(
+    s: &mut Session,
+    job: &Job,
+    headline: &str,
+    values: Values,
+    sinfo: Map<String, Value>,
+) -> Result<(), Failure> {
+    let summary = Summary {
+        status: Status::Ok,
+        error: None,
+        headline: Some(headline.into()),
+        values,
+        info: sinfo,
+    };
+    summarize(s, job, summary)
+}
+
+fn fail_summary(
+    s: &mut Session,
+    job: &Job,
+    msg: &str,
+    values: Values,
+    sinfo: Map<String, Value>,
+) -> Result<(), Failure> {
+    let summary = Summary {
+        status: Status::Failed,
+        error: Some(msg.to_string()),
+        headline: None,
+        values,
+        info: sinfo,
+    };
+    summarize(s, job, summary)
+}
+
+/// Reads back the first `written` blocks and writes the summary with what it found.
+pub(crate) fn verify_phase(
+    s: &mut Session,
+    job: &Job,
+    written: u64,
+    flushed: bool,
+    mut values: Values,
+    mut sinfo: Map<String, Value>,
+) -> Result<Exit, Failure> {
+    let (o, t) = (job.o, job.t);
+    let direct = t.direct_effective;
+    if s.human().on() {
+        let what = measure::units::format_bytes((written * job.plan.bs).min(job.plan.size) as f64);
+        s.human()
+            .progress(&format!("blkwrite: reading {what} back to verify it"));
+    }
+    let checked = verify::check(&t.path, direct, flushed, job.pool, job.plan, written);
+    s.human().clear();
+    match checked {
+        Ok(c) => {
+            values.set_count("verified_bytes", c.bytes);
+            values.set_count("verify_bad_block_count", c.bad_blocks);
+            values.set("verify_s", c.secs);
+            if c.secs > 0.0 {
+                values.set("verify_bytes_per_s", c.bytes as f64 / c.secs);
+            }
+            sinfo.insert("verify_source".into(), json!(c.source));
+            if let Some(off) = c.first_bad_offset {
+                sinfo.insert("verify_first_bad_offset".into(), json!(off));
+            }
+            let headline = if o.verify_only {
+                "verify_bytes_per_s"
+            } else {
+                "throughput_bytes_per_s"
+            };
+            if c.bad_blocks > 0 {
+                let msg = format!(
+                    "verify: {} of {} blocks differ from what was written, the first at offset {}",
+                    c.bad_blocks,
+                    c.blocks,
+                    c.first_bad_offset.unwrap_or(0)
+                );
+                fail_summary(s, job, &msg, values, sinfo)?;
+                return Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg));
+            }
+            ok_summary(s, job, headline, values, sinfo)?;
+            Ok(Exit::Ok)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+            fail_summary(s, job, "interrupted while verifying", values, sinfo)?;
+            Ok(Exit::Interrupted)
+        }
+        Err(e) => {
+            let msg = format!("verify: reading {} back: {e}", o.target.display());
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::Cannot, "verify", e))
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The one flag vocabulary: the flags every record-writing tool shares (added by
+//! [`record`]), and the table of what each short flag means in every tool, with the classic
+//! tools' flags that a drop-in keeps. benchmatrix(7) lists the table and a test holds every
+//! tool's command to it.
+
+use clap::{Arg, ArgAction, Command};
+
+/// Adds the record flags to a tool's command: `-o/--output FILE` (append records),
+/// `--json` (records on stdout even on a terminal), `--label`, `--name` and `--tag`.
+pub fn record(cmd: Command) -> Command {
+    let cmd = cmd
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .value_name("FILE")
+                .help_heading("Record")
+                .help("Append the records to FILE (- is stdout); a terminal still gets the human lines"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .help_heading("Record")
+                .help("Records on stdout even when it is a terminal (no human lines then)"),
+        );
+    crate::label::args(cmd)
+}
+
+/// `-q/--quiet`: no human lines on stderr, even on a terminal.
+pub fn quiet() -> Arg {
+    Arg::new("quiet")
+        .short('q')
+        .long("quiet")
+        .action(ArgAction::SetTrue)
+        .help("No human lines on stderr, even on a terminal")
+}
+
+/// One short flag of the vocabulary: the letter, the long name it stands for, what it means.
+#[derive(Clone, Copy, Debug)]
+pub struct Short {
+    pub flag: char,
+    pub long: &'static str,
+    pub meaning: &'static str,
+}
+
+/// What each short flag means wherever it is used outside a classic tool's set.
+pub const VOCABULARY: &[Short] = &[
+    Short {
+        flag: 'c',
+        long: "count",
+        meaning: "how many (probes, blocks)",
+    },
+    Short {
+        flag: 'i',
+        long: "interval",
+        meaning: "time between probes or progress records",
+    },
+    Short {
+        flag: 's',
+        long: "size",
+        meaning: "how much, a size (4k = 4096, 4kB = 4000)",
+    },
+    Short {
+        flag: 't',
+        long: "time",
+        meaning: "how long, a duration (a bare number is seconds)",
+    },
+    Short {
+        flag: 'o',
+        long: "output",
+        meaning: "append the records to FILE",
+    },
+    Short {
+        flag: 'q',
+        long: "quiet",
+        meaning: "no human lines",
+    },
+    Short {
+        flag: 'b',
+        long: "bs",
+        meaning: "block size of each read, write or send",
+    },
+    Short {
+        flag: 'r',
+        long: "runs",
+        meaning: "measured runs of a command",
+    },
+    Short {
+        flag: 'f',
+        long: "format",
+        meaning: "output format",
+    },
+    Short {
+        flag: 'P',
+        long: "parallel",
+        meaning: "parallel streams",
+    },
+    Short {
+        flag: 'O',
+        long: "omit",
+        meaning: "leave out the first DURATION (warm-up)",
+    },
+    Short {
+        flag: 'C',
+        long: "congestion",
+        meaning: "TCP congestion control",
+    },
+    Short {
+        flag: 'M',
+        long: "mss",
+        meaning: "TCP maximum segment size",
+    },
+    Short {
+        flag: 'B',
+        long: "bind",
+        meaning: "local address to bind",
+    },
+    Short {
+        flag: '4',
+        long: "",
+        meaning: "IPv4 only",
+    },
+    Short {
+        flag: '6',
+        long: "",
+        meaning: "IPv6 only",
+    },
+];
+
+/// A classic tool's short flags that a drop-in keeps with the classic meaning.
+#[derive(Clone, Copy, Debug)]
+pub struct Classic {
+    /// The tool (and mode) that is the drop-in, as `command` or `command subcommand`.
+    pub tool: &'static str,
+    /// The classic tool it replaces.
+    pub classic: &'static str,
+    /// The short flags kept with their classic meaning.
+    pub flags: &'static str,
+}
+
+/// The drop-ins and the classic flags they keep.
+pub const CLASSIC: &[Classic] = &[
+    Classic {
+        tool: "pingrt",
+        classic: "ping",
+        flags: "cistWwfInq46",
+    },
+    Classic {
+        tool: "netpipe",
+        classic: "nc",
+        flags: "lpskwdNnv46",
+    },
+];
+
+/// The meaning of `flag` in `tool`: the classic tool's where `tool` keeps it, else the
+/// vocabulary's long name; `None` when the vocabulary has no such letter.
+pub fn meaning(tool: &str, flag: char) -> Option<&'static str> {
+    if let Some(c) = CLASSIC
+        .iter()
+        .find(|c| c.tool == tool && c.flags.contains(flag))
+    {
+        return Some(c.classic);
+    }
+    VOCABULARY.iter().find(|s| s.flag == flag).map(|s| s.long)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_are_defined_once() {
+        for (i, a) in VOCABULARY.iter().enumerate() {
+            assert!(
+                VOCABULARY[i + 1..].iter().all(|b| b.flag != a.flag),
+                "-{} twice",
+                a.flag
+            );
+        }
+        assert_eq!(meaning("pingrt", 'w'), Some("ping"));
+        assert_eq!(meaning("timecmd", 'r'), Some("runs"));
+        assert_eq!(meaning("timecmd", 'w'), None);
+    }
+
+    #[test]
+    fn record_flags_parse() {
+        let m = record(Command::new("t"))
+            .try_get_matches_from(["t", "-o", "r.jsonl", "--json", "--label", "a/b"])
+            .unwrap();
+        assert_eq!(
+            m.get_one::<String>("output").map(String::as_str),
+            Some("r.jsonl")
+        );
+        assert!(m.get_flag("json"));
+    }
+}

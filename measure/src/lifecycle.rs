@@ -1,0 +1,396 @@
+//! The invocation lifecycle every tool runs through, written once: parse the flags, build
+//! the envelope, open the output by the output policy, install Ctrl-C/SIGTERM handling, let
+//! the tool's engine measure (it writes begin, samples and intervals through the
+//! [`Session`]), guarantee the summary on every path, print the human summary where a person
+//! watches, and map the outcome to an [`Exit`].
+//!
+//! A tool supplies a type implementing [`Tool`]: its `command()` (the one source for --help,
+//! the man page and the completions; it adds the shared flags with
+//! [`crate::flags::record`]), its options type built from the matches, its default row
+//! name, and its engine. Its binary is one line:
+//!
+//! ```ignore
+//! fn main() -> std::process::ExitCode {
+//!     measure::lifecycle::main::<pingrt::Tool>()
+//! }
+//! ```
+//!
+//! # The output policy (DESIGN.md, Conventions)
+//!
+//! | stdout carries | `-o FILE` | records go to | human lines (stderr) |
+//! |---|---|---|---|
+//! | records | given (`-` = stdout) | FILE, appended | when stderr is a terminal |
+//! | records | none, stdout a pipe or file, or `--json` | stdout | when stderr is a terminal and stdout is not |
+//! | records | none, stdout a terminal | nowhere | yes |
+//! | payload (netcat mode, timecmd's command) | given | FILE, appended | when stderr is a terminal |
+//! | payload | none, stderr not a terminal | stderr | no |
+//! | payload | none, stderr a terminal | nowhere | yes |
+//!
+//! `-q/--quiet` turns the human lines off. Human lines are the tool's own (per probe, per
+//! interval, a progress line) through [`Session::human`]; the final human summary is the
+//! tool's own when it prints one with [`Human::summary`], else one made from the summary
+//! record ([`crate::human::summary_text`]).
+//!
+//! # The summary on every path
+//!
+//! The engine writes begin (with its parameters; [`Session::begin`] adds the machine facts
+//! flat) and its summary. When it returns without one, the lifecycle writes it: a failed
+//! summary with the error's message after an `Err` (and a begin first if none was written), a
+//! partial one after an `Ok`. A tool that writes no records (collate) sets
+//! [`Tool::RECORDS`] to false and gets none of this: parse, options, engine, exit.
+
+use crate::envfacts::Probe;
+use crate::exit::{Exit, Failure};
+use crate::human::{Human, summary_text};
+use crate::label;
+use crate::record::Status;
+use crate::writer::{Envelope, Reporter, Summary, Values};
+use clap::{ArgMatches, Command};
+use serde_json::{Map, Value};
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io::{self, IsTerminal, Write};
+
+/// What a tool's stdout carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stdout {
+    /// The records (the usual case).
+    Records,
+    /// The tool's payload (netcat mode's data, timecmd's command's output).
+    Payload,
+}
+
+/// What a tool supplies to the lifecycle.
+pub trait Tool {
+    /// The tool's name, as in the records' `tool` and in error messages.
+    const NAME: &'static str;
+    /// The tool's version (`env!("CARGO_PKG_VERSION")`).
+    const VERSION: &'static str;
+    /// Whether the tool writes records (collate writes a matrix instead).
+    const RECORDS: bool = true;
+    /// The exit status of the tool's own failures (usage, I/O): 2, or 125 for a tool that
+    /// passes a command's status on (timecmd, as env(1)).
+    const CANNOT: Exit = Exit::Cannot;
+
+    /// The typed options the engine runs with.
+    type Options;
+
+    /// The command line: the one source for --help, the man page and the completions.
+    fn command() -> Command;
+
+    /// The options from the parsed flags (of the subcommand, if one was given); a usage
+    /// error here writes no records.
+    fn options(m: &ArgMatches) -> Result<Self::Options, Failure>;
+
+    /// The row name when `--name` is not given.
+    fn name(o: &Self::Options) -> String;
+
+    /// What stdout carries with these options.
+    fn stdout(_o: &Self::Options) -> Stdout {
+        Stdout::Records
+    }
+
+    /// Measures: writes begin, samples, intervals and the summary through `s`, and says how
+    /// the run ended.
+    fn run(o: Self::Options, s: &mut Session) -> Result<Exit, Failure>;
+}
+
+/// One invocation's records and human lines, handed to the engine.
+#[derive(Debug)]
+pub struct Session {
+    rep: Reporter,
+    human: Human,
+    begun: bool,
+    name_given: bool,
+}
+
+impl Session {
+    /// A session writing records to `out` (or nowhere), with human lines when `human`.
+    pub fn new(env: Envelope, out: Option<Box<dyn Write + Send>>, human: bool) -> Self {
+        let rep = match out {
+            Some(o) => Reporter::new(env, o),
+            None => Reporter::discarding(env),
+        };
+        Session {
+            rep,
+            human: Human::new(human),
+            begun: false,
+            name_given: false,
+        }
+    }
+
+    /// The record writer, for engines that write through it directly.
+    pub fn reporter(&mut self) -> &mut Reporter {
+        &mut self.rep
+    }
+
+    /// The human lines.
+    pub fn human(&mut self) -> &mut Human {
+        &mut self.human
+    }
+
+    /// The record writer and the human lines at once (an engine's loop uses both).
+    pub fn parts(&mut self) -> (&mut Reporter, &mut Human) {
+        (&mut self.rep, &mut self.human)
+    }
+
+    /// Whether `--name` was given (then [`Session::set_name`] changes nothing).
+    pub fn name_given(&self) -> bool {
+        self.name_given
+    }
+
+    /// The row name for the records that follow, unless `--name` chose it.
+    pub fn set_name(&mut self, name: &str) {
+        if !self.name_given {
+            self.rep.set_name(name);
+        }
+    }
+
+    /// The row name.
+    pub fn name(&self) -> &str {
+        &self.rep.envelope().name
+    }
+
+    /// Writes begin once: `info` (the tool's parameters and target facts) with this
+    /// machine's facts added flat (kernel, CPU, memory, virtualization).
+    pub fn begin(&mut self, mut info: Map<String, Value>) -> Result<(), Failure> {
+        if self.begun {
+            return Ok(());
+        }
+        self.begun = true;
+        for (k, v) in Probe::system().machine() {
+            info.entry(k).or_insert(v);
+        }
+        self.rep.begin(info).map_err(output_failure)
+    }
+
+    /// Whether begin has been written.
+    pub fn begun(&self) -> bool {
+        self.begun
+    }
+
+    pub fn sample(&mut self, values: Values, info: Map<String, Value>) -> Result<(), Failure> {
+        self.rep.sample(values, info).map_err(output_failure)
+    }
+
+    /// A sample that failed: no values, the reason in `error`.
+    pub fn sample_failed(&mut self, error: &str, info: Map<String, Value>) -> Result<(), Failure> {
+        self.rep.sample_failed(error, info).map_err(output_failure)
+    }
+
+    pub fn interval(&mut self, values: Values, info: Map<String, Value>) -> Result<(), Failure> {
+        self.rep.interval(values, info).map_err(output_failure)
+    }
+
+    pub fn summary(&mut self, s: Summary) -> Result<(), Failure> {
+        self.rep.summary(s).map_err(output_failure)
+    }
+
+    /// An ok summary with `headline` among `values`.
+    pub fn ok(
+        &mut self,
+        headline: &str,
+        values: Values,
+        info: Map<String, Value>,
+    ) -> Result<(), Failure> {
+        self.summary(Summary {
+            status: Status::Ok,
+            error: None,
+            headline: Some(headline.to_string()),
+            values,
+            info,
+        })
+    }
+
+    /// A summary that is not ok (`Partial` or `Failed`) and says why.
+    pub fn not_ok(
+        &mut self,
+        status: Status,
+        error: &str,
+        values: Values,
+        info: Map<String, Value>,
+    ) -> Result<(), Failure> {
+        self.summary(Summary {
+            status,
+            error: Some(error.to_string()),
+            headline: None,
+            values,
+            info,
+        })
+    }
+
+    /// Writes the summary the engine left unwritten, then flushes what is held back.
+    fn finish(&mut self, result: &Result<Exit, Failure>) -> Result<(), Failure> {
+        if !self.rep.summary_written() {
+            let (status, error) = match result {
+                Ok(Exit::Interrupted) => (Status::Partial, "interrupted".to_string()),
+                Ok(_) => (Status::Partial, "ended without a summary".to_string()),
+                Err(f) if f.code == Exit::Interrupted => (Status::Partial, f.to_string()),
+                Err(f) => (
+                    Status::Failed,
+                    f.message.clone().unwrap_or_else(|| f.to_string()),
+                ),
+            };
+            if !self.begun {
+                self.begin(Map::new())?;
+            }
+            self.not_ok(status, &error, Values::new(), Map::new())?;
+        }
+        self.rep.flush().map_err(output_failure)
+    }
+}
+
+/// A failed write of records: a broken pipe ends quietly with 0, anything else exit 2.
+fn output_failure(e: io::Error) -> Failure {
+    Failure::io("writing the records", &e)
+}
+
+/// Runs tool `T` with the process's arguments and ends with its status.
+pub fn main<T: Tool>() -> std::process::ExitCode {
+    run::<T>(std::env::args_os().collect()).into()
+}
+
+/// Runs tool `T` with `args` (the program name first); prints a failure as `tool: message`.
+pub fn run<T: Tool>(args: Vec<OsString>) -> Exit {
+    match invoke::<T>(args) {
+        Ok(code) => code,
+        Err(f) => {
+            if let Some(m) = &f.message {
+                let _ = writeln!(io::stderr(), "{}: {m}", T::NAME);
+            }
+            f.code
+        }
+    }
+}
+
+/// The lifecycle without the final message: what [`run`] prints.
+pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
+    let own = |f: Failure| {
+        if f.code == Exit::Cannot {
+            f.with_code(T::CANNOT)
+        } else {
+            f
+        }
+    };
+    let m = parse(T::command(), args).map_err(own)?;
+    let leaf = leaf(&m);
+    let opts = T::options(leaf).map_err(own)?;
+    crate::signal::install().map_err(|e| {
+        own(Failure::new(
+            Exit::Cannot,
+            "installing the Ctrl-C handler",
+            e,
+        ))
+    })?;
+    if !T::RECORDS {
+        let mut s = Session::new(Envelope::new(T::NAME, T::VERSION, ""), None, false);
+        return T::run(opts, &mut s).map_err(own);
+    }
+    let mut s = open::<T>(leaf, &opts).map_err(own)?;
+    let result = T::run(opts, &mut s);
+    let finished = s.finish(&result);
+    // After an error the `tool: message` line says it all; a made-up summary would repeat it.
+    let said_by_error = matches!(&result, Err(f) if f.message.is_some());
+    if s.human.on() && !s.human.summary_shown() && !said_by_error {
+        if let Some(w) = s.rep.written_summary() {
+            let text = summary_text(s.name(), w);
+            s.human.summary(&text);
+        }
+    }
+    s.human.clear();
+    let code = result.map_err(own)?;
+    finished.map_err(own)?;
+    Ok(code)
+}
+
+/// The matches of the innermost subcommand given (where its flags are).
+fn leaf(m: &ArgMatches) -> &ArgMatches {
+    let mut m = m;
+    while let Some((_, sub)) = m.subcommand() {
+        m = sub;
+    }
+    m
+}
+
+/// Parses arguments with clap; `--help` and `--version` print and end with 0, a usage error
+/// prints clap's message (naming the flag and the fix) and ends with 2.
+pub fn parse(cmd: Command, args: Vec<OsString>) -> Result<ArgMatches, Failure> {
+    cmd.try_get_matches_from(args).map_err(|e| {
+        let _ = e.print();
+        Failure::quiet(if e.use_stderr() {
+            Exit::Cannot
+        } else {
+            Exit::Ok
+        })
+    })
+}
+
+/// A flag's value, when the command has the flag at all.
+fn flag<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
+    m.try_get_one::<String>(id)
+        .ok()
+        .flatten()
+        .map(String::as_str)
+}
+
+/// Whether a switch is given, when the command has it at all.
+fn switch(m: &ArgMatches, id: &str) -> bool {
+    m.try_get_one::<bool>(id)
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or(false)
+}
+
+/// The session by the output policy: the envelope from the shared flags, the records'
+/// destination, and whether a person gets human lines.
+fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> {
+    let mut env = Envelope::new(T::NAME, T::VERSION, &T::name(opts));
+    env.label = label::resolve_label(
+        flag(m, "label"),
+        std::env::var("BENCH_LABEL").ok(),
+        &env.host,
+    )?;
+    let name_given = match flag(m, "name") {
+        Some(n) => {
+            env.name = n.to_string();
+            true
+        }
+        None => false,
+    };
+    env.tags = label::parse_tags(
+        m.try_get_many::<String>("tag")
+            .ok()
+            .flatten()
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+    )?;
+    let quiet = switch(m, "quiet");
+    let stderr_tty = io::stderr().is_terminal();
+    let stdout_tty = io::stdout().is_terminal();
+    let (out, human): (Option<Box<dyn Write + Send>>, bool) =
+        match (flag(m, "output"), T::stdout(opts)) {
+            (Some("-"), _) => (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty),
+            (Some(path), _) => (Some(Box::new(append(path)?)), stderr_tty),
+            (None, Stdout::Records) if switch(m, "json") || !stdout_tty => {
+                (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty)
+            }
+            (None, Stdout::Records) => (None, true),
+            (None, Stdout::Payload) if !stderr_tty => (Some(Box::new(io::stderr())), false),
+            (None, Stdout::Payload) => (None, true),
+        };
+    let mut s = Session::new(env, out, human && !quiet);
+    s.name_given = name_given;
+    Ok(s)
+}
+
+/// Opens `-o FILE` for appending (records stand alone, so appending keeps every earlier
+/// line and its meaning).
+fn append(path: &str) -> Result<std::fs::File, Failure> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Failure::new(Exit::Cannot, format!("-o {path}"), e))
+}

@@ -1,0 +1,59 @@
+//! Ctrl-C and SIGTERM: a flag that blocking calls and loops look at, so that a tool writes its
+//! summary and ends with 130 instead of dying mid-line.
+
+use std::io;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The signal that arrived (0: none yet).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// Installs handlers for SIGINT and SIGTERM that only record the signal, without SA_RESTART,
+/// so that a blocking call returns EINTR and the tool can finish its records.
+pub fn install() -> io::Result<()> {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: sigaction with a zeroed struct, an empty mask and a handler that only
+        // stores to an atomic, which is async-signal-safe.
+        let rc = unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = 0;
+            libc::sigaction(sig, &sa, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Whether SIGINT or SIGTERM arrived since [`install`].
+pub fn interrupted() -> bool {
+    SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// The signal that interrupted the tool, if any.
+pub fn interrupt_signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigint_sets_the_flag_instead_of_killing() {
+        install().unwrap();
+        // SAFETY: raise delivers SIGINT to this thread; the handler only stores an atomic.
+        unsafe { libc::raise(libc::SIGINT) };
+        assert!(interrupted());
+        assert_eq!(interrupt_signal(), Some(libc::SIGINT));
+    }
+}
