@@ -27,7 +27,7 @@ pub struct Lowat {
 }
 
 impl Lowat {
-    /// The highest mark: beyond it the gain ends (loopback, 2 CPUs: 1M moved 54-65 Gb/s,
+    /// The highest mark: beyond it the gain ends (loopback, 2 CPUs: 1M moves 54-65 Gb/s,
     /// 2M 63-68, 4M 64-67).
     const MAX: usize = 2 << 20;
     /// The time's worth of data the mark aims at.

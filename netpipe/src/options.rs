@@ -119,14 +119,13 @@ fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, F
             return Err(Failure::usage("--block-size: give 1 byte .. 1G, e.g. 128k"));
         }
         Some(&b) => b as usize,
-        // Measured on loopback, alternating with iperf3 (1 GiB, 6 rounds each): copy from 128k
-        // had a median of 43 Gb/s (iperf3: 30); splice from 1M pipes 16-20, from 128k 17-25,
-        // from 64k 27-60 Gb/s: the fastest at times, the least steady. With the receiver's
-        // rate-following SO_RCVLOWAT (2 s runs, medians of 4-5): copy from 128k 64-67 Gb/s,
-        // 256k 60-73 (within noise of 128k), 512k 60, 1M 66, but 192k 29-32 and 224k 36
-        // (BBR's pacing falls back; powers of two stay clear of it); sendfile from a 1M memfd
-        // 47, from 128k and 4M lower; splice 52; send with MSG_ZEROCOPY 34 (loopback copies
-        // zero-copy pages on delivery anyway).
+        // The defaults are the fastest sizes on loopback (2 s runs, medians of 4-5, with the
+        // receiver's rate-following SO_RCVLOWAT): send() from 128k moves 64-67 Gb/s (256k
+        // 60-73 and 1M 66 are within noise of it, 512k 60; 192k 29-32 and 224k 36, as BBR's
+        // pacing falls back on sizes that are not powers of two); sendfile from a 1M memfd
+        // 47 (128k and 4M less); splice from 64k pipes 52, the fastest at times and the least
+        // steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20). send with MSG_ZEROCOPY moves
+        // 34: loopback copies zero-copy pages on delivery anyway.
         None if role == Role::Send && method == SendMethod::Copy => 128 << 10,
         None if role == Role::Send && method == SendMethod::Sendfile => 1 << 20,
         None if role == Role::Send => 64 << 10,
