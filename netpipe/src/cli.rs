@@ -1,5 +1,6 @@
 //! The clap command table: the one source of --help, the man page and the completions.
 
+use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgGroup, Command};
 
 const ABOUT: &str = "TCP sink and source, netcat-compatible, that measures throughput like iperf3";
@@ -16,7 +17,7 @@ or to -o FILE. It interoperates byte for byte with netcat-openbsd and socat on e
 
 Measuring mode needs no pipe and no disk: `netpipe recv --listen PORT` drops what arrives \
 without copying it (recv with MSG_TRUNC) and `netpipe send --connect HOST:PORT` sends a \
-pre-generated buffer (zeros, or --pattern random). Either side may listen, so both directions \
+pre-generated buffer (zero bytes, or --pattern random). Either side may listen, so both directions \
 of a link are measured without swapping who listens. Records go to stdout. The summary's \
 headline, throughput_bits_per_s, is the receiver's: its own clock from the first byte to EOF. \
 The sender reports its own figure (first byte written until the peer closed) and says so.
@@ -212,7 +213,6 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
         .arg(
             Arg::new("bytes")
                 .long("bytes")
-                .short('n')
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
                 .help("Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)"),
@@ -258,7 +258,6 @@ fn tuning(cmd: Command, name: &str) -> Command {
         .arg(
             Arg::new("window")
                 .long("window")
-                .short('w')
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
                 .help("Socket send and receive buffers, e.g. 4M (default: the kernel's autotuning)"),
@@ -266,7 +265,6 @@ fn tuning(cmd: Command, name: &str) -> Command {
         .arg(
             Arg::new("no-delay")
                 .long("no-delay")
-                .short('N')
                 .action(ArgAction::SetTrue)
                 .help("Disable Nagle's algorithm (TCP_NODELAY)"),
         )
@@ -300,8 +298,10 @@ fn tuning(cmd: Command, name: &str) -> Command {
                 .help("With --listen: serve one client after another until Ctrl-C; a bad client does not end it"),
         )
         .arg(
-            Arg::new("block-size")
-                .long("block-size")
+            Arg::new("bs")
+                .short('b')
+                .long("bs")
+                .alias("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
                 .help("Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd's size), 64k with splice (the pipe size, at most 1M), 4M to receive]"),
@@ -323,8 +323,11 @@ fn send_only(cmd: Command) -> Command {
             Arg::new("pattern")
                 .long("pattern")
                 .value_name("PATTERN")
-                .value_parser(["zeros", "random"])
-                .default_value("zeros")
-                .help("Data to send: zeros, or random (incompressible)"),
+                .value_parser([
+                    PossibleValue::new("zero").alias("zeros"),
+                    PossibleValue::new("random"),
+                ])
+                .default_value("zero")
+                .help("Data to send: zero bytes, or random (incompressible)"),
         )
 }

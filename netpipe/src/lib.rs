@@ -99,4 +99,41 @@ mod tests {
             exit::CANNOT
         );
     }
+
+    #[test]
+    fn the_vocabulary() {
+        let parse = |a: &[&str]| {
+            let mut v = vec!["netpipe"];
+            v.extend(a);
+            command().try_get_matches_from(v)
+        };
+        let send = |a: &[&str]| {
+            let mut v = vec!["send", "--connect", "h:1"];
+            v.extend(a);
+            parse(&v)
+        };
+        // -w and -N are nc's (netcat mode) only; send and recv spell them out.
+        assert!(send(&["-w", "4M"]).is_err());
+        assert!(send(&["-N"]).is_err());
+        // -n is nc's (numeric) and ping's: the byte count is --bytes only.
+        assert!(send(&["-n", "1M"]).is_err());
+        assert!(send(&["--bytes", "1M"]).is_ok());
+        assert!(send(&["--window", "4M", "--no-delay"]).is_ok());
+        assert!(parse(&["-w", "5", "-N", "h", "1"]).is_ok());
+        // -b/--bs, with --block-size as an alias.
+        for b in [
+            &["-b", "64k"][..],
+            &["--bs", "64k"],
+            &["--block-size", "64k"],
+        ] {
+            let m = send(b).unwrap();
+            let (_, sub) = m.subcommand().unwrap();
+            assert_eq!(sub.get_one::<u64>("bs"), Some(&65536), "{b:?}");
+        }
+        // --pattern zero|random, zeros accepted (and hidden).
+        for p in ["zero", "zeros", "random"] {
+            assert!(send(&["--pattern", p]).is_ok(), "{p}");
+        }
+        assert!(send(&["--pattern", "ones"]).is_err());
+    }
 }

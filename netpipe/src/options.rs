@@ -112,11 +112,11 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
     }
 }
 
-/// `--block-size`, or the default for the role and the send method.
+/// `-b/--bs`, or the default for the role and the send method.
 fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, Failure> {
-    Ok(match m.get_one::<u64>("block-size") {
+    Ok(match m.get_one::<u64>("bs") {
         Some(&b) if b == 0 || b > (1 << 30) => {
-            return Err(Failure::usage("--block-size: give 1 byte .. 1G, e.g. 128k"));
+            return Err(Failure::usage("--bs: give 1 byte .. 1G, e.g. 128k"));
         }
         Some(&b) => b as usize,
         // The defaults are the fastest sizes on loopback (2 s runs, medians of 4-5, with the

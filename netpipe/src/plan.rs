@@ -92,7 +92,7 @@ impl Plan {
             "keep_open": self.keep_open,
             "block_bytes": self.block,
             "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy", SendMethod::Sendfile => "sendfile" }) } else { None },
-            "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zeros" }) } else { None },
+            "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zero" }) } else { None },
             "window_bytes": self.opts.window,
             "no_delay": self.opts.no_delay,
             "congestion": self.opts.congestion,

@@ -180,13 +180,13 @@ fn a_receiver_limit_counts_its_intervals_within_the_limit() {
 #[test]
 fn a_small_locked_window_still_moves_every_byte() {
     // The receiver raises its wake-up mark (SO_RCVLOWAT) with the rate, but never past a
-    // quarter of the receive buffer, so a small fixed window (-w) cannot strand bytes.
+    // quarter of the receive buffer, so a small fixed window (--window) cannot strand bytes.
     let n = 50_000_021u64;
     let (lc, lr, cc, cr) = pair(
         "recv",
-        &["-w", "64k"],
+        &["--window", "64k"],
         "send",
-        &["--bytes", &n.to_string(), "-w", "64k"],
+        &["--bytes", &n.to_string(), "--window", "64k"],
     );
     assert_eq!((lc, cc), (0, 0), "{lr:#?}");
     assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
