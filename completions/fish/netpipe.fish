@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netpipe_global_optspecs
-    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= label= name= tag= h/help V/version
+    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= quiet label= name= tag= h/help V/version
 end
 
 function __fish_netpipe_needs_command
@@ -43,6 +43,7 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -s v -d 'Accepted for nc c
 complete -c netpipe -n "__fish_netpipe_needs_command" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_needs_command" -l quiet -d 'No human summary on stderr, even on a terminal'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s V -l version -d 'Print version'
 complete -c netpipe -n "__fish_netpipe_needs_command" -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
@@ -67,7 +68,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Dat
 random\t''"
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
@@ -75,6 +76,8 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l no-delay -d 'Di
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s h -l help -d 'Print help'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
@@ -90,7 +93,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s B -l bind -d 'L
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s b -l bs -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
@@ -98,6 +101,8 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l no-delay -d 'Di
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s h -l help -d 'Print help'
 complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "recv" -d 'Receive and discard without copying, and measure (the sink, like iperf3 -s)'

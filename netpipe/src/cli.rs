@@ -12,13 +12,16 @@ host and `dd if=/dev/zero bs=512M count=10 | nc host 2222` on the other, and rep
 
 Netcat mode is a drop-in for nc: `netpipe -l [-p] PORT > file` listens and writes what it \
 receives to stdout; `netpipe HOST PORT < file` connects, sends stdin, half-closes (what \
-`nc -N` does) and ends when the peer closes. stdout is payload only; records go to stderr, \
-or to -o FILE. It interoperates byte for byte with netcat-openbsd and socat on either end.
+`nc -N` does) and ends when the peer closes. stdout is payload only; records go to stderr \
+when it is not a terminal, else to -o FILE or nowhere, and a terminal gets a summary to read. \
+It interoperates byte for byte with netcat-openbsd and socat on either end.
 
 Measuring mode needs no pipe and no disk: `netpipe recv --listen PORT` drops what arrives \
 without copying it (recv with MSG_TRUNC) and `netpipe send --connect HOST:PORT` sends a \
 pre-generated buffer (zero bytes, or --pattern random). Either side may listen, so both directions \
-of a link are measured without swapping who listens. Records go to stdout. The summary's \
+of a link are measured without swapping who listens. Records go to stdout when it is a pipe \
+or a file (or with --json), and -o FILE appends them; on a terminal a person gets a line per \
+interval (-i) or a progress line, and a summary, as from iperf3, instead of JSON. The summary's \
 headline, throughput_bits_per_s, is the receiver's: its own clock from the first byte to EOF. \
 The sender reports its own figure (first byte written until the peer closed) and says so.
 
@@ -54,7 +57,7 @@ pub fn command() -> Command {
         .after_help(AFTER_HELP)
         .args_conflicts_with_subcommands(true)
         .subcommand_negates_reqs(true);
-    let cmd = common(netcat(cmd), true)
+    let cmd = netcat_records(common(netcat(cmd), true))
         .subcommand(measuring(
             "send",
             "Send generated data (zeros or random) and measure (the source, like iperf3 -c)",
@@ -64,6 +67,23 @@ pub fn command() -> Command {
             "Receive and discard without copying, and measure (the sink, like iperf3 -s)",
         ));
     measure::label::args(cmd)
+}
+
+/// Netcat mode's record flags: -o, and --quiet without nc's -q (which takes a value there).
+fn netcat_records(cmd: Command) -> Command {
+    cmd.arg(
+        Arg::new("output")
+            .short('o')
+            .long("output")
+            .value_name("FILE")
+            .help("Append records to FILE instead of stderr (- is stdout, which carries payload: avoid)"),
+    )
+    .arg(
+        Arg::new("quiet")
+            .long("quiet")
+            .action(ArgAction::SetTrue)
+            .help("No human summary on stderr, even on a terminal"),
+    )
 }
 
 /// Netcat mode's flags: nc's own letters.
@@ -177,17 +197,6 @@ fn common(cmd: Command, netcat: bool) -> Command {
                     "End a stream on which nothing moves for this long; 0 waits forever [default: 30]"
                 }),
         )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("FILE")
-                .help(if netcat {
-                    "Append records to FILE instead of stderr (- is stdout, which carries payload: avoid)"
-                } else {
-                    "Append records to FILE instead of stdout"
-                }),
-        )
 }
 
 fn measuring(name: &'static str, about: &'static str) -> Command {
@@ -249,7 +258,7 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .value_parser(|s: &str| measure::units::parse_seconds(s))
                 .help("Leave the first DURATION (TCP slow start) out of the result, e.g. 2"),
         );
-    measure::label::args(common(tuning(cmd, name), false))
+    measure::flags::record(common(tuning(cmd, name), false).arg(measure::flags::quiet()))
 }
 
 /// Socket, TCP and buffer flags of the measuring subcommands.

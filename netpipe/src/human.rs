@@ -1,14 +1,8 @@
-//! Human lines on stderr: progress and summaries for a person watching a terminal.
+//! The error line on stderr, `netpipe: what went wrong`, whoever watches: the records say it
+//! too, but a script's log and a person both read stderr.
 
-/// A human line on stderr, only when stderr is a terminal.
-pub fn human(msg: &str) {
-    if measure::cli::is_terminal(2) {
-        eprintln_human(&format!("netpipe: {msg}"));
-    }
-}
-
-/// Writes a line to stderr, ignoring a closed stderr.
-pub fn eprintln_human(msg: &str) {
+/// Writes `netpipe: msg` to stderr, ignoring a closed stderr.
+pub fn say(msg: &str) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{msg}");
+    let _ = writeln!(std::io::stderr(), "netpipe: {msg}");
 }

@@ -1,14 +1,20 @@
-//! What a session watches while its streams run: the end of the warm-up (--omit) and the
-//! interval records (-i), each with its human line on a terminal.
+//! What a session watches while its streams run: the end of the warm-up (--omit), the
+//! interval records (-i), each with a line for a person as iperf3 prints it, and without -i a
+//! progress line on a terminal.
 
 use crate::ctl::Ctl;
-use crate::human::eprintln_human;
 use crate::live::{Live, last_byte, moved, tcp_now};
 use crate::plan::{Plan, Role};
 use crate::sock::TICK;
 use measure::Failure;
-use measure::writer::{Reporter, Values, info};
+use measure::lifecycle::Session;
+use measure::units::{format_bits_per_s, format_bytes};
+use measure::writer::{Values, info};
 use serde_json::json;
+use std::io::IsTerminal;
+
+/// How often the progress line changes.
+const PROGRESS_NS: u64 = 1_000_000_000;
 
 /// The warm-up and interval state of one session.
 #[derive(Debug)]
@@ -21,11 +27,15 @@ pub struct Watch {
     /// The end of the last interval: (ns, bytes, retransmits).
     last: Option<(u64, u64, u64)>,
     next: u64,
+    /// When the progress line next changes; `None` without one (-i given, or no terminal).
+    progress: Option<u64>,
 }
 
 impl Watch {
     /// The watch of session number `session` (0-based).
-    pub fn new(plan: &Plan, session: u64) -> Watch {
+    pub fn new(plan: &Plan, session: u64, out: &mut Session) -> Watch {
+        let progress =
+            plan.interval.is_none() && out.human().on() && std::io::stderr().is_terminal();
         Watch {
             omit_ns: plan.omit.as_nanos() as u64,
             iv_ns: plan
@@ -36,6 +46,7 @@ impl Watch {
             omit_snap: None,
             last: None,
             next: 0,
+            progress: progress.then_some(0),
         }
     }
 
@@ -46,7 +57,7 @@ impl Watch {
         plan: &Plan,
         ctl: &Ctl,
         live: &[Live],
-        rep: &mut Reporter,
+        out: &mut Session,
         now: u64,
     ) -> Result<u64, Failure> {
         let mut wake = now + TICK.as_nanos() as u64;
@@ -76,7 +87,7 @@ impl Watch {
                 let upto = last_byte(live).map_or(now, |e| e.min(now));
                 if self.last.is_some_and(|(l_ns, _, _)| upto > l_ns) {
                     let queued = !ctl.past_deadline(now);
-                    self.emit(plan, rep, live, upto, f, queued)?;
+                    self.emit(plan, out, live, upto, f, queued)?;
                 }
                 while self.next <= now {
                     self.next += iv;
@@ -84,7 +95,42 @@ impl Watch {
             }
             wake = wake.min(self.next);
         }
+        if let Some(at) = self.progress {
+            // The first line a second after the first byte, then one a second.
+            let mut at = at.max(f + PROGRESS_NS);
+            if now >= at {
+                self.show_progress(plan, ctl, live, out, now, f);
+                at = now + PROGRESS_NS;
+            }
+            self.progress = Some(at);
+            wake = wake.min(at);
+        }
         Ok(wake)
+    }
+
+    /// The progress line: how long, how much and how fast since the first byte.
+    fn show_progress(
+        &self,
+        plan: &Plan,
+        ctl: &Ctl,
+        live: &[Live],
+        out: &mut Session,
+        now: u64,
+        first: u64,
+    ) {
+        let queued = !ctl.past_deadline(now);
+        let bytes: u64 = live.iter().map(|l| moved(plan, l, queued)).sum();
+        let secs = now.saturating_sub(first) as f64 / 1e9;
+        let rate = if secs > 0.0 {
+            format_bits_per_s(bytes as f64 * 8.0 / secs)
+        } else {
+            "-".into()
+        };
+        out.human().progress(&format!(
+            "{secs:>7.1} s  {:>10}  {rate:>12}  over {} stream(s)",
+            format_bytes(bytes as f64),
+            live.len()
+        ));
     }
 
     /// Writes the last, shorter interval once the streams have ended. It ends with the last
@@ -95,7 +141,7 @@ impl Watch {
         plan: &Plan,
         ctl: &Ctl,
         live: &[Live],
-        rep: &mut Reporter,
+        out: &mut Session,
         end_ns: u64,
     ) -> Result<(), Failure> {
         let last_byte_ns = last_byte(live).unwrap_or(end_ns);
@@ -106,7 +152,7 @@ impl Watch {
         let (last_ns, last_bytes, _) = *self.last.get_or_insert((f, 0, 0));
         let total: u64 = live.iter().map(|l| l.prog.bytes()).sum();
         if total > last_bytes && last_byte_ns > last_ns {
-            self.emit(plan, rep, live, last_byte_ns, f, false)?;
+            self.emit(plan, out, live, last_byte_ns, f, false)?;
         }
         Ok(())
     }
@@ -116,7 +162,7 @@ impl Watch {
     fn emit(
         &mut self,
         plan: &Plan,
-        rep: &mut Reporter,
+        out: &mut Session,
         live: &[Live],
         now: u64,
         first: u64,
@@ -143,6 +189,7 @@ impl Watch {
             v.set("throughput_bits_per_s", d as f64 * 8.0 / secs);
         }
         let mut retr_now = l_retr;
+        let mut tcp_text = String::new();
         if plan.role == Role::Send {
             let (retr, rtt, cwnd) = tcp_now(live);
             retr_now = retr;
@@ -151,23 +198,32 @@ impl Watch {
                 v.set("rtt_s", r);
             }
             v.set_count("cwnd_bytes", cwnd);
+            tcp_text = format!(
+                "  {:>5} retr  cwnd {}",
+                retr.saturating_sub(l_retr),
+                format_bytes(cwnd as f64)
+            );
         }
+        let (start_s, end_s) = ((l_ns - first) as f64 / 1e9, (now - first) as f64 / 1e9);
+        let omitted = l_ns < first + self.omit_ns;
         let i = info(json!({
             "session": self.session,
-            "start_s": (l_ns - first) as f64 / 1e9,
-            "end_s": (now - first) as f64 / 1e9,
+            "start_s": start_s,
+            "end_s": end_s,
             "streams": live.len(),
-            "omitted": l_ns < first + self.omit_ns,
+            "omitted": omitted,
             "measured_by": plan.role.word(),
         }));
-        rep.interval(v, i).map_err(|e| Failure::io("records", &e))?;
-        if measure::cli::is_terminal(2) && secs > 0.0 {
-            eprintln_human(&format!(
-                "netpipe: {:>7.2}-{:<7.2}s {:>10}  {}",
-                (l_ns - first) as f64 / 1e9,
-                (now - first) as f64 / 1e9,
-                measure::units::format_bytes(d as f64),
-                measure::units::format_bits_per_s(d as f64 * 8.0 / secs)
+        out.interval(v, i)?;
+        if secs > 0.0 {
+            // As iperf3 prints an interval: [session] start-end, bytes, rate, TCP.
+            out.human().line(&format!(
+                "[{}] {:>13} s  {:>10}  {:>12}{tcp_text}{}",
+                self.session,
+                format!("{start_s:.2}-{end_s:.2}"),
+                format_bytes(d as f64),
+                format_bits_per_s(d as f64 * 8.0 / secs),
+                if omitted { "  (omitted)" } else { "" }
             ));
         }
         self.last = Some((now, bytes, retr_now));

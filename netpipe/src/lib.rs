@@ -1,9 +1,10 @@
 //! netpipe: a netcat-compatible TCP sink and source that measures throughput like iperf3.
 //!
-//! Two modes. Netcat mode (`netpipe -l [-p] PORT > file`, `netpipe HOST PORT < file`) moves
-//! stdin and stdout byte for byte and reports its records on stderr (or `-o FILE`).
-//! Measuring mode (`netpipe recv`, `netpipe send`) discards what it receives and sends a
-//! pre-generated buffer, reporting records on stdout.
+//! Two modes, both on `measure::lifecycle` ([`Tool`]). Netcat mode (`netpipe -l [-p] PORT >
+//! file`, `netpipe HOST PORT < file`) moves stdin and stdout byte for byte; its records go to
+//! stderr when that is not a terminal, else to `-o FILE` or nowhere. Measuring mode (`netpipe
+//! recv`, `netpipe send`) discards what it receives and sends a pre-generated buffer; its
+//! records go to stdout when that is a pipe or a file, and a terminal gets human lines.
 
 mod addr;
 mod cli;
@@ -30,43 +31,68 @@ mod summary;
 pub use cli::command;
 
 use clap::ArgMatches;
-use measure::Failure;
-use measure::cli::{DefaultOutput, exit};
+use measure::lifecycle::{Session, Stdout};
+use measure::{Exit, Failure};
 use std::ffi::OsString;
-use std::process::ExitCode;
 
-/// Runs netpipe with `args` (the first is the program name).
-pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    let m = measure::cli::parse(command(), args)?;
-    measure::cli::install_interrupt_handler()
-        .map_err(|e| Failure::new(exit::CANNOT, "installing the Ctrl-C handler", e))?;
-    let code = match m.subcommand() {
-        Some((name, sub)) => run_measuring(name, sub)?,
-        None => run_netcat(&m)?,
-    };
-    Ok(ExitCode::from(code))
+/// netpipe on the lifecycle: netcat mode (payload on stdout) or send/recv (records on it).
+#[derive(Debug)]
+pub struct Tool;
+
+/// What a run was asked to do, with its default row name.
+#[derive(Debug)]
+pub enum Options {
+    Measure(plan::Plan, String),
+    Netcat(netcat::NcPlan, String),
 }
 
-fn run_measuring(name: &str, m: &ArgMatches) -> Result<u8, Failure> {
-    let (plan, default_name) = options::measuring(name, m)?;
-    let env = measure::label::envelope("netpipe", env!("CARGO_PKG_VERSION"), m, &default_name)?;
-    let out = measure::cli::open_output(
-        m.get_one::<String>("output").map(String::as_str),
-        DefaultOutput::Stdout,
-    )?;
-    let mut rep = measure::Reporter::new(env, out);
-    session::run(plan, &mut rep)
+impl measure::lifecycle::Tool for Tool {
+    const NAME: &'static str = "netpipe";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    type Options = Options;
+
+    fn command() -> clap::Command {
+        cli::command()
+    }
+
+    /// `m` is the matches of send or recv when one was given, else netcat mode's.
+    fn options(m: &ArgMatches) -> Result<Options, Failure> {
+        match options::subcommand(m) {
+            Some(name) => {
+                let (p, n) = options::measuring(name, m)?;
+                Ok(Options::Measure(p, n))
+            }
+            None => {
+                let (p, n) = options::netcat(m)?;
+                Ok(Options::Netcat(p, n))
+            }
+        }
+    }
+
+    fn name(o: &Options) -> String {
+        match o {
+            Options::Measure(_, n) | Options::Netcat(_, n) => n.clone(),
+        }
+    }
+
+    fn stdout(o: &Options) -> Stdout {
+        match o {
+            Options::Measure(..) => Stdout::Records,
+            Options::Netcat(..) => Stdout::Payload,
+        }
+    }
+
+    fn run(o: Options, s: &mut Session) -> Result<Exit, Failure> {
+        match o {
+            Options::Measure(p, _) => session::run(p, s),
+            Options::Netcat(p, _) => netcat::run(p, s),
+        }
+    }
 }
 
-fn run_netcat(m: &ArgMatches) -> Result<u8, Failure> {
-    let (plan, name) = options::netcat(m)?;
-    let env = measure::label::envelope("netpipe", env!("CARGO_PKG_VERSION"), m, &name)?;
-    let out = measure::cli::open_output(
-        m.get_one::<String>("output").map(String::as_str),
-        DefaultOutput::Stderr,
-    )?;
-    let mut rep = measure::Reporter::new(env, out);
-    netcat::run(plan, &mut rep)
+/// Runs netpipe with `args` (the first is the program name) through the lifecycle.
+pub fn run(args: Vec<OsString>) -> Exit {
+    measure::lifecycle::run::<Tool>(args)
 }
 
 #[cfg(test)]
@@ -83,20 +109,20 @@ mod tests {
         let r = |a: &[&str]| {
             let mut v: Vec<OsString> = vec!["netpipe".into()];
             v.extend(a.iter().map(OsString::from));
-            run(v)
+            measure::lifecycle::invoke::<Tool>(v)
         };
-        assert_eq!(r(&[]).unwrap_err().code, exit::CANNOT);
-        assert_eq!(r(&["send"]).unwrap_err().code, exit::CANNOT);
+        assert_eq!(r(&[]).unwrap_err().code, Exit::Cannot);
+        assert_eq!(r(&["send"]).unwrap_err().code, Exit::Cannot);
         assert_eq!(
             r(&["recv", "--listen", "x:y:z"]).unwrap_err().code,
-            exit::CANNOT
+            Exit::Cannot
         );
-        assert_eq!(r(&["-l", "99999"]).unwrap_err().code, exit::CANNOT);
+        assert_eq!(r(&["-l", "99999"]).unwrap_err().code, Exit::Cannot);
         assert_eq!(
             r(&["send", "--connect", "127.0.0.1:1", "--time", "0"])
                 .unwrap_err()
                 .code,
-            exit::CANNOT
+            Exit::Cannot
         );
     }
 

@@ -6,8 +6,8 @@ use crate::plan::{Plan, Role, SendMethod};
 use crate::sock;
 use crate::source::Source;
 use crate::stream;
+use measure::Exit;
 use measure::Failure;
-use measure::cli::exit;
 use socket2::Socket;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub struct Live {
 pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result<Live, Failure> {
     plan.opts
         .apply_stream(&s)
-        .map_err(|e| Failure::new(exit::CANNOT, "socket options", e))?;
+        .map_err(|e| Failure::new(Exit::Cannot, "socket options", e))?;
     let local = s.local_addr().ok().and_then(|a| a.as_socket());
     let sock = Arc::new(s);
     let prog = Arc::new(Progress::new());
@@ -54,7 +54,7 @@ pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result
                 stream::recv(&s2, &c2, &p2, &mut buf.spare_capacity_mut()[..len])
             }
         })
-        .map_err(|e| Failure::new(exit::CANNOT, "starting a stream thread", e))?;
+        .map_err(|e| Failure::new(Exit::Cannot, "starting a stream thread", e))?;
     Ok(Live {
         sock,
         prog,

@@ -1,16 +1,19 @@
 //! Netcat mode: `netpipe -l [-p] PORT > file` and `netpipe HOST PORT < file`. stdout carries
-//! the payload only; records go to stderr or -o FILE. This part accepts or connects and
-//! reports; relay.rs moves the data.
+//! the payload only; records go to stderr when it is not a terminal, else to -o FILE or
+//! nowhere (the lifecycle decides). This part accepts or connects and reports; relay.rs
+//! moves the data.
 
 use crate::addr;
 use crate::cpu::Cpu;
-use crate::human::{eprintln_human, human};
+use crate::human::say;
 use crate::relay::transfer;
 use crate::sock::{self, SockOpts, WaitEnd};
+use measure::Exit;
 use measure::Failure;
 use measure::Status;
-use measure::cli::exit;
-use measure::writer::{Reporter, Summary, Values, info};
+use measure::lifecycle::Session;
+use measure::units::{format_bits_per_s, format_bytes};
+use measure::writer::{Summary, Values, info};
 use serde_json::{Map, Value, json};
 use socket2::Socket;
 use std::net::SocketAddr;
@@ -48,8 +51,8 @@ struct Totals {
     direction: Option<&'static str>,
 }
 
-/// Runs netcat mode; returns the exit code.
-pub fn run(plan: NcPlan, rep: &mut Reporter) -> Result<u8, Failure> {
+/// Runs netcat mode; says how it ended.
+pub fn run(plan: NcPlan, out: &mut Session) -> Result<Exit, Failure> {
     let mut begin = info(json!({
         "mode": "netcat",
         "role": if plan.listen.is_some() { "listen" } else { "connect" },
@@ -61,10 +64,6 @@ pub fn run(plan: NcPlan, rep: &mut Reporter) -> Result<u8, Failure> {
         "window_bytes": plan.opts.window,
         "no_delay": plan.opts.no_delay,
     }));
-    begin.insert(
-        "machine".into(),
-        Value::Object(measure::envfacts::Probe::system().machine()),
-    );
     let mut tot = Totals::default();
     let result = match plan.listen {
         Some(a) => match sock::listen_any(a, plan.v6_only, &plan.opts) {
@@ -72,45 +71,70 @@ pub fn run(plan: NcPlan, rep: &mut Reporter) -> Result<u8, Failure> {
                 if let Some(b) = l.local_addr().ok().and_then(|x| x.as_socket()) {
                     begin.insert("listen".into(), json!(addr::show(&b)));
                 }
-                rep.begin(begin).map_err(|e| Failure::io("records", &e))?;
-                serve(&plan, &l, rep, &mut tot)
+                out.begin(begin)?;
+                serve(&plan, &l, out, &mut tot)
             }
             Err(e) => {
-                rep.begin(begin).map_err(|e| Failure::io("records", &e))?;
+                out.begin(begin)?;
                 Err(Failure::new(
-                    exit::CANNOT,
+                    Exit::Cannot,
                     format!("cannot listen on {}", addr::show(&a)),
                     e,
                 ))
             }
         },
         None => {
-            rep.begin(begin).map_err(|e| Failure::io("records", &e))?;
-            client(&plan, rep, &mut tot)
+            out.begin(begin)?;
+            client(&plan, out, &mut tot)
         }
     };
     if let Err(f) = result {
-        summary(rep, &tot, Status::Failed, f.message.clone())?;
+        summary(out, &tot, Status::Failed, f.message.clone())?;
         return Err(f);
     }
     let (status, err, code) = verdict(&tot);
-    summary(rep, &tot, status, err.clone())?;
+    summary(out, &tot, status, err.clone())?;
+    human_summary(out, &tot, status);
     if let Some(e) = &err {
-        eprintln_human(&format!("netpipe: {e}"));
-    } else if tot.rate_s > 0.0 {
-        human(&format!(
-            "received {}, sent {}; {} ({})",
-            measure::units::format_bytes(tot.rx as f64),
-            measure::units::format_bytes(tot.tx as f64),
-            measure::units::format_bits_per_s(tot.rate_bytes as f64 * 8.0 / tot.rate_s),
-            tot.direction.unwrap_or("")
-        ));
+        say(e);
     }
     Ok(code)
 }
 
+/// The summary for a person (on a terminal): the row and its status, what moved each way,
+/// and the figure of the direction that carried data.
+fn human_summary(out: &mut Session, tot: &Totals, status: Status) {
+    let status = match status {
+        Status::Ok => "ok",
+        Status::Partial => "partial",
+        Status::Failed => "failed",
+    };
+    let mut text = format!("{}: {status}\n", out.name());
+    if tot.conns > 0 {
+        text.push_str(&format!(
+            "  received {}, sent {} over {} connection(s)\n",
+            format_bytes(tot.rx as f64),
+            format_bytes(tot.tx as f64),
+            tot.conns
+        ));
+    }
+    if tot.rate_s > 0.0 {
+        text.push_str(&format!(
+            "  {} {} ({})\n",
+            tot.direction.unwrap_or(""),
+            format_bits_per_s(tot.rate_bytes as f64 * 8.0 / tot.rate_s),
+            if tot.direction == Some("sent") {
+                "the sender's clock, until the peer closed"
+            } else {
+                "the receiver's clock, first byte to EOF"
+            }
+        ));
+    }
+    out.human().summary(&text);
+}
+
 /// Status, error and exit code from what happened.
-fn verdict(tot: &Totals) -> (Status, Option<String>, u8) {
+fn verdict(tot: &Totals) -> (Status, Option<String>, Exit) {
     let moved = if tot.rx + tot.tx > 0 {
         Status::Partial
     } else {
@@ -123,17 +147,17 @@ fn verdict(tot: &Totals) -> (Status, Option<String>, u8) {
                 "interrupted after {} bytes received, {} sent",
                 tot.rx, tot.tx
             )),
-            exit::INTERRUPTED,
+            Exit::Interrupted,
         )
     } else if let Some(e) = tot.errors.first() {
-        (moved, Some(e.clone()), exit::MEASURED_FAILURE)
+        (moved, Some(e.clone()), Exit::MeasuredFailure)
     } else {
-        (Status::Ok, None, exit::OK)
+        (Status::Ok, None, Exit::Ok)
     }
 }
 
 fn summary(
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &Totals,
     status: Status,
     error: Option<String>,
@@ -160,17 +184,16 @@ fn summary(
         "direction": t.direction,
         "errors": t.errors,
     }));
-    rep.summary(Summary {
+    out.summary(Summary {
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
         values: v,
         info: i,
     })
-    .map_err(|e| Failure::io("records", &e))
 }
 
-fn serve(plan: &NcPlan, l: &Socket, rep: &mut Reporter, tot: &mut Totals) -> Result<(), Failure> {
+fn serve(plan: &NcPlan, l: &Socket, out: &mut Session, tot: &mut Totals) -> Result<(), Failure> {
     let mut first = true;
     // Bounded by Ctrl-C, and without -k by one connection.
     loop {
@@ -181,11 +204,12 @@ fn serve(plan: &NcPlan, l: &Socket, rep: &mut Reporter, tot: &mut Totals) -> Res
                 return Ok(());
             }
             Err(WaitEnd::TimedOut) => continue,
-            Err(WaitEnd::Failed(e)) => return Err(Failure::new(exit::CANNOT, "accept", e)),
+            Err(WaitEnd::Failed(e)) => return Err(Failure::new(Exit::Cannot, "accept", e)),
         };
-        human(&format!("connection from {}", addr::show(&peer)));
+        out.human()
+            .line(&format!("connection from {}", addr::show(&peer)));
         // stdin goes to the first connection only; later ones (-k) only send to us.
-        connection(plan, s, peer, true, first && !plan.no_stdin, rep, tot)?;
+        connection(plan, s, peer, true, first && !plan.no_stdin, out, tot)?;
         first = false;
         if !plan.keep_open || tot.interrupted {
             return Ok(());
@@ -193,7 +217,7 @@ fn serve(plan: &NcPlan, l: &Socket, rep: &mut Reporter, tot: &mut Totals) -> Res
     }
 }
 
-fn client(plan: &NcPlan, rep: &mut Reporter, tot: &mut Totals) -> Result<(), Failure> {
+fn client(plan: &NcPlan, out: &mut Session, tot: &mut Totals) -> Result<(), Failure> {
     match sock::connect(&plan.addrs, plan.bind, &plan.opts, plan.connect_timeout) {
         Ok(s) => {
             let peer = s
@@ -201,7 +225,7 @@ fn client(plan: &NcPlan, rep: &mut Reporter, tot: &mut Totals) -> Result<(), Fai
                 .ok()
                 .and_then(|a| a.as_socket())
                 .unwrap_or(plan.addrs[0]);
-            connection(plan, s, peer, false, !plan.no_stdin, rep, tot)
+            connection(plan, s, peer, false, !plan.no_stdin, out, tot)
         }
         Err(WaitEnd::Interrupted) => {
             tot.interrupted = true;
@@ -213,8 +237,7 @@ fn client(plan: &NcPlan, rep: &mut Reporter, tot: &mut Totals) -> Result<(), Fai
                 plan.target,
                 sock::describe(&e, plan.connect_timeout)
             );
-            rep.sample_failed(&msg, info(json!({"target": plan.target})))
-                .map_err(|e| Failure::io("records", &e))?;
+            out.sample_failed(&msg, info(json!({"target": plan.target})))?;
             tot.errors.push(msg);
             Ok(())
         }
@@ -227,12 +250,12 @@ fn connection(
     peer: SocketAddr,
     listener: bool,
     with_stdin: bool,
-    rep: &mut Reporter,
+    out: &mut Session,
     tot: &mut Totals,
 ) -> Result<(), Failure> {
     plan.opts
         .apply_stream(&s)
-        .map_err(|e| Failure::new(exit::CANNOT, "socket options", e))?;
+        .map_err(|e| Failure::new(Exit::Cannot, "socket options", e))?;
     let local = s.local_addr().ok().and_then(|a| a.as_socket());
     let cpu0 = Cpu::now();
     let t0 = Instant::now();
@@ -283,9 +306,8 @@ fn connection(
         tot.errors.push(msg);
     }
     if m.rx + m.tx == 0 && m.error.is_some() {
-        rep.sample_failed(m.error.as_deref().unwrap_or("failed"), i)
+        out.sample_failed(m.error.as_deref().unwrap_or("failed"), i)
     } else {
-        rep.sample(v, i)
+        out.sample(v, i)
     }
-    .map_err(|e| Failure::io("records", &e))
 }

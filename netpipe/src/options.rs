@@ -6,8 +6,8 @@ use crate::netcat::NcPlan;
 use crate::plan::{Endpoint, Plan, Role, SendMethod};
 use crate::sock::SockOpts;
 use clap::ArgMatches;
+use measure::Exit;
 use measure::Failure;
-use measure::cli::exit;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
@@ -31,6 +31,21 @@ fn opt_str<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
         .ok()
         .flatten()
         .map(String::as_str)
+}
+
+/// `send` or `recv` when `m` is a subcommand's matches, `None` for netcat mode's: only send
+/// has --send-method (always set: it has a default), and only the subcommands take an
+/// endpoint as a value (one of --listen and --connect is required; netcat mode's -l is a
+/// switch).
+pub fn subcommand(m: &ArgMatches) -> Option<&'static str> {
+    let has = |id: &str| m.try_get_one::<String>(id).ok().flatten().is_some();
+    if has("send-method") {
+        Some("send")
+    } else if has("connect") || has("listen") {
+        Some("recv")
+    } else {
+        None
+    }
 }
 
 /// The plan of `send` or `recv` (`name`) and the run's default name.
@@ -103,7 +118,7 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
         Ok(Endpoint::Connect(
             c.clone(),
             addr::parse_connect(c, fam)
-                .map_err(|e| Failure::new(exit::CANNOT, "--connect", msg_tail(&e)))?,
+                .map_err(|e| Failure::new(Exit::Cannot, "--connect", msg_tail(&e)))?,
         ))
     } else {
         Err(Failure::usage(
@@ -224,7 +239,7 @@ fn nc_listen(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Strin
     let port = addr::parse_port(port, "port").map_err(Failure::usage)?;
     let a = match host {
         Some(h) => addr::resolve_one(h, port, fam, "listen address")
-            .map_err(|e| Failure::new(exit::CANNOT, "-l", msg_tail(&e)))?,
+            .map_err(|e| Failure::new(Exit::Cannot, "-l", msg_tail(&e)))?,
         None => addr::wildcard(port, fam),
     };
     let name = format!("nc listen {}", addr::show(&a));
@@ -250,7 +265,7 @@ fn nc_connect(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Stri
     }
     let port = addr::parse_port(port, "port").map_err(Failure::usage)?;
     let addrs = addr::resolve(host, port, fam, "host")
-        .map_err(|e| Failure::new(exit::MEASURED_FAILURE, host, msg_tail(&e)))?;
+        .map_err(|e| Failure::new(Exit::MeasuredFailure, host, msg_tail(&e)))?;
     let src_port = m
         .get_one::<String>("port")
         .map(|p| addr::parse_port(p, "-p"))

@@ -11,7 +11,7 @@ use rustix::net::{RecvFlags, recv};
 use rustix::pipe::{SpliceFlags, splice};
 use rustix::stdio::stdout;
 use socket2::Socket;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::net::Shutdown;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ pub fn transfer(s: Arc<Socket>, listener: bool, with_stdin: bool, idle: Option<D
         && m.error.is_none()
         && !m.interrupted
         && !m.stdout_gone
-        && !measure::cli::is_terminal(0)
+        && !std::io::stdin().is_terminal()
         && (!listener
             || fd_kind(rustix::stdio::stdin()) == FdKind::Regular
             || sent_any.load(Ordering::Acquire));
@@ -91,7 +91,7 @@ pub fn transfer(s: Arc<Socket>, listener: bool, with_stdin: bool, idle: Option<D
                 if !wait_stdin {
                     break;
                 }
-                if measure::cli::interrupted() {
+                if measure::signal::interrupted() {
                     m.interrupted = true;
                     break;
                 }
@@ -184,7 +184,7 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
     let mut last_move = Instant::now();
     // Each pass waits a tick at most.
     loop {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             m.interrupted = true;
             return Ok(());
         }

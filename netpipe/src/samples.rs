@@ -2,11 +2,11 @@
 
 use crate::addr;
 use crate::end::{End, Outcome};
-use crate::human::human;
 use crate::plan::{Plan, Role};
 use crate::summary::Tally;
 use measure::Failure;
-use measure::writer::{Reporter, Values, info};
+use measure::lifecycle::Session;
+use measure::writer::{Values, info};
 use serde_json::{Map, Value, json};
 use std::net::SocketAddr;
 
@@ -36,7 +36,7 @@ pub fn write(
     ended: &[Ended],
     omit: Option<&(u64, Vec<u64>)>,
     from_listener: bool,
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let sess = t.sessions - 1;
@@ -47,7 +47,8 @@ pub fn write(
     let omit_at = omit.map(|(ns, _)| *ns);
     if !plan.omit.is_zero() && omit.is_none() && ended.iter().any(|e| e.out.bytes > 0) {
         t.omit_short = true;
-        human("the transfer was shorter than --omit: nothing was left out");
+        out.human()
+            .line("the transfer was shorter than --omit: nothing was left out");
     }
     for (index, e) in ended.iter().enumerate() {
         let o = &e.out;
@@ -73,7 +74,7 @@ pub fn write(
             measured,
             start,
         };
-        sample(plan, &share, sess, from_listener, rep, t)?;
+        sample(plan, &share, sess, from_listener, out, t)?;
     }
     t.bytes += s_bytes;
     if let (Some(f), Some(e)) = (s_first, s_end)
@@ -143,7 +144,7 @@ fn sample(
     s: &Share,
     sess: u64,
     from_listener: bool,
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let o = &s.e.out;
@@ -170,13 +171,10 @@ fn sample(
         ));
     }
     if o.bytes == 0 && !clean {
-        return rep
-            .sample_failed(&o.end.describe(), inf)
-            .map_err(|e| Failure::io("records", &e));
+        return out.sample_failed(&o.end.describe(), inf);
     }
     if !ok_end {
         inf.insert("error".into(), json!(o.end.describe()));
     }
-    rep.sample(sample_values(plan, s), inf)
-        .map_err(|e| Failure::io("records", &e))
+    out.sample(sample_values(plan, s), inf)
 }

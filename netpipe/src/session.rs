@@ -6,18 +6,19 @@ use crate::addr;
 use crate::cpu::Cpu;
 use crate::ctl::Ctl;
 use crate::end::{End, Outcome};
-use crate::human::{eprintln_human, human};
+use crate::human::say;
 use crate::interval::Watch;
 use crate::live::{self, Live};
 use crate::plan::{Endpoint, Plan};
 use crate::samples::{self, Ended};
 use crate::sock::{self, TICK, WaitEnd};
 use crate::summary::{Tally, human_summary, verdict, write_summary};
+use measure::Exit;
 use measure::Failure;
 use measure::Status;
-use measure::cli::exit;
-use measure::writer::{Reporter, info};
-use serde_json::{Value, json};
+use measure::lifecycle::Session;
+use measure::writer::info;
+use serde_json::json;
 use socket2::Socket;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,12 +26,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Runs `send` or `recv`: begin, sessions, samples, summary.
-pub fn run(plan: Plan, rep: &mut Reporter) -> Result<u8, Failure> {
+pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
     let mut begin = plan.info();
-    begin.insert(
-        "machine".into(),
-        Value::Object(measure::envfacts::Probe::system().machine()),
-    );
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
         Endpoint::Listen(a) => match sock::listen_any(*a, plan.v6_only, &plan.opts) {
@@ -42,16 +39,16 @@ pub fn run(plan: Plan, rep: &mut Reporter) -> Result<u8, Failure> {
             }
             Err(e) => {
                 let msg = format!("cannot listen on {}: {e}", addr::show(a));
-                rep.begin(begin).map_err(|e| Failure::io("records", &e))?;
-                write_summary(rep, &plan, &tally, Status::Failed, Some(msg.clone()))?;
-                return Err(Failure::new(exit::CANNOT, "listen", msg_cause(&msg)));
+                out.begin(begin)?;
+                write_summary(out, &plan, &tally, Status::Failed, Some(msg.clone()))?;
+                return Err(Failure::new(Exit::Cannot, "listen", msg_cause(&msg)));
             }
         },
         Endpoint::Connect(..) => None,
     };
-    rep.begin(begin).map_err(|e| Failure::io("records", &e))?;
+    out.begin(begin)?;
     if let Some(l) = &listener {
-        human(&format!(
+        out.human().line(&format!(
             "listening on {} as the {}",
             l.local_addr()
                 .ok()
@@ -62,24 +59,24 @@ pub fn run(plan: Plan, rep: &mut Reporter) -> Result<u8, Failure> {
         ));
     }
     let result = match (&plan.endpoint, &listener) {
-        (Endpoint::Listen(_), Some(l)) => serve(&plan, l, rep, &mut tally),
+        (Endpoint::Listen(_), Some(l)) => serve(&plan, l, out, &mut tally),
         (Endpoint::Connect(target, addrs), _) => {
-            connect_session(&plan, target, addrs, rep, &mut tally)
+            connect_session(&plan, target, addrs, out, &mut tally)
         }
         _ => Ok(()),
     };
     if let Err(f) = result {
         let msg = f.message.clone();
-        write_summary(rep, &plan, &tally, Status::Failed, msg)?;
+        write_summary(out, &plan, &tally, Status::Failed, msg)?;
         return Err(f);
     }
     let (status, error, code) = verdict(&plan, &tally);
-    write_summary(rep, &plan, &tally, status, error.clone())?;
-    human_summary(&plan, &tally);
+    write_summary(out, &plan, &tally, status, error.clone())?;
+    human_summary(out, &plan, &tally, status);
     if let Some(e) = error
-        && code != exit::OK
+        && code != Exit::Ok
     {
-        eprintln_human(&format!("netpipe: {e}"));
+        say(&e);
     }
     Ok(code)
 }
@@ -91,7 +88,7 @@ fn msg_cause(m: &str) -> String {
 }
 
 /// Serves sessions on a listener: one, or one after another with --keep-open.
-fn serve(plan: &Plan, l: &Socket, rep: &mut Reporter, t: &mut Tally) -> Result<(), Failure> {
+fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
     // Bounded by Ctrl-C (and, without --keep-open, by one session).
     loop {
         let (s, peer) = match sock::accept(l, None) {
@@ -102,11 +99,12 @@ fn serve(plan: &Plan, l: &Socket, rep: &mut Reporter, t: &mut Tally) -> Result<(
             }
             Err(WaitEnd::TimedOut) => continue,
             Err(WaitEnd::Failed(e)) => {
-                return Err(Failure::new(exit::CANNOT, "accept", e));
+                return Err(Failure::new(Exit::Cannot, "accept", e));
             }
         };
-        human(&format!("connection from {}", addr::show(&peer)));
-        session(plan, vec![(s, peer)], Some(l), rep, t)?;
+        out.human()
+            .line(&format!("connection from {}", addr::show(&peer)));
+        session(plan, vec![(s, peer)], Some(l), out, t)?;
         if !plan.keep_open || t.interrupted {
             return Ok(());
         }
@@ -118,7 +116,7 @@ fn connect_session(
     plan: &Plan,
     target: &str,
     addrs: &[SocketAddr],
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let n = plan.parallel.unwrap_or(1);
@@ -144,13 +142,12 @@ fn connect_session(
                 );
                 t.errors.push(msg.clone());
                 t.failed_streams += 1;
-                rep.sample_failed(&msg, info(json!({"target": target})))
-                    .map_err(|e| Failure::io("records", &e))?;
+                out.sample_failed(&msg, info(json!({"target": target})))?;
                 return Ok(());
             }
         }
     }
-    session(plan, socks, None, rep, t)
+    session(plan, socks, None, out, t)
 }
 
 /// Runs one session: the given streams, plus those that join from `listener` while it runs.
@@ -158,7 +155,7 @@ fn session(
     plan: &Plan,
     first: Vec<(Socket, SocketAddr)>,
     listener: Option<&Socket>,
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let ctl = Arc::new(Ctl::new(plan.bytes, plan.run_for(), plan.idle));
@@ -167,10 +164,10 @@ fn session(
     for (s, p) in first {
         live.push(live::spawn(plan, &ctl, s, p)?);
     }
-    let mut watch = Watch::new(plan, t.sessions);
-    supervise(plan, &ctl, &mut live, listener, &mut watch, rep, t)?;
+    let mut watch = Watch::new(plan, t.sessions, out);
+    supervise(plan, &ctl, &mut live, listener, &mut watch, out, t)?;
     let end_ns = ctl.now_ns();
-    watch.finish(plan, &ctl, &live, rep, end_ns)?;
+    watch.finish(plan, &ctl, &live, out, end_ns)?;
     let ended = join(live);
     let cpu = Cpu::now().since(cpu0);
     t.cpu = t.cpu.plus(cpu);
@@ -181,7 +178,7 @@ fn session(
         &ended,
         watch.omit_snap.as_ref(),
         listener.is_some(),
-        rep,
+        out,
         t,
     )
 }
@@ -194,7 +191,7 @@ fn supervise(
     live: &mut Vec<Live>,
     listener: Option<&Socket>,
     watch: &mut Watch,
-    rep: &mut Reporter,
+    out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let want = plan.parallel.unwrap_or(usize::MAX);
@@ -203,7 +200,7 @@ fn supervise(
     loop {
         // Read before looking at the streams: a Ctrl-C that came after the last stream
         // ended (and let its peer go) falls between sessions, not into a transfer.
-        let interrupted = measure::cli::interrupted();
+        let interrupted = measure::signal::interrupted();
         if live.iter().all(|l| l.prog.is_done()) {
             return Ok(());
         }
@@ -218,7 +215,7 @@ fn supervise(
         {
             take_joining(plan, ctl, l, live, want)?;
         }
-        let wake = watch.tick(plan, ctl, live, rep, ctl.now_ns())?;
+        let wake = watch.tick(plan, ctl, live, out, ctl.now_ns())?;
         let wait = Duration::from_nanos(wake.saturating_sub(ctl.now_ns())).min(TICK);
         match listener {
             Some(l) if live.len() < want && !ctl.stop.load(Ordering::Relaxed) => {

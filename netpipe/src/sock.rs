@@ -96,7 +96,7 @@ pub enum WaitEnd {
 pub fn accept(l: &Socket, deadline: Option<Instant>) -> Result<(Socket, SocketAddr), WaitEnd> {
     // Bounded: each pass waits at most one tick, and the deadline or Ctrl-C ends it.
     loop {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             return Err(WaitEnd::Interrupted);
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -201,7 +201,7 @@ fn connect_one(
             let start = Instant::now();
             // Bounded by the timeout and Ctrl-C; each pass waits one tick at most.
             loop {
-                if measure::cli::interrupted() {
+                if measure::signal::interrupted() {
                     return Err(WaitEnd::Interrupted);
                 }
                 let waited = start.elapsed();

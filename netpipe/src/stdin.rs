@@ -64,7 +64,7 @@ pub fn stdin_to_socket(
     let mut buf: Vec<u8> = Vec::new();
     // Ends at EOF, a fault or Ctrl-C; each pass waits a tick at most.
     let err: Option<String> = loop {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             break Some("interrupted".into());
         }
         let step = match mode {
@@ -133,7 +133,7 @@ fn send_all(s: &Socket, data: &[u8], sent: &mut Sent) -> Step {
                 sent.add(w as u64);
             }
             Err(e) if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted => {
-                if measure::cli::interrupted() {
+                if measure::signal::interrupted() {
                     return Step::Fail("interrupted".into());
                 }
             }

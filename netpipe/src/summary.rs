@@ -2,12 +2,13 @@
 //! exit code), the summary record and the human summary.
 
 use crate::cpu::Cpu;
-use crate::human::eprintln_human;
 use crate::plan::{Plan, Role};
+use measure::Exit;
 use measure::Failure;
 use measure::Status;
-use measure::cli::exit;
-use measure::writer::{Reporter, Summary, Values, info};
+use measure::lifecycle::Session;
+use measure::units::{format_bits_per_s, format_bytes, format_seconds};
+use measure::writer::{Summary, Values, info};
 use serde_json::json;
 
 /// What a session measured, for the summary.
@@ -32,7 +33,7 @@ pub struct Tally {
 }
 
 /// Status, error and exit code from what happened.
-pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, u8) {
+pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     let unlimited = plan.bytes.is_none() && plan.time.is_none();
     if t.interrupted {
         // Ctrl-C is how an unlimited sender or a --keep-open listener is meant to end.
@@ -52,7 +53,7 @@ pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, u8) {
                 first_error(t).map(|e| format!("; {e}")).unwrap_or_default()
             )
         });
-        return (status, err, exit::INTERRUPTED);
+        return (status, err, Exit::Interrupted);
     }
     if !t.errors.is_empty() {
         let status = if t.bytes > 0 {
@@ -64,13 +65,13 @@ pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, u8) {
         if t.errors.len() > 1 {
             e.push_str(&format!(" (and {} more)", t.errors.len() - 1));
         }
-        return (status, Some(e), exit::MEASURED_FAILURE);
+        return (status, Some(e), Exit::MeasuredFailure);
     }
     if t.measured_bytes == 0 {
         return (
             Status::Failed,
             Some("no bytes were transferred".into()),
-            exit::MEASURED_FAILURE,
+            Exit::MeasuredFailure,
         );
     }
     if let (Some(want), Role::Recv) = (plan.bytes, plan.role)
@@ -83,10 +84,10 @@ pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, u8) {
                 "the peer closed after {} of the {want} bytes asked for (--bytes)",
                 t.bytes
             )),
-            exit::MEASURED_FAILURE,
+            Exit::MeasuredFailure,
         );
     }
-    (Status::Ok, None, exit::OK)
+    (Status::Ok, None, Exit::Ok)
 }
 
 fn first_error(t: &Tally) -> Option<String> {
@@ -94,7 +95,7 @@ fn first_error(t: &Tally) -> Option<String> {
 }
 
 pub fn write_summary(
-    rep: &mut Reporter,
+    out: &mut Session,
     plan: &Plan,
     t: &Tally,
     status: Status,
@@ -141,45 +142,56 @@ pub fn write_summary(
         "errors": t.errors,
         "omit_longer_than_transfer": t.omit_short,
     }));
-    rep.summary(Summary {
+    out.summary(Summary {
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
         values: v,
         info: i,
     })
-    .map_err(|e| Failure::io("records", &e))
 }
 
-pub fn human_summary(plan: &Plan, t: &Tally) {
-    if !measure::cli::is_terminal(2) {
-        return;
-    }
-    let rate = if t.measured_s > 0.0 {
-        measure::units::format_bits_per_s(t.measured_bytes as f64 * 8.0 / t.measured_s)
-    } else {
-        "-".into()
+/// The summary for a person (on a terminal; the lifecycle prints it only then): the row and
+/// its status, then what moved, how fast, by whose clock, and at what CPU cost. A failure's
+/// reason follows on its own line (`netpipe: ...`), for everyone.
+pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) {
+    let status = match status {
+        Status::Ok => "ok",
+        Status::Partial => "partial",
+        Status::Failed => "failed",
     };
-    let cpu = if t.active_s > 0.0 {
-        format!(", cpu {:.2} s/s", t.cpu.total_s() / t.active_s)
-    } else {
-        String::new()
-    };
-    let retr = if plan.role == Role::Send {
-        format!(", {} retransmits", t.retrans)
-    } else {
-        String::new()
-    };
-    eprintln_human(&format!(
-        "netpipe: {} {} in {} over {} stream(s) = {rate} ({}'s clock){retr}{cpu}",
-        if plan.role == Role::Send {
-            "sent"
+    let mut text = format!("{}: {status}\n", out.name());
+    if t.streams > 0 {
+        let rate = if t.measured_s > 0.0 {
+            format_bits_per_s(t.measured_bytes as f64 * 8.0 / t.measured_s)
         } else {
-            "received"
-        },
-        measure::units::format_bytes(t.bytes as f64),
-        measure::units::format_seconds(t.measured_s),
-        t.streams,
-        plan.role.word()
-    ));
+            "-".into()
+        };
+        let retr = if plan.role == Role::Send {
+            format!(", {} retransmits", t.retrans)
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "  {} {} in {} over {} stream(s) = {rate} (the {}'s clock){retr}\n",
+            if plan.role == Role::Send {
+                "sent"
+            } else {
+                "received"
+            },
+            format_bytes(t.bytes as f64),
+            format_seconds(t.measured_s),
+            t.streams,
+            plan.role.word()
+        ));
+    }
+    if t.active_s > 0.0 {
+        text.push_str(&format!(
+            "  cpu {:.2} s per second of transfer ({} user, {} system)\n",
+            t.cpu.total_s() / t.active_s,
+            format_seconds(t.cpu.user_s),
+            format_seconds(t.cpu.sys_s)
+        ));
+    }
+    out.human().summary(&text);
 }
