@@ -91,7 +91,7 @@ if [ "$(id -u)" = 0 ]; then
         out=$1; shift
         rm -f "$out" "$TMP/tc.jsonl"
         if [ -n "$TIMECMD" ]; then
-            "$TIMECMD" -q -o "$TMP/tc.jsonl" --output "$out" -- "$@" || return 1
+            "$TIMECMD" -q -o "$TMP/tc.jsonl" --stdout "$out" -- "$@" || return 1
             jq -r 'select(.type=="sample") | .values.wall_s' "$TMP/tc.jsonl"
         else
             t0=$(date +%s%N); "$@" >"$out" || return 1; t1=$(date +%s%N)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # timecmd against its peers, alternating A B A B in one run, reporting the ratio of medians:
-#   1. overhead: the whole of `timecmd -n 200 -- true` vs `hyperfine -N --runs 200 true`
+#   1. overhead: the whole of `timecmd -r 200 -- true` vs `hyperfine -N --runs 200 true`
 #      (each invocation timed by an outer hyperfine -N, / 200 = per-run cost, start-up included);
 #   2. a single run: `timecmd -- true` vs `/usr/bin/time true`, timed by hyperfine -N;
 #   wall is the median elapsed time, cpu the mean user+sys time of the invocation and its
@@ -62,12 +62,12 @@ report() { # title, label A, label B, file A, file B, divisor, unit function
 : >"$tmp/b1"
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
-	hf "$tmp/a1" "$TIMECMD -q -o /dev/null --output null -n 200 -- true" 3
+	hf "$tmp/a1" "$TIMECMD -q -o /dev/null --stdout null -r 200 -- true" 3
 	hf "$tmp/b1" "hyperfine -N --runs 200 --output null true" 3
 	i=$((i + 1))
 done
 report "1. per-run cost of 200 runs of true ($ROUNDS rounds A B A B, each the median of 3 invocations / 200):" \
-	"A timecmd -n 200 -- true" "B hyperfine -N --runs 200 true" "$tmp/a1" "$tmp/b1" 200 us
+	"A timecmd -r 200 -- true" "B hyperfine -N --runs 200 true" "$tmp/a1" "$tmp/b1" 200 us
 
 # 2. One run of true under timecmd and under GNU time.
 : >"$tmp/a2"
@@ -86,7 +86,7 @@ report "2. a single run of true, whole invocation ($ROUNDS rounds A B A B, each 
 : >"$tmp/b3"
 i=0
 while [ "$i" -lt "$SLEEP_ROUNDS" ]; do
-	"$TIMECMD" -q -o - --output null -n 3 -- sleep 1 |
+	"$TIMECMD" -q -o - --stdout null -r 3 -- sleep 1 |
 		jq 'select(.type == "summary").values.wall_median_s' >>"$tmp/a3"
 	hyperfine -N --runs 3 --export-json "$tmp/h.json" "sleep 1" >/dev/null 2>&1
 	jq '.results[0].median' "$tmp/h.json" >>"$tmp/b3"

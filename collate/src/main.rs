@@ -1,4 +1,4 @@
-//! The collate binary: parses nothing itself, see the library.
+//! The collate binary: measure's lifecycle running collate's [`collate::Tool`].
 
 // Parsing a million lines allocates a few million small strings and maps across threads;
 // mimalloc does that several times faster than glibc's malloc (see bench/collate.sh).
@@ -6,5 +6,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    measure::cli::main("collate", collate::run)
+    measure::lifecycle::main::<collate::Tool>()
 }

@@ -8,7 +8,7 @@
 
 use crate::collect::Batch;
 use crate::dims::Dim;
-use measure::{Failure, Record, exit};
+use measure::{Exit, Failure, Record};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -139,14 +139,14 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
     }
     let f = File::open(path).map_err(|e| {
         Failure::new(
-            exit::CANNOT,
+            Exit::Cannot,
             path,
             format!("{e} (give JSON lines files written by the benchmatrix tools, or - for stdin)"),
         )
     })?;
     if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
         return Err(Failure::new(
-            exit::CANNOT,
+            Exit::Cannot,
             path,
             "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
         ));
@@ -155,6 +155,10 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
         BufReader::with_capacity(1 << 16, f) as BufReader<File>
     ))
 }
+
+/// What the reader thread queues per block, in input order: the receiver of the block's
+/// parse, or why reading stopped.
+type Order = Result<Receiver<Parsed>, Failure>;
 
 /// Reads every input in order and hands the samples and summaries, extracted by
 /// `group_dims`, to `sink` in batches, in input order. `inputs` empty means stdin. Under
@@ -166,11 +170,8 @@ pub fn read_all(
     group_dims: &[Dim],
     mut sink: impl FnMut(&Batch) -> Result<(), Failure>,
 ) -> Result<ReadReport, Failure> {
-    let inputs: Vec<String> = if inputs.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        inputs.to_vec()
-    };
+    let stdin = ["-".to_string()];
+    let inputs = if inputs.is_empty() { &stdin } else { inputs };
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -184,101 +185,116 @@ pub fn read_all(
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
             let pool = pool_tx.clone();
-            scope.spawn(move || {
-                loop {
-                    let job = match rx.lock() {
-                        Ok(guard) => guard.recv(),
-                        Err(_) => return,
-                    };
-                    match job {
-                        Ok(b) => parse_block(b, group_dims, &pool),
-                        Err(_) => return,
-                    }
-                }
-            });
+            scope.spawn(move || work(&rx, group_dims, &pool));
         }
-        // The reader thread reads blocks and queues (in order) the receivers of their results.
-        let (order_tx, order_rx) = sync_channel::<Result<Receiver<Parsed>, Failure>>(IN_FLIGHT);
-        let reader_inputs = inputs.clone();
-        scope.spawn(move || {
-            for path in reader_inputs {
-                let mut r = match open(&path) {
-                    Ok(r) => r,
-                    Err(f) => {
-                        let _ = order_tx.send(Err(f));
-                        return;
-                    }
-                };
-                let file: Arc<str> = Arc::from(path.as_str());
-                let mut line = 1u64;
-                loop {
-                    let mut text = pool_rx
-                        .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
-                    let n = match fill_block(&mut r, &mut text) {
-                        Ok(n) => n,
-                        Err(e) => {
-                            let _ = order_tx.send(Err(Failure::new(
-                                exit::CANNOT,
-                                format!("{path}:{line}"),
-                                e,
-                            )));
-                            return;
-                        }
-                    };
-                    if n == 0 {
-                        break;
-                    }
-                    let (tx, rx) = sync_channel(1);
-                    if order_tx.send(Ok(rx)).is_err() {
-                        return;
-                    }
-                    let block = Block {
-                        file: file.clone(),
-                        first_line: line,
-                        text,
-                        reply: tx,
-                    };
-                    if job_tx.send(block).is_err() {
-                        return;
-                    }
-                    line += n;
-                }
-            }
-            drop(job_tx);
-        });
-        let result = (|| -> Result<(), Failure> {
-            for next in order_rx.iter() {
-                let rx = next?;
-                let parsed = rx.recv().map_err(|_| {
-                    Failure::new(exit::CANNOT, "reading", "a parser thread stopped")
-                })?;
-                report.lines += parsed.lines;
-                if let Some((place, why)) = parsed.bad.first()
-                    && on_invalid == OnInvalid::Fail
-                {
-                    // Records before the bad line in this block still count for nothing:
-                    // the run stops here.
-                    return Err(Failure::new(
-                        exit::CANNOT,
-                        place,
-                        format!("{why} (use --skip-invalid to skip bad lines and count them)"),
-                    ));
-                }
-                for (place, why) in parsed.bad {
-                    report.skipped += 1;
-                    if report.examples.len() < 3 {
-                        report.examples.push(format!("{place}: {why}"));
-                    }
-                }
-                sink(&parsed.batch)?;
-            }
-            Ok(())
-        })();
+        let (order_tx, order_rx) = sync_channel::<Order>(IN_FLIGHT);
+        scope.spawn(move || read_inputs(inputs, &pool_rx, job_tx, order_tx));
+        let result = consume(&order_rx, on_invalid, &mut report, &mut sink);
         // On an early return the receivers go away; the reader and workers notice their
         // sends failing and stop.
         drop(order_rx);
         result
     })?;
     Ok(report)
+}
+
+/// A worker: parses blocks until the reader is done.
+fn work(jobs: &Mutex<Receiver<Block>>, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
+    loop {
+        let job = match jobs.lock() {
+            Ok(guard) => guard.recv(),
+            Err(_) => return,
+        };
+        match job {
+            Ok(b) => parse_block(b, group_dims, pool),
+            Err(_) => return,
+        }
+    }
+}
+
+/// The reader thread: reads blocks from every input in turn, queues each for a worker and
+/// (in order) the receiver of its result; dropping `jobs` at the end stops the workers.
+fn read_inputs(
+    inputs: &[String],
+    pool: &Receiver<Vec<u8>>,
+    jobs: SyncSender<Block>,
+    order: SyncSender<Order>,
+) {
+    for path in inputs {
+        if let Err(stop) = read_input(path, pool, &jobs, &order) {
+            if let Some(f) = stop {
+                let _ = order.send(Err(f));
+            }
+            return;
+        }
+    }
+}
+
+/// Reads one input in blocks. `Err(Some(why))` when it cannot be read, `Err(None)` when the
+/// consumer or the workers are gone.
+fn read_input(
+    path: &str,
+    pool: &Receiver<Vec<u8>>,
+    jobs: &SyncSender<Block>,
+    order: &SyncSender<Order>,
+) -> Result<(), Option<Failure>> {
+    let mut r = open(path)?;
+    let file: Arc<str> = Arc::from(path);
+    let mut line = 1u64;
+    loop {
+        let mut text = pool
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
+        let n = fill_block(&mut r, &mut text)
+            .map_err(|e| Failure::new(Exit::Cannot, format!("{path}:{line}"), e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (tx, rx) = sync_channel(1);
+        order.send(Ok(rx)).map_err(|_| None)?;
+        let block = Block {
+            file: file.clone(),
+            first_line: line,
+            text,
+            reply: tx,
+        };
+        jobs.send(block).map_err(|_| None)?;
+        line += n;
+    }
+}
+
+/// Takes the parsed blocks in input order: counts their lines and bad lines, stops at the
+/// first bad line under `OnInvalid::Fail`, and hands each batch to `sink`.
+fn consume(
+    order: &Receiver<Order>,
+    on_invalid: OnInvalid,
+    report: &mut ReadReport,
+    sink: &mut impl FnMut(&Batch) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    for next in order.iter() {
+        let rx = next?;
+        let parsed = rx
+            .recv()
+            .map_err(|_| Failure::new(Exit::Cannot, "reading", "a parser thread stopped"))?;
+        report.lines += parsed.lines;
+        if let Some((place, why)) = parsed.bad.first()
+            && on_invalid == OnInvalid::Fail
+        {
+            // Records before the bad line in this block still count for nothing:
+            // the run stops here.
+            return Err(Failure::new(
+                Exit::Cannot,
+                place,
+                format!("{why} (use --skip-invalid to skip bad lines and count them)"),
+            ));
+        }
+        for (place, why) in parsed.bad {
+            report.skipped += 1;
+            if report.examples.len() < 3 {
+                report.examples.push(format!("{place}: {why}"));
+            }
+        }
+        sink(&parsed.batch)?;
+    }
+    Ok(())
 }

@@ -11,7 +11,7 @@ dgram\t''"
 complete -c pingrt -l tx-stamp -d 'Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood' -r -f -a "auto\t''
 kernel\t''
 user\t''"
-complete -c pingrt -s o -l output -d 'Append records to FILE instead of stdout (- is stdout)' -r
+complete -c pingrt -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c pingrt -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c pingrt -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c pingrt -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
@@ -20,5 +20,6 @@ complete -c pingrt -s 6 -d 'Use IPv6 (ICMPv6) only'
 complete -c pingrt -s f -l flood -d 'Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only below -i 0.2'
 complete -c pingrt -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c pingrt -s n -d 'Accepted for ping compatibility: pingrt never looks names up in reverse'
+complete -c pingrt -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c pingrt -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pingrt -s V -l version -d 'Print version'

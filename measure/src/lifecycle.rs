@@ -275,6 +275,11 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     let m = parse(T::command(), args).map_err(own)?;
     let leaf = leaf(&m);
     let opts = T::options(leaf).map_err(own)?;
+    if !T::RECORDS {
+        // No summary to finish, so Ctrl-C keeps its default: it ends the tool at once.
+        let mut s = Session::new(Envelope::new(T::NAME, T::VERSION, ""), None, false);
+        return T::run(opts, &mut s).map_err(own);
+    }
     crate::signal::install().map_err(|e| {
         own(Failure::new(
             Exit::Cannot,
@@ -282,10 +287,6 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
             e,
         ))
     })?;
-    if !T::RECORDS {
-        let mut s = Session::new(Envelope::new(T::NAME, T::VERSION, ""), None, false);
-        return T::run(opts, &mut s).map_err(own);
-    }
     let mut s = open::<T>(leaf, &opts).map_err(own)?;
     let result = T::run(opts, &mut s);
     let finished = s.finish(&result);

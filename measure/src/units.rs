@@ -1,10 +1,9 @@
-//! Units: parsing sizes, durations and rates from flags, and scaling values for humans.
+//! Units: parsing sizes and durations from flags, and scaling values for humans.
 //!
 //! Sizes follow dd: `4k`, `4K` and `4KiB` are 4096; `4kB` is 4000; `B` alone is bytes.
 //! Durations take a unit (`250ms`, `2s`, `1m`, `1.5h`); a bare number is an error that names
 //! the fix, except through [`parse_seconds`], for flags that take bare seconds in the classic
-//! tool (`ping -i 0.2`). Rates are bits per second, decimal as tc writes them (`100mbit`,
-//! `1Gbit/s`), or bytes per second with `B/s` (`10MB/s`).
+//! tool (`ping -i 0.2`).
 
 use std::time::Duration;
 
@@ -139,48 +138,6 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
         return Ok(Duration::from_nanos(nanos));
     }
     parse_duration(t)
-}
-
-/// Parses a rate into bits per second: `100mbit`, `1Gbit/s`, `1.5Gb/s`, `800kbit`, `10MB/s`
-/// (bytes, times 8), `1Mibit` (binary). A bare number is bits per second.
-pub fn parse_rate(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    check_sign(t, "rate")?;
-    let (num, unit) = split_number(t);
-    let (value, places) = parse_decimal(num, t)?;
-    let unit = unit
-        .strip_suffix("/s")
-        .or_else(|| unit.strip_suffix("ps"))
-        .unwrap_or(unit);
-    let (prefix, per) = if let Some(p) = unit.strip_suffix("bit") {
-        (p, 1u128)
-    } else if let Some(p) = unit.strip_suffix('b') {
-        (p, 1)
-    } else if let Some(p) = unit.strip_suffix('B') {
-        (p, 8)
-    } else if unit.is_empty() {
-        ("", 1)
-    } else {
-        return Err(format!(
-            "\"{s}\": unknown rate unit; write e.g. 100mbit, 1Gbit/s or 10MB/s"
-        ));
-    };
-    let mult: u128 = match prefix {
-        "" => 1,
-        "k" | "K" => 1_000,
-        "m" | "M" => 1_000_000,
-        "g" | "G" => 1_000_000_000,
-        "t" | "T" => 1_000_000_000_000,
-        "Ki" => 1 << 10,
-        "Mi" => 1 << 20,
-        "Gi" => 1 << 30,
-        other => {
-            return Err(format!(
-                "\"{s}\": unknown rate prefix \"{other}\"; use k, M, G, T (decimal) or Ki, Mi, Gi"
-            ));
-        }
-    };
-    scale_exact(value, places, mult * per, t, "bits per second")
 }
 
 /// A display unit for a row of values: the name shown and the factor that divides a base value.
@@ -393,19 +350,6 @@ mod tests {
         assert_eq!(parse_seconds("250ms"), Ok(Duration::from_millis(250)));
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("").is_err());
-    }
-
-    #[test]
-    fn rates() {
-        assert_eq!(parse_rate("100mbit"), Ok(100_000_000));
-        assert_eq!(parse_rate("1Gbit/s"), Ok(1_000_000_000));
-        assert_eq!(parse_rate("1.5Gb/s"), Ok(1_500_000_000));
-        assert_eq!(parse_rate("10MB/s"), Ok(80_000_000));
-        assert_eq!(parse_rate("1Mibit"), Ok(1 << 20));
-        assert_eq!(parse_rate("1000"), Ok(1000));
-        for bad in ["-1mbit", "4X", "", "1Qbit", "99999999999999999999Tbit"] {
-            assert!(parse_rate(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]

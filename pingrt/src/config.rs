@@ -6,7 +6,7 @@ use measure::Failure;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
-/// Below this interval only root may probe, as ping had it.
+/// Below this interval only root may probe: ping's classic limit for other users.
 pub const MIN_USER_INTERVAL: Duration = Duration::from_millis(200);
 /// ping's default payload.
 pub const DEFAULT_SIZE: usize = 56;
@@ -38,8 +38,7 @@ pub struct Config {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid takes no arguments and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
 }
 
 /// Resolves `host` to one address of the wanted family (`-4`/`-6`), else the first one.
@@ -73,6 +72,104 @@ pub fn resolve(host: &str, want: Option<Family>) -> Result<IpAddr, Failure> {
     })
 }
 
+/// The interval between probes, checked as ping checks it: below
+/// [`MIN_USER_INTERVAL`] only for root (a flood with a longer interval is fine for anyone).
+fn interval(m: &clap::ArgMatches, flood: bool) -> Result<Duration, Failure> {
+    let interval_given = m.contains_id("interval")
+        && m.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
+    let interval = match m.get_one::<Duration>("interval") {
+        Some(d) if interval_given => *d,
+        _ if flood => Duration::ZERO,
+        _ => Duration::from_secs(1),
+    };
+    if interval < MIN_USER_INTERVAL && !is_root() {
+        let what = if flood && !interval_given {
+            "--flood".to_string()
+        } else {
+            format!(
+                "-i {}",
+                measure::units::format_seconds(interval.as_secs_f64())
+            )
+        };
+        return Err(Failure::usage(format!(
+            "{what}: only root may probe more often than every {} ms (as ping); use -i 0.2 or more, or run as root",
+            MIN_USER_INTERVAL.as_millis()
+        )));
+    }
+    Ok(interval)
+}
+
+/// The count and the deadline: with -w and no -c, probing goes on until the deadline.
+fn count_and_deadline(m: &clap::ArgMatches) -> Result<(u64, Option<Duration>), Failure> {
+    let count_given = m.value_source("count") == Some(clap::parser::ValueSource::CommandLine);
+    let deadline = m.get_one::<Duration>("deadline").copied();
+    if deadline.is_some_and(|d| d.is_zero()) {
+        return Err(Failure::usage(
+            "-w 0: the deadline must be above zero, e.g. -w 5",
+        ));
+    }
+    let mut count = m.get_one::<u64>("count").copied().unwrap_or(10);
+    if deadline.is_some() && !count_given {
+        count = 0;
+    }
+    Ok((count, deadline))
+}
+
+/// The payload size, at most what one ICMP echo can carry over `family`.
+fn size(m: &clap::ArgMatches, family: Family) -> Result<usize, Failure> {
+    let size = m
+        .get_one::<u64>("size")
+        .copied()
+        .unwrap_or(DEFAULT_SIZE as u64);
+    let max = match family {
+        Family::V4 => 65_507,
+        Family::V6 => 65_527,
+    };
+    if size > max {
+        return Err(Failure::usage(format!(
+            "-s {size}: an ICMP echo payload can be at most {max} bytes over {}",
+            if family == Family::V4 { "IPv4" } else { "IPv6" }
+        )));
+    }
+    Ok(size as usize)
+}
+
+/// `-I`: a source address of the target's family, else an interface name.
+fn source_or_interface(
+    m: &clap::ArgMatches,
+    ip: IpAddr,
+) -> Result<(Option<IpAddr>, Option<String>), Failure> {
+    match m.get_one::<String>("interface") {
+        None => Ok((None, None)),
+        Some(s) => match s.parse::<IpAddr>() {
+            Ok(a) if a.is_ipv4() == ip.is_ipv4() => Ok((Some(a), None)),
+            Ok(a) => Err(Failure::usage(format!(
+                "-I {a}: the source address is not of the target's family ({ip})"
+            ))),
+            Err(_) => Ok((None, Some(s.clone()))),
+        },
+    }
+}
+
+/// The target address; an IPv6 target gets the scope of the interface `-I` names.
+fn target(ip: IpAddr, interface: Option<&str>) -> Result<SocketAddr, Failure> {
+    let mut target = SocketAddr::new(ip, 0);
+    if let (SocketAddr::V6(t), Some(ifname)) = (&mut target, interface) {
+        if ifname.contains('\0') {
+            return Err(Failure::usage(
+                "-I: an interface name cannot hold a NUL byte",
+            ));
+        }
+        let idx = nix::net::if_::if_nametoindex(ifname).map_err(|_| {
+            Failure::usage(format!(
+                "-I {ifname}: no such interface (see `ip link`), and it is not an address"
+            ))
+        })?;
+        t.set_scope_id(idx);
+    }
+    Ok(target)
+}
+
 impl Config {
     /// Builds the configuration from parsed flags, checking what ping checks.
     pub fn from_matches(m: &clap::ArgMatches) -> Result<Config, Failure> {
@@ -88,87 +185,19 @@ impl Config {
             None
         };
         let flood = m.get_flag("flood");
-        let interval_given = m.contains_id("interval")
-            && m.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
-        let interval = match m.get_one::<Duration>("interval") {
-            Some(d) if interval_given => *d,
-            _ if flood => Duration::ZERO,
-            _ => Duration::from_secs(1),
-        };
-        // As ping: a flood with an interval of 200ms or more is fine for anyone.
-        if interval < MIN_USER_INTERVAL && !is_root() {
-            let what = if flood && !interval_given {
-                "--flood".to_string()
-            } else {
-                format!(
-                    "-i {}",
-                    measure::units::format_seconds(interval.as_secs_f64())
-                )
-            };
-            return Err(Failure::usage(format!(
-                "{what}: only root may probe more often than every {} ms (as ping); use -i 0.2 or more, or run as root",
-                MIN_USER_INTERVAL.as_millis()
-            )));
-        }
-        let count_given = m.value_source("count") == Some(clap::parser::ValueSource::CommandLine);
-        let deadline = m.get_one::<Duration>("deadline").copied();
-        if deadline.is_some_and(|d| d.is_zero()) {
-            return Err(Failure::usage(
-                "-w 0: the deadline must be above zero, e.g. -w 5",
-            ));
-        }
-        let mut count = m.get_one::<u64>("count").copied().unwrap_or(10);
-        if deadline.is_some() && !count_given {
-            count = 0;
-        }
+        let interval = interval(m, flood)?;
+        let (count, deadline) = count_and_deadline(m)?;
         let timeout_given =
             m.value_source("timeout") == Some(clap::parser::ValueSource::CommandLine);
         let timeout = m
             .get_one::<Duration>("timeout")
             .copied()
             .unwrap_or(DEFAULT_TIMEOUT);
-        let size = m
-            .get_one::<u64>("size")
-            .copied()
-            .unwrap_or(DEFAULT_SIZE as u64);
         let ip = resolve(&host, want)?;
         let family = if ip.is_ipv4() { Family::V4 } else { Family::V6 };
-        let max = match family {
-            Family::V4 => 65_507,
-            Family::V6 => 65_527,
-        };
-        if size > max {
-            return Err(Failure::usage(format!(
-                "-s {size}: an ICMP echo payload can be at most {max} bytes over {}",
-                if family == Family::V4 { "IPv4" } else { "IPv6" }
-            )));
-        }
-        let ttl = m.get_one::<u32>("ttl").copied();
-        let (source, interface) = match m.get_one::<String>("interface") {
-            None => (None, None),
-            Some(s) => match s.parse::<IpAddr>() {
-                Ok(a) if a.is_ipv4() == ip.is_ipv4() => (Some(a), None),
-                Ok(a) => {
-                    return Err(Failure::usage(format!(
-                        "-I {a}: the source address is not of the target's family ({ip})"
-                    )));
-                }
-                Err(_) => (None, Some(s.clone())),
-            },
-        };
-        let mut target = SocketAddr::new(ip, 0);
-        if let (SocketAddr::V6(t), Some(ifname)) = (&mut target, &interface) {
-            let c = std::ffi::CString::new(ifname.as_str())
-                .map_err(|_| Failure::usage("-I: an interface name cannot hold a NUL byte"))?;
-            // SAFETY: c is a NUL-terminated string.
-            let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
-            if idx == 0 {
-                return Err(Failure::usage(format!(
-                    "-I {ifname}: no such interface (see `ip link`), and it is not an address"
-                )));
-            }
-            t.set_scope_id(idx);
-        }
+        let size = size(m, family)?;
+        let (source, interface) = source_or_interface(m, ip)?;
+        let target = target(ip, interface.as_deref())?;
         let socket = match m.get_one::<String>("socket").map(String::as_str) {
             Some("raw") => SocketChoice::Raw,
             Some("dgram") => SocketChoice::Dgram,
@@ -190,8 +219,8 @@ impl Config {
             timeout,
             timeout_given,
             deadline,
-            size: size as usize,
-            ttl,
+            size,
+            ttl: m.get_one::<u32>("ttl").copied(),
             source,
             interface,
             flood,

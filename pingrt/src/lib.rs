@@ -1,27 +1,30 @@
 //! pingrt: ICMP and ICMPv6 echo round-trip times with kernel timestamps, reported as
 //! benchmatrix JSON lines (a sample per probe and a summary), replacing `ping`.
 
+pub mod clock;
 pub mod config;
-pub mod fastline;
 pub mod human;
-pub mod output;
 pub mod packet;
+pub mod prefault;
+mod probing;
 mod receive;
+pub mod records;
 pub mod session;
-pub mod sink;
 pub mod socket;
 pub mod stats;
 mod summary;
 pub mod tracker;
 
-use clap::{Arg, ArgAction, Command, value_parser};
-use measure::Failure;
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use measure::{Exit, Failure};
 use std::ffi::OsString;
-use std::process::ExitCode;
 
 const LONG_ABOUT: &str = "\
 Sends ICMP (IPv4) or ICMPv6 echo requests to HOST and reports every probe and a summary as
-benchmatrix JSON lines on stdout (or -o FILE), like ping but with honest statistics.
+benchmatrix JSON lines, like ping but with honest statistics. Records go to stdout when it is a
+pipe or a file (or with --json), and are appended to -o FILE. On a terminal without -o, a person
+gets ping's lines instead: one per probe (a row of dots for the unanswered ones with --flood)
+and ping's summary, on stderr, and no JSON.
 
 Timing: the receive time is the kernel's software stamp (SO_TIMESTAMPING, else SO_TIMESTAMPNS);
 the send time is the kernel's software stamp taken as the request enters the device queue
@@ -47,8 +50,11 @@ Ctrl-C still writes the summary.
 
 Exit status: 0 when any reply came, 1 when none did, 2 on errors (usage, permission, socket);
 130 after Ctrl-C or SIGTERM with a count or deadline set (with -c 0 and no -w, Ctrl-C is the
-normal end and the status follows the replies). A ping-like line per probe and the ping summary
-go to stderr when it is a terminal (not with -q).";
+normal end and the status follows the replies). ping's lines go to stderr whenever it is a
+terminal and the records do not go to it (not with -q).
+
+Output: each record is flushed as it is written; where probes come fast (--flood, or -i below
+10ms) records are batched and reach the output within about 0.25s, and the summary flushes all.";
 
 const AFTER_HELP: &str = "\
 EXAMPLES
@@ -167,57 +173,44 @@ pub fn command() -> Command {
                 .default_value("auto")
                 .help("Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
         )
-        .arg(
-            Arg::new("quiet")
-                .short('q')
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .help("No human lines on stderr, even on a terminal"),
-        )
+        .arg(measure::flags::quiet())
         .arg(
             Arg::new("numeric")
                 .short('n')
                 .action(ArgAction::SetTrue)
                 .hide(true)
                 .help("Accepted for ping compatibility: pingrt never looks names up in reverse"),
-        )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("FILE")
-                .help_heading("Record")
-                .help("Append records to FILE instead of stdout (- is stdout)"),
         );
-    measure::label::args(cmd)
+    measure::flags::record(cmd)
 }
 
-/// Runs pingrt with `args` (the program name first).
-pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    let m = measure::cli::parse(command(), args)?;
-    let cfg = config::Config::from_matches(&m)?;
-    let env = measure::label::envelope(
-        "pingrt",
-        env!("CARGO_PKG_VERSION"),
-        &m,
-        &format!("ping {}", cfg.host),
-    )?;
-    let out = measure::cli::open_output(
-        m.get_one::<String>("output").map(String::as_str),
-        measure::cli::DefaultOutput::Stdout,
-    )?;
-    // Fast probing batches its lines (flushed every 100 ms and before the summary).
-    // Flood also writes sample lines itself (fastline), through the same batched output.
-    let (out, eager, shared): (Box<dyn std::io::Write + Send>, _, _) =
-        if cfg.flood || cfg.interval < std::time::Duration::from_millis(10) {
-            let (b, eager) = output::Batched::new(out);
-            let shared = output::Shared::new(b);
-            (Box::new(shared.clone()), Some(eager), Some(shared))
-        } else {
-            (out, None, None)
-        };
-    let rep = measure::Reporter::new(env, out);
-    measure::cli::install_interrupt_handler()
-        .map_err(|e| Failure::new(2, "cannot install the Ctrl-C handler", e))?;
-    session::run(cfg, rep, eager, shared)
+/// pingrt on the invocation lifecycle: its command, its options and its engine.
+#[derive(Debug)]
+pub struct Tool;
+
+impl measure::Tool for Tool {
+    const NAME: &'static str = "pingrt";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    type Options = config::Config;
+
+    fn command() -> Command {
+        command()
+    }
+
+    fn options(m: &ArgMatches) -> Result<config::Config, Failure> {
+        config::Config::from_matches(m)
+    }
+
+    fn name(o: &config::Config) -> String {
+        format!("ping {}", o.host)
+    }
+
+    fn run(o: config::Config, s: &mut measure::Session) -> Result<Exit, Failure> {
+        session::run(o, s)
+    }
+}
+
+/// Runs pingrt with `args` (the program name first), as the binary does.
+pub fn run(args: Vec<OsString>) -> Exit {
+    measure::lifecycle::run::<Tool>(args)
 }

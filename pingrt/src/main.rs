@@ -1,4 +1,4 @@
-//! The pingrt binary: parses nothing itself, see the library.
+//! The pingrt binary: the lifecycle runs pingrt's Tool (see the library).
 fn main() -> std::process::ExitCode {
-    measure::cli::main("pingrt", pingrt::run)
+    measure::lifecycle::main::<pingrt::Tool>()
 }

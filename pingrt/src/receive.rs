@@ -1,10 +1,11 @@
 //! The receive side of a run: replies, ICMP errors and kernel transmit stamps, read from
 //! the socket and its error queue, classified by the tracker and written as samples.
 
+use crate::clock::now_ns;
 use crate::packet::{self, Family, IcmpError, Incoming};
-use crate::session::{DRAIN_BATCH, Session, out_err};
-use crate::sink::ReplyEvent;
-use crate::socket::{Kind, Received, now_ns};
+use crate::records::ReplyEvent;
+use crate::session::{DRAIN_BATCH, Prober, out_err};
+use crate::socket::{Kind, Received};
 use crate::tracker::Outcome;
 use measure::Failure;
 use pnet_packet::icmp::{IcmpCode, IcmpType};
@@ -13,7 +14,7 @@ use serde_json::json;
 use std::io;
 use std::net::IpAddr;
 
-impl Session {
+impl<'s, 'r: 's> Prober<'s, 'r> {
     /// Reads replies (and, on a raw socket, ICMP errors) until the queue is empty.
     pub(crate) fn drain(&mut self) -> Result<(), Failure> {
         for _ in 0..DRAIN_BATCH {
@@ -178,7 +179,7 @@ impl Session {
                 out_of_order,
             } => {
                 self.rtts.push(rtt_s);
-                self.human.reply(bytes, from, probe.seq, ttl, rtt_s, false);
+                self.human.reply(bytes, from, probe.seq, ttl, rtt_s);
                 let ev = ReplyEvent {
                     seq: probe.seq,
                     number: probe.number,
@@ -189,13 +190,13 @@ impl Session {
                     rx_kernel,
                     out_of_order,
                 };
-                match self.sink.as_mut() {
-                    Some(sink) => sink.reply(ev).map_err(|e| out_err(&e)),
+                match self.records.as_mut() {
+                    Some(r) => r.reply(ev).map_err(|e| out_err(&e)),
                     None => Ok(()),
                 }
             }
             Outcome::Duplicate { probe, rtt_s } => {
-                self.human.reply(bytes, from, probe.seq, ttl, rtt_s, true);
+                self.human.duplicate(bytes, from, probe.seq, ttl, rtt_s);
                 Ok(())
             }
             Outcome::Late { seq, rtt_s, .. } => {

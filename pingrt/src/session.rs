@@ -1,18 +1,18 @@
-//! One run: send probes on schedule, read replies, errors and stamps, write the records.
+//! One run: the socket opened and configured, begin written, the probe loop set up with
+//! its records and human lines, and the summary once it ends.
 
-use crate::config::{Config, FLOOD_GAP};
-use crate::human::Human;
+use crate::clock::now_ns;
+use crate::config::Config;
+use crate::human::PingLines;
 use crate::packet::{self, Family};
-use crate::sink::Sink;
-use crate::socket::{self, IcmpSocket, Kind, SocketOptions, now_ns};
-use crate::tracker::{Probe, Tracker, wire_seq};
-use measure::writer::{Summary, Values, info};
-use measure::{Failure, Reporter, Status, exit};
+use crate::records::Records;
+use crate::socket::{self, IcmpSocket, Kind, SocketOptions};
+use crate::tracker::Tracker;
+use measure::writer::{Values, info};
+use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 use std::io;
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// Why the probing stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,15 +36,20 @@ impl End {
 /// Most packets read from one queue before the loop looks at its timers again.
 pub(crate) const DRAIN_BATCH: usize = 256;
 
-pub(crate) struct Session {
+/// Below this interval records are batched (bounded by `records::MAX_DELAY`) as in flood.
+const FAST_INTERVAL: Duration = Duration::from_millis(10);
+
+/// The state of one run's probing, over the session's Reporter (`'r`) and, in flood mode, a
+/// writer thread of the scope `'s`.
+pub(crate) struct Prober<'s, 'r> {
     pub(crate) cfg: Config,
     /// Sample records go here; taken back for the summary.
-    pub(crate) sink: Option<Sink>,
+    pub(crate) records: Option<Records<'s, 'r>>,
     pub(crate) sock: IcmpSocket,
     pub(crate) id: u16,
     pub(crate) tracker: Tracker,
     pub(crate) rtts: Vec<f64>,
-    pub(crate) human: Human,
+    pub(crate) human: PingLines<'r>,
     pub(crate) buf: Vec<u8>,
     /// The requests, changed in place for each probe.
     pub(crate) requests: packet::Requests,
@@ -60,15 +65,15 @@ pub(crate) struct Session {
     /// The target address as text, for every sample.
     pub(crate) target_text: String,
     /// The target address in kernel form, for every sendto.
-    pub(crate) target_addr: (libc::sockaddr_storage, libc::socklen_t),
+    pub(crate) target_addr: socket2::SockAddr,
 }
 
-fn ns(d: std::time::Duration) -> i64 {
+pub(crate) fn ns(d: Duration) -> i64 {
     i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
 }
 
 pub(crate) fn out_err(e: &io::Error) -> Failure {
-    Failure::io("writing records", e)
+    Failure::io("writing the records", e)
 }
 
 /// The parameters of the run, for `begin` and `summary`.
@@ -89,19 +94,13 @@ fn params(cfg: &Config) -> Map<String, Value> {
     }))
 }
 
-/// Runs the probes of `cfg`, writing records to `rep`; always writes the summary.
-pub fn run(
-    cfg: Config,
-    mut rep: Reporter,
-    eager: Option<Arc<AtomicBool>>,
-    shared: Option<crate::output::Shared>,
-) -> Result<ExitCode, Failure> {
-    let flush_now = || {
-        if let Some(e) = &eager {
-            e.store(true, Ordering::Relaxed);
-        }
-    };
-    let mut base = params(&cfg);
+/// Opens and configures the socket `cfg` asks for; on failure writes begin and a failed
+/// summary and returns the failure.
+fn open_socket(
+    cfg: &Config,
+    base: &mut Map<String, Value>,
+    s: &mut measure::Session,
+) -> Result<IcmpSocket, Failure> {
     let opened = IcmpSocket::open(cfg.family, cfg.socket).and_then(|mut s| {
         s.configure(&SocketOptions {
             ttl: cfg.ttl,
@@ -111,30 +110,22 @@ pub fn run(
         })
         .map(|()| s)
     });
-    let sock = match opened {
-        Ok(s) => s,
+    match opened {
+        Ok(sock) => Ok(sock),
         Err(msg) => {
             base.insert(
                 "socket".into(),
                 json!(format!("{:?}", cfg.socket).to_lowercase()),
             );
-            rep.begin(base.clone()).map_err(|e| out_err(&e))?;
-            rep.summary(Summary {
-                status: Status::Failed,
-                error: Some(msg.clone()),
-                headline: None,
-                values: Values::new(),
-                info: base,
-            })
-            .map_err(|e| out_err(&e))?;
-            return Err(Failure::new(exit::CANNOT, cfg.host.clone(), msg));
+            s.begin(base.clone())?;
+            s.not_ok(Status::Failed, &msg, Values::new(), base.clone())?;
+            Err(Failure::new(Exit::Cannot, cfg.host.clone(), msg))
         }
-    };
-    let cookie = measure::writer::random_u64();
-    let id = match sock.kind {
-        Kind::Raw => (cookie >> 48) as u16,
-        Kind::Dgram => sock.dgram_id().unwrap_or(0),
-    };
+    }
+}
+
+/// The socket's facts for `begin` and `summary`: its kind, identifier and stamp sources.
+fn socket_info(base: &mut Map<String, Value>, sock: &IcmpSocket, id: u16) {
     base.insert("socket".into(), json!(sock.kind.as_str()));
     base.insert("icmp_id".into(), json!(id));
     base.insert(
@@ -153,260 +144,82 @@ pub fn run(
             "user before sendto"
         }),
     );
-    let mut begin = base.clone();
-    begin.extend(measure::envfacts::Probe::system().machine());
-    rep.begin(begin).map_err(|e| out_err(&e))?;
+}
+
+/// Runs the probes of `cfg`, writing every record through `s`; always writes the summary.
+pub fn run(cfg: Config, s: &mut measure::Session) -> Result<Exit, Failure> {
+    let mut base = params(&cfg);
+    let sock = open_socket(&cfg, &mut base, s)?;
+    let cookie = measure::writer::random_u64();
+    let id = match sock.kind {
+        Kind::Raw => (cookie >> 48) as u16,
+        Kind::Dgram => sock.dgram_id().unwrap_or(0),
+    };
+    socket_info(&mut base, &sock, id);
+    s.begin(base.clone())?;
     // The kernel turns receive stamping on for the whole stack a moment after the first
     // socket asks (a deferred static key): wait for it (at most 10 ms) so probe 1 gets its
     // stamp.
-    socket::wait_for_rx_stamps(std::time::Duration::from_millis(10));
-    let human = Human {
-        enabled: !cfg.quiet && measure::cli::is_terminal(2),
-        flood: cfg.flood,
-    };
+    socket::wait_for_rx_stamps(Duration::from_millis(10));
+    let (rep, human) = s.parts();
+    let mut lines = PingLines::new(human, cfg.flood);
     let ip_header = if cfg.family == Family::V4 { 20 } else { 40 };
-    human.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
-    let timeout_ns = ns(cfg.timeout);
-    let target_text = cfg.target.ip().to_string();
-    let sink = if cfg.flood {
-        Sink::threaded(rep, target_text.clone(), shared)
-            .map_err(|e| Failure::new(exit::CANNOT, "cannot start the record writer", e))?
-    } else {
-        Sink::direct(rep, target_text.clone())
-    };
-    let target_addr = socket::sockaddr(&cfg.target);
-    let mut s = Session {
-        tracker: Tracker::new(cookie, cfg.size, timeout_ns),
-        buf: vec![0u8; cfg.size + 8 + 60 + 512],
-        errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
-        requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
-        sink: Some(sink),
-        cfg,
-        sock,
-        id,
-        rtts: Vec::new(),
-        human,
-        base_info: base,
-        start: now_ns(),
-        eager_read: true,
-        target_text,
-        target_addr,
-        end_ns: None,
-    };
-    // The probe table and the RTT list get their memory before the first probe (for a run
-    // without a count, room for 65536 probes to begin with).
-    s.tracker.reserve(s.cfg.count);
-    let expected = if s.cfg.count == 0 {
-        1 << 16
-    } else {
-        s.cfg.count.min(1 << 20)
-    };
-    s.rtts.reserve_exact(expected as usize);
-    socket::populate(&mut s.rtts);
-    let result = s.probe_loop();
-    flush_now();
-    s.finish(result)
+    lines.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
+    let from = cfg.target.ip().to_string();
+    std::thread::scope(|scope| {
+        let records = if cfg.flood {
+            Records::threaded(scope, rep, from)
+                .map_err(|e| Failure::new(Exit::Cannot, "cannot start the record writer", e))?
+        } else {
+            let fast = cfg.interval < FAST_INTERVAL;
+            Records::direct(rep, from, fast)
+        };
+        let mut p = Prober::new(cfg, sock, id, cookie, records, lines, base);
+        let result = p.probe_loop();
+        p.finish(result)
+    })
 }
 
-impl Session {
-    fn probe_loop(&mut self) -> Result<End, Failure> {
-        let start = now_ns();
-        self.start = start;
-        let deadline_at = self.cfg.deadline.map(|d| start.saturating_add(ns(d)));
-        let interval = ns(self.cfg.interval);
-        let flood_gap = if self.cfg.interval.is_zero() {
-            ns(FLOOD_GAP)
-        } else {
-            interval
+impl<'s, 'r: 's> Prober<'s, 'r> {
+    /// A prober over the open socket `sock`, its probe table and RTT list backed with
+    /// memory before the first probe (for a run without a count, room for 65536 probes).
+    fn new(
+        cfg: Config,
+        sock: IcmpSocket,
+        id: u16,
+        cookie: u64,
+        records: Records<'s, 'r>,
+        human: PingLines<'r>,
+        base_info: Map<String, Value>,
+    ) -> Self {
+        let target_text = cfg.target.ip().to_string();
+        let target_addr = socket2::SockAddr::from(cfg.target);
+        let mut s = Prober {
+            tracker: Tracker::new(cookie, cfg.size, ns(cfg.timeout)),
+            buf: vec![0u8; cfg.size + 8 + 60 + 512],
+            errbuf: vec![0u8; cfg.size + 8 + 60 + 512],
+            requests: packet::Requests::new(cfg.family, id, cookie, cfg.size),
+            records: Some(records),
+            cfg,
+            sock,
+            id,
+            rtts: Vec::new(),
+            human,
+            base_info,
+            start: now_ns(),
+            eager_read: true,
+            target_text,
+            target_addr,
+            end_ns: None,
         };
-        let count = self.cfg.count;
-        let deadline_mode = self.cfg.deadline.is_some();
-        let mut next_send = start;
-        let mut lingering = false;
-        // A flood probe answered at once leaves its send time as the loop's "now": the clock
-        // is read once per probe (the send stamp), microseconds before the next one goes.
-        let mut fresh: Option<i64> = None;
-        loop {
-            if measure::cli::interrupted() {
-                return Ok(End::Interrupted);
-            }
-            let now = fresh.take().unwrap_or_else(now_ns);
-            self.expire(now)?;
-            if deadline_at.is_some_and(|d| now >= d) {
-                return Ok(End::Deadline);
-            }
-            let c = self.tracker.counts;
-            if deadline_mode && count > 0 && c.received >= count {
-                return Ok(End::Done);
-            }
-            let done_sending = !deadline_mode && count > 0 && c.sent >= count;
-            if done_sending {
-                if self.tracker.waiting() == 0 {
-                    return Ok(End::Done);
-                }
-                if !lingering {
-                    lingering = true;
-                    if !self.cfg.timeout_given && c.received > 0 {
-                        // As ping: once everything is sent, wait about two of the longest
-                        // round trips (at least a second) rather than the full timeout.
-                        let max = self.rtts.iter().copied().fold(0.0f64, f64::max);
-                        let linger = ((2.0 * max * 1e9) as i64).max(1_000_000_000);
-                        self.tracker.cap_deadlines(now.saturating_add(linger));
-                        continue;
-                    }
-                }
-            } else {
-                let due = now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0);
-                if due {
-                    let after = self.send_probe()?;
-                    if self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)
-                    {
-                        // On a fast path (loopback) the reply is queued before sendto
-                        // returns: read it now rather than after another poll. Keep doing so
-                        // only while it pays.
-                        let before = self.tracker.waiting();
-                        self.drain()?;
-                        let hit = self.tracker.waiting() < before;
-                        self.eager_read = hit;
-                        if hit {
-                            fresh = Some(after);
-                        }
-                    }
-                    next_send = if self.cfg.flood {
-                        after + flood_gap
-                    } else {
-                        (next_send + interval).max(after - interval)
-                    };
-                    continue;
-                }
-            }
-            let mut wake = i64::MAX;
-            if !done_sending {
-                wake = next_send;
-            }
-            if let Some(d) = self.tracker.next_deadline() {
-                wake = wake.min(d);
-            }
-            if let Some(d) = deadline_at {
-                wake = wake.min(d);
-            }
-            let timeout = (wake != i64::MAX).then(|| wake - now);
-            match socket::wait(self.sock.fd(), timeout) {
-                Ok((readable, errq)) => {
-                    if errq {
-                        self.drain_errqueue(DRAIN_BATCH)?;
-                    }
-                    if readable {
-                        self.drain()?;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Failure::new(exit::CANNOT, "poll", e)),
-            }
-        }
-    }
-
-    /// Sends the next probe; returns the time right after sendto.
-    fn send_probe(&mut self) -> Result<i64, Failure> {
-        let number = self.tracker.next_number();
-        let pkt = self.requests.probe(wire_seq(number), number);
-        let before = now_ns();
-        let res = self.sock.send_to(pkt, &self.target_addr);
-        // The end of the sendto call bounds the kernel's stamp; without those stamps it is
-        // not needed and the clock is not read again.
-        let after = if self.sock.tx_stamps {
-            now_ns()
+        s.tracker.reserve(s.cfg.count);
+        let expected = if s.cfg.count == 0 {
+            1 << 16
         } else {
-            before
+            s.cfg.count.min(1 << 20)
         };
-        let (probe, evicted) = self.tracker.sent(before, after);
-        if let Some(old) = evicted {
-            self.timeout_sample(&old, "timeout")?;
-        }
-        self.human.sent();
-        match res {
-            Ok(()) => {
-                if self.sock.tx_stamps {
-                    // The stamp is usually queued before sendto returns: read just it.
-                    self.drain_errqueue(1)?;
-                }
-                Ok(after)
-            }
-            Err(e) => {
-                let fatal = matches!(
-                    e.raw_os_error(),
-                    Some(libc::EMSGSIZE)
-                        | Some(libc::EINVAL)
-                        | Some(libc::EAFNOSUPPORT)
-                        | Some(libc::EACCES)
-                        | Some(libc::EDESTADDRREQ)
-                );
-                if fatal {
-                    let hint = match e.raw_os_error() {
-                        Some(libc::EMSGSIZE) => " (lower -s)",
-                        Some(libc::EACCES) => {
-                            " (a broadcast address? pingrt does not probe broadcast)"
-                        }
-                        _ => "",
-                    };
-                    return Err(Failure::new(
-                        exit::CANNOT,
-                        format!("sendto {}", self.cfg.target.ip()),
-                        format!("{e}{hint}"),
-                    ));
-                }
-                let _ = self.tracker.error(probe.seq);
-                let mut i = self.probe_info(&probe);
-                i.insert("errno".into(), json!(e.raw_os_error()));
-                i.insert("detail".into(), json!(e.to_string()));
-                self.human.error(
-                    &self.cfg.target.ip().to_string(),
-                    probe.seq,
-                    &format!("sendto: {e}"),
-                );
-                self.failed_sample("send_error", i).map(|()| after)
-            }
-        }
-    }
-
-    pub(crate) fn probe_info(&self, p: &Probe) -> Map<String, Value> {
-        let mut i = Map::new();
-        i.insert("icmp_seq".into(), Value::from(p.seq));
-        i.insert("probe".into(), Value::from(p.number));
-        i
-    }
-
-    pub(crate) fn timeout_sample(&mut self, p: &Probe, reason: &str) -> Result<(), Failure> {
-        let mut i = self.probe_info(p);
-        i.insert("reason".into(), json!(reason));
-        let waited = (now_ns() - p.sent_ns()) as f64 / 1e9;
-        i.insert("waited_s".into(), json!(waited));
-        if reason == "timeout" {
-            self.human.timeout(p.seq);
-        }
-        let err = if reason == "timeout" {
-            "timeout"
-        } else {
-            "unanswered"
-        };
-        self.failed_sample(err, i)
-    }
-
-    fn expire(&mut self, now: i64) -> Result<(), Failure> {
-        for p in self.tracker.expire(now) {
-            self.timeout_sample(&p, "timeout")?;
-        }
-        Ok(())
-    }
-
-    pub(crate) fn failed_sample(
-        &mut self,
-        err: &str,
-        info: Map<String, Value>,
-    ) -> Result<(), Failure> {
-        match self.sink.as_mut() {
-            Some(sink) => sink.failed(err, info).map_err(|e| out_err(&e)),
-            None => Ok(()),
-        }
+        s.rtts.reserve_exact(expected as usize);
+        crate::prefault::populate(&mut s.rtts);
+        s
     }
 }

@@ -1,45 +1,21 @@
 //! The end of a run: unanswered probes, the summary record, the ping summary and the exit code.
 
-use crate::session::{End, Session, out_err};
-use crate::sink::Sink;
-use crate::socket::now_ns;
+use crate::clock::now_ns;
+use crate::human::Tally;
+use crate::records::Records;
+use crate::session::{End, Prober, out_err};
 use crate::stats;
 use measure::writer::{Summary, Values};
-use measure::{Failure, Status, exit};
+use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
-use std::process::ExitCode;
 
-impl Session {
+impl<'s, 'r: 's> Prober<'s, 'r> {
     /// Writes the samples of unanswered probes and the summary; turns the end into an exit code.
-    pub(crate) fn finish(mut self, result: Result<End, Failure>) -> Result<ExitCode, Failure> {
+    pub(crate) fn finish(mut self, result: Result<End, Failure>) -> Result<Exit, Failure> {
         let st = stats::rtt_stats(&self.rtts);
         let end = match result {
             Ok(end) => end,
-            Err(f) => {
-                self.end_ns = Some(now_ns());
-                let mut rep = match self.sink.take().and_then(Sink::finish) {
-                    Some((rep, _)) => rep,
-                    None => return Err(f),
-                };
-                let msg = f.message.clone().unwrap_or_else(|| "failed".into());
-                let (mut values, mut i) = self.summary_values(st.as_ref());
-                i.insert("end".into(), json!("error"));
-                if self.tracker.counts.received == 0 {
-                    values = Values::new();
-                }
-                let _ = rep.summary(Summary {
-                    status: if self.tracker.counts.received > 0 {
-                        Status::Partial
-                    } else {
-                        Status::Failed
-                    },
-                    error: Some(msg),
-                    headline: None,
-                    values,
-                    info: i,
-                });
-                return Err(f);
-            }
+            Err(f) => return Err(self.failed(f, st.as_ref())),
         };
         self.end_ns = Some(now_ns());
         if end != End::Done {
@@ -56,37 +32,21 @@ impl Session {
         let c = self.tracker.counts;
         let unlimited = self.cfg.count == 0 && self.cfg.deadline.is_none();
         let abnormal = end == End::Interrupted && !unlimited;
-        let (status, error) = if c.received == 0 {
-            (
-                Status::Failed,
-                Some(format!(
-                    "no reply from {} ({} sent)",
-                    self.cfg.target.ip(),
-                    c.sent
-                )),
-            )
-        } else if abnormal {
-            (
-                Status::Partial,
-                Some("interrupted before the last probe".to_string()),
-            )
-        } else {
-            (Status::Ok, None)
+        let (status, error) = self.status(abnormal);
+        let tally = Tally {
+            sent: c.sent,
+            received: c.received,
+            duplicates: c.duplicates,
+            errors: c.errors,
+            elapsed_s: self.elapsed_s(),
+            rtt: st.map(|s| (s.min, s.mean, s.max, s.mdev)),
         };
-        self.human.summary(
-            &self.cfg.host,
-            c.sent,
-            c.received,
-            c.duplicates,
-            c.errors,
-            self.elapsed_s(),
-            st.map(|s| (s.min, s.mean, s.max, s.mdev)),
-        );
-        let (mut rep, written) = match self.sink.take().and_then(Sink::finish) {
+        self.human.summary(&self.cfg.host, &tally);
+        let (rep, written) = match self.records.take().and_then(Records::finish) {
             Some(r) => r,
             None => {
                 return Err(Failure::new(
-                    exit::CANNOT,
+                    Exit::Cannot,
                     "writing records",
                     "the record writer failed",
                 ));
@@ -102,13 +62,64 @@ impl Session {
         })
         .map_err(|e| out_err(&e))?;
         if abnormal {
-            return Ok(ExitCode::from(exit::INTERRUPTED));
+            return Ok(Exit::Interrupted);
         }
-        Ok(ExitCode::from(if c.received > 0 {
-            exit::OK
+        Ok(if c.received > 0 {
+            Exit::Ok
         } else {
-            exit::MEASURED_FAILURE
-        }))
+            Exit::MeasuredFailure
+        })
+    }
+
+    /// The summary's status and error: failed without a reply, partial when interrupted
+    /// before the last probe (`abnormal`), else ok.
+    fn status(&self, abnormal: bool) -> (Status, Option<String>) {
+        let c = self.tracker.counts;
+        if c.received == 0 {
+            (
+                Status::Failed,
+                Some(format!(
+                    "no reply from {} ({} sent)",
+                    self.cfg.target.ip(),
+                    c.sent
+                )),
+            )
+        } else if abnormal {
+            (
+                Status::Partial,
+                Some("interrupted before the last probe".to_string()),
+            )
+        } else {
+            (Status::Ok, None)
+        }
+    }
+
+    /// Writes the summary of a run that stopped on the failure `f` (partial when replies
+    /// came, else failed) and gives `f` back.
+    fn failed(mut self, f: Failure, st: Option<&stats::RttStats>) -> Failure {
+        self.end_ns = Some(now_ns());
+        let rep = match self.records.take().and_then(Records::finish) {
+            Some((rep, _)) => rep,
+            None => return f,
+        };
+        let msg = f.message.clone().unwrap_or_else(|| "failed".into());
+        let (mut values, mut i) = self.summary_values(st);
+        i.insert("end".into(), json!("error"));
+        if self.tracker.counts.received == 0 {
+            values = Values::new();
+        }
+        let _ = rep.summary(Summary {
+            status: if self.tracker.counts.received > 0 {
+                Status::Partial
+            } else {
+                Status::Failed
+            },
+            error: Some(msg),
+            headline: None,
+            values,
+            info: i,
+        });
+        f
     }
 
     fn summary_values(&mut self, st: Option<&stats::RttStats>) -> (Values, Map<String, Value>) {

@@ -154,7 +154,7 @@ impl Tracker {
             probes.min(1 << 16)
         };
         self.slots.0.reserve_exact(n as usize + 1);
-        crate::socket::populate(&mut self.slots.0);
+        crate::prefault::populate(&mut self.slots.0);
     }
 
     /// Number of probes sent and not settled.
@@ -221,51 +221,10 @@ impl Tracker {
 
     /// Classifies an echo reply with wire sequence `seq` received at `rx_ns`.
     pub fn reply(&mut self, seq: u16, payload: &[u8], checksum_ok: bool, rx_ns: i64) -> Outcome {
-        if payload.len() >= 8 && payload[..8] != self.cookie.to_be_bytes() {
-            self.counts.foreign += 1;
-            return Outcome::Foreign;
-        }
-        let Some(slot) = self.slots.get(&seq).copied() else {
-            self.counts.foreign += 1;
-            return Outcome::Foreign;
+        let slot = match self.check(seq, payload, checksum_ok) {
+            Ok(slot) => slot,
+            Err(o) => return o,
         };
-        if !checksum_ok {
-            self.counts.corrupt += 1;
-            return Outcome::Corrupt {
-                seq,
-                why: "bad ICMP checksum",
-            };
-        }
-        // The probe number the payload names, when it is long enough to carry one.
-        let named = payload
-            .get(8..16)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_be_bytes);
-        if let Some(n) = named
-            && n != slot.number
-        {
-            if n < slot.number && wire_seq(n) == seq {
-                self.counts.late += 1;
-                return Outcome::Late {
-                    number: n,
-                    seq,
-                    rtt_s: None,
-                };
-            }
-            // Our cookie, but a probe number that does not fit the sequence number.
-            self.counts.corrupt += 1;
-            return Outcome::Corrupt {
-                seq,
-                why: "payload names another probe",
-            };
-        }
-        if !packet::payload_matches_pattern(&self.pattern, slot.number, payload) {
-            self.counts.corrupt += 1;
-            return Outcome::Corrupt {
-                seq,
-                why: "payload differs from what was sent",
-            };
-        }
         let rtt_s = (rx_ns - slot.sent_ns()) as f64 / 1e9;
         if rtt_s < 0.0 {
             // Received before this probe was sent: a reply to an earlier user of the slot.
@@ -310,6 +269,57 @@ impl Tracker {
                 }
             }
         }
+    }
+
+    /// The probe a reply with wire sequence `seq` answers, when it is ours and intact:
+    /// else the outcome (foreign, corrupt, or late for an older probe of the same slot).
+    fn check(&mut self, seq: u16, payload: &[u8], checksum_ok: bool) -> Result<Probe, Outcome> {
+        if payload.len() >= 8 && payload[..8] != self.cookie.to_be_bytes() {
+            self.counts.foreign += 1;
+            return Err(Outcome::Foreign);
+        }
+        let Some(slot) = self.slots.get(&seq).copied() else {
+            self.counts.foreign += 1;
+            return Err(Outcome::Foreign);
+        };
+        if !checksum_ok {
+            self.counts.corrupt += 1;
+            return Err(Outcome::Corrupt {
+                seq,
+                why: "bad ICMP checksum",
+            });
+        }
+        // The probe number the payload names, when it is long enough to carry one.
+        let named = payload
+            .get(8..16)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_be_bytes);
+        if let Some(n) = named
+            && n != slot.number
+        {
+            if n < slot.number && wire_seq(n) == seq {
+                self.counts.late += 1;
+                return Err(Outcome::Late {
+                    number: n,
+                    seq,
+                    rtt_s: None,
+                });
+            }
+            // Our cookie, but a probe number that does not fit the sequence number.
+            self.counts.corrupt += 1;
+            return Err(Outcome::Corrupt {
+                seq,
+                why: "payload names another probe",
+            });
+        }
+        if !packet::payload_matches_pattern(&self.pattern, slot.number, payload) {
+            self.counts.corrupt += 1;
+            return Err(Outcome::Corrupt {
+                seq,
+                why: "payload differs from what was sent",
+            });
+        }
+        Ok(slot)
     }
 
     /// An ICMP error quoting our request with wire sequence `seq`.

@@ -73,7 +73,7 @@ fn ipv6_loopback_raw_and_user_stamps() {
         return;
     }
     if !std::path::Path::new("/proc/net/if_inet6").exists() {
-        eprintln!("skipped: no IPv6 on this host");
+        testkit::skip("no IPv6 on this host");
         return;
     }
     let r = pingrt(
@@ -143,8 +143,7 @@ fn usage_errors_exit_2_with_a_fix() {
 
 #[test]
 fn fast_interval_and_flood_need_root() {
-    if !is_root() || !have("setpriv") {
-        eprintln!("skipped: needs root to drop to nobody with setpriv");
+    if !can_run("dropping to nobody with setpriv", &["setpriv"]) {
         return;
     }
     for args in [&["-i", "0.1", "127.0.0.1"][..], &["-f", "127.0.0.1"][..]] {
@@ -207,8 +206,7 @@ fn ctrl_c_still_writes_the_summary() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: signalling the child we spawned, by its pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let r = Run::from_output(child.wait_with_output().unwrap());
     assert_eq!(r.code, 130, "{}", r.explain());
     let s = r.summary();
@@ -224,8 +222,7 @@ fn ctrl_c_still_writes_the_summary() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: as above.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let r = Run::from_output(child.wait_with_output().unwrap());
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.summary().status, Some(measure::Status::Ok));

@@ -46,7 +46,7 @@ fn every_fourth_reply_dropped_is_exactly_25_percent_loss() {
     );
     let r = pingrt(
         Some(&net.c),
-        &["-c", "20", "-i", "0.02", "-W", "0.5", "10.77.1.2"],
+        &["-c", "20", "-i", "0.02", "-W", "0.5", net.s4],
     );
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.v("sent_count"), 20.0);
@@ -60,10 +60,7 @@ fn every_fourth_reply_dropped_is_exactly_25_percent_loss() {
         .count();
     assert_eq!(timeouts, 5);
     // Real ping on the same path sees the same loss.
-    let out = ping(
-        &net.c,
-        &["-c", "20", "-i", "0.02", "-W", "0.5", "10.77.1.2"],
-    );
+    let out = ping(&net.c, &["-c", "20", "-i", "0.02", "-W", "0.5", net.s4]);
     assert_eq!(ping_stats(&out).0, 15, "{out}");
 }
 
@@ -77,8 +74,8 @@ fn nft_dup_replies_are_duplicates_not_replies() {
         &net.s,
         &format!(
             "nft add table ip dupt && nft add chain ip dupt out \"{{ type filter hook output priority 0; }}\" && \
-             nft add rule ip dupt out icmp type echo-reply dup to 10.77.1.1 device {}",
-            net.s_if
+             nft add rule ip dupt out icmp type echo-reply dup to {} device {}",
+            net.c4, net.s_if
         ),
     );
     for sock in ["raw", "dgram"] {
@@ -91,15 +88,7 @@ fn nft_dup_replies_are_duplicates_not_replies() {
         let r = pingrt(
             Some(&net.c),
             &[
-                "-c",
-                "5",
-                "-i",
-                "0.05",
-                "-W",
-                "0.5",
-                "--socket",
-                sock,
-                "10.77.1.2",
+                "-c", "5", "-i", "0.05", "-W", "0.5", "--socket", sock, net.s4,
             ],
         );
         assert_eq!(r.code, 0, "{sock}: {}", r.explain());
@@ -118,14 +107,14 @@ fn delayed_replies_measure_the_delay_and_agree_with_ping() {
     let net = Net::pair();
     let delay = Duration::from_millis(20);
     let _resp = Responder::start(&net.s, move |_| vec![(delay, Damage::None)]);
-    let r = pingrt(Some(&net.c), &["-c", "5", "-i", "0.1", "10.77.1.2"]);
+    let r = pingrt(Some(&net.c), &["-c", "5", "-i", "0.1", net.s4]);
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.v("received_count"), 5.0);
     let mean = r.v("rtt_mean_s");
     // Physics: never below the delay; generous slack above it on a shared machine.
     assert!(r.v("rtt_min_s") >= 0.020, "{}", r.explain());
     assert!(mean < 0.020 + 0.030, "mean {mean}");
-    let out = ping(&net.c, &["-c", "5", "-i", "0.1", "10.77.1.2"]);
+    let out = ping(&net.c, &["-c", "5", "-i", "0.1", net.s4]);
     let (received, avg) = ping_stats(&out);
     assert_eq!(received, 5, "{out}");
     let avg = avg.unwrap();
@@ -157,7 +146,7 @@ fn out_of_order_late_and_corrupt_replies_are_told_apart() {
     });
     let r = pingrt(
         Some(&net.c),
-        &["-c", "16", "-i", "0.05", "-W", "0.3", "10.77.1.2"],
+        &["-c", "16", "-i", "0.05", "-W", "0.3", net.s4],
     );
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.v("sent_count"), 16.0);
@@ -189,15 +178,15 @@ fn ttl_too_small_for_a_routed_hop() {
         "sysctl -qw net.ipv4.ping_group_range=\"0 2147483647\"",
     );
     // The server is reachable with the default TTL...
-    let r = pingrt(Some(&net.c), &["-c", "2", "-i", "0.05", "10.77.2.2"]);
+    let r = pingrt(Some(&net.c), &["-c", "2", "-i", "0.05", net.s4]);
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.samples()[0].info["ttl"], 63, "one hop");
     // ...but TTL 1 dies at the router, for IPv4 and IPv6, raw and datagram sockets.
     for (addr, sock) in [
-        ("10.77.2.2", "raw"),
-        ("10.77.2.2", "dgram"),
-        ("fd00:77:2::2", "raw"),
-        ("fd00:77:2::2", "dgram"),
+        (net.s4, "raw"),
+        (net.s4, "dgram"),
+        (net.s6, "raw"),
+        (net.s6, "dgram"),
     ] {
         // -W 3: the first probe over a fresh veth may wait a second for neighbour discovery.
         let r = pingrt(
@@ -217,11 +206,7 @@ fn ttl_too_small_for_a_routed_hop() {
                 "{addr} {sock}: {}",
                 r.explain()
             );
-            let router = if addr.contains(':') {
-                "fd00:77:1::2"
-            } else {
-                "10.77.1.2"
-            };
+            let router = if addr.contains(':') { net.r6 } else { net.r4 };
             assert_eq!(s.info["from"], router);
         }
         assert_eq!(r.summary().status, Some(measure::Status::Failed));
@@ -270,7 +255,7 @@ fn a_host_that_never_answers_times_out_with_exit_1() {
     net.exec(&net.s, "sysctl -qw net.ipv4.icmp_echo_ignore_all=1");
     let r = pingrt(
         Some(&net.c),
-        &["-c", "3", "-i", "0.05", "-W", "0.2", "10.77.1.2"],
+        &["-c", "3", "-i", "0.05", "-W", "0.2", net.s4],
     );
     assert_eq!(r.code, 1, "{}", r.explain());
     assert_eq!(r.v("timeout_count"), 3.0);
@@ -295,23 +280,14 @@ fn ipv6_across_the_veth_raw_and_dgram() {
         let r = pingrt(
             Some(&net.c),
             &[
-                "-6",
-                "-c",
-                "3",
-                "-i",
-                "0.05",
-                "-W",
-                "2",
-                "--socket",
-                sock,
-                "fd00:77:1::2",
+                "-6", "-c", "3", "-i", "0.05", "-W", "2", "--socket", sock, net.s6,
             ],
         );
         assert_eq!(r.code, 0, "{sock}: {}", r.explain());
         assert_eq!(r.begin().info["socket"], sock);
         assert_eq!(r.v("received_count"), 3.0);
         for s in r.samples() {
-            assert_eq!(s.info["from"], "fd00:77:1::2");
+            assert_eq!(s.info["from"], net.s6);
             assert_eq!(s.info["ttl"], 64);
         }
     }
@@ -325,23 +301,20 @@ fn source_address_and_interface() {
     let net = Net::pair();
     let r = pingrt(
         Some(&net.c),
-        &["-c", "2", "-i", "0.05", "-I", "10.77.1.1", "10.77.1.2"],
+        &["-c", "2", "-i", "0.05", "-I", net.c4, net.s4],
     );
     assert_eq!(r.code, 0, "{}", r.explain());
-    assert_eq!(r.begin().info["source"], "10.77.1.1");
+    assert_eq!(r.begin().info["source"], net.c4);
     let r = pingrt(
         Some(&net.c),
-        &["-c", "2", "-i", "0.05", "-I", &net.c_if, "10.77.1.2"],
+        &["-c", "2", "-i", "0.05", "-I", &net.c_if, net.s4],
     );
     assert_eq!(r.code, 0, "{}", r.explain());
     assert_eq!(r.begin().info["interface"], net.c_if.as_str());
     // Bound to lo, the probe cannot reach the peer.
-    let r = pingrt(
-        Some(&net.c),
-        &["-c", "1", "-W", "0.3", "-I", "lo", "10.77.1.2"],
-    );
+    let r = pingrt(Some(&net.c), &["-c", "1", "-W", "0.3", "-I", "lo", net.s4]);
     assert_eq!(r.code, 1, "{}", r.explain());
-    let r = pingrt(Some(&net.c), &["-c", "1", "-I", "10.99.99.99", "10.77.1.2"]);
+    let r = pingrt(Some(&net.c), &["-c", "1", "-I", "10.99.99.99", net.s4]);
     assert_eq!(r.code, 2, "{}", r.explain());
     assert!(r.stderr.contains("source address"), "{}", r.stderr);
 }
@@ -372,7 +345,7 @@ fn unprivileged_datagram_socket_opened_inside_refused_outside() {
     }
     let net = Net::pair();
     // A new namespace starts with ping_group_range "1 0": nobody may open neither kind.
-    let r = as_nobody(&net.c, &["-c", "1", "10.77.1.2"]);
+    let r = as_nobody(&net.c, &["-c", "1", net.s4]);
     assert_eq!(r.code, 2, "{}", r.explain());
     assert!(r.stderr.contains("CAP_NET_RAW"), "{}", r.stderr);
     assert!(
@@ -381,14 +354,14 @@ fn unprivileged_datagram_socket_opened_inside_refused_outside() {
         r.stderr
     );
     assert_eq!(r.summary().status, Some(measure::Status::Failed));
-    let r = as_nobody(&net.c, &["-c", "1", "--socket", "raw", "10.77.1.2"]);
+    let r = as_nobody(&net.c, &["-c", "1", "--socket", "raw", net.s4]);
     assert_eq!(r.code, 2);
     assert!(
         r.stderr.contains("CAP_NET_RAW") && r.stderr.contains("setcap"),
         "{}",
         r.stderr
     );
-    let r = as_nobody(&net.c, &["-c", "1", "--socket", "dgram", "10.77.1.2"]);
+    let r = as_nobody(&net.c, &["-c", "1", "--socket", "dgram", net.s4]);
     assert_eq!(r.code, 2);
     assert!(
         r.stderr.contains("sysctl -w net.ipv4.ping_group_range"),
@@ -400,7 +373,7 @@ fn unprivileged_datagram_socket_opened_inside_refused_outside() {
         &net.c,
         "sysctl -qw net.ipv4.ping_group_range=\"0 2147483647\"",
     );
-    for fam in ["10.77.1.2", "fd00:77:1::2"] {
+    for fam in [net.s4, net.s6] {
         let r = as_nobody(&net.c, &["-c", "3", "-i", "0.2", fam]);
         assert_eq!(r.code, 0, "{fam}: {}", r.explain());
         assert_eq!(r.begin().info["socket"], "dgram");
@@ -427,15 +400,7 @@ fn raw_and_dgram_agree_on_loss_accounting() {
         let r = pingrt(
             Some(&net.c),
             &[
-                "-c",
-                "8",
-                "-i",
-                "0.02",
-                "-W",
-                "0.3",
-                "--socket",
-                sock,
-                "10.77.1.2",
+                "-c", "8", "-i", "0.02", "-W", "0.3", "--socket", sock, net.s4,
             ],
         );
         assert_eq!(r.code, 0, "{sock}: {}", r.explain());

@@ -8,6 +8,7 @@ pub mod loopdev;
 pub mod mount;
 pub mod netns;
 pub mod process;
+pub mod routed;
 pub mod signal;
 pub mod skip;
 

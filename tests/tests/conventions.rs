@@ -162,7 +162,7 @@ fn a_reader_that_goes_away_is_not_a_failure() {
             .arg(&file),
     );
     let time = exit_with_stdout_closed(
-        Command::new(bin("timecmd")).args(["-o", "-", "-n", "3", "--", "true"]),
+        Command::new(bin("timecmd")).args(["-o", "-", "-r", "3", "--", "true"]),
     );
     let records = dir.join("r.jsonl");
     std::fs::write(

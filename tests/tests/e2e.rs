@@ -117,7 +117,7 @@ fn measure_column(col: &Column, tmp: &Path, archive: &Path, index: usize) {
     let x = tmp.join(format!("x{index}"));
     let prepare = format!("rm -rf '{0}' && mkdir '{0}'", s(&x));
     let time = run(NetPair::exec(col.ns, bin("timecmd"))
-        .args(["-n", "3", "-q", "--prepare", &prepare, "--name", TAR])
+        .args(["-r", "3", "-q", "--prepare", &prepare, "--name", TAR])
         .args(record)
         .args(["--", "tar", "xjf", s(archive), "-C", s(&x)]));
     ok(&time, "timecmd tar xjf");

@@ -7,7 +7,7 @@
 mod clock;
 pub mod exit;
 mod human;
-mod plan;
+pub mod plan;
 pub mod reap;
 mod runner;
 mod series;
@@ -16,10 +16,10 @@ pub mod stats;
 mod summary;
 pub mod usage;
 
-use clap::{Arg, ArgAction, Command, value_parser};
-use measure::Failure;
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use measure::lifecycle::{self, Session, Stdout};
+use measure::{Exit, Failure};
 use std::ffi::OsString;
-use std::process::ExitCode;
 
 /// timecmd's own failure, as env(1) reports it.
 pub const EXIT_OWN_FAILURE: u8 = 125;
@@ -31,15 +31,17 @@ pub const EXIT_NOT_FOUND: u8 = 127;
 pub const EXIT_TIMED_OUT: u8 = 124;
 
 const LONG_ABOUT: &str = "\
-Runs COMMAND directly (no shell unless --shell), once like time(1) or -n times like hyperfine, \
+Runs COMMAND directly (no shell unless --shell), once like time(1) or -r times like hyperfine, \
 and measures each run exactly: CLOCK_MONOTONIC read right before the spawn and right after \
 the reaping, and the run's own resource usage from wait4(2): user and system CPU time, max \
 RSS, minor and major page faults, voluntary and involuntary context switches, file system \
 input and output. Each run is spawned with posix_spawn(3) into a process group of its own.
 
-The command inherits stdin, stdout and stderr (--output redirects its stdout). Records are \
-benchmatrix/1 JSON lines on stderr, or in -o FILE: a begin record (the command, the options \
-and the machine), a sample per measured run, and a summary (mean, median, standard deviation, \
+The command inherits stdin, stdout and stderr (--stdout redirects its stdout, --input its \
+stdin). As stdout is the command's, the records go to stderr when stderr is a pipe or a file, \
+and are appended to -o FILE when it is given; on a terminal without -o there are none. They \
+are benchmatrix/1 JSON lines: a begin record (the command, the options and the machine), a \
+sample per measured run, and a summary (mean, median, standard deviation, \
 min and max of wall, user and sys time, max RSS; headline wall_median_s), written on every \
 path: at the end, after a failure and after Ctrl-C. Warm-up runs are not recorded.
 
@@ -50,26 +52,33 @@ env(1)); 128+N when timecmd got signal N (130 for Ctrl-C: the running command ge
 signal, the summary is written). Without --ignore-failure, the first failing run (non-zero \
 exit, signal, time limit) stops the series.
 
-A human summary goes to stderr when stderr is a terminal; a warning goes to stderr when the \
-runs disagree (a modified Z-score on the median absolute deviation above 14.8, as hyperfine \
-tests for outliers).";
+On a terminal (unless -q), a human summary ends the run on stderr, as hyperfine and GNU time \
+print one: mean ± σ, median, range, user and system time, CPU share and max RSS, with a \
+warning when the runs disagree (a modified Z-score on the median absolute deviation above \
+14.8, as hyperfine tests for outliers; the summary record's info.warnings has it too).";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
   time tar xjf linux.tar.bz2
       timecmd -- tar xjf linux.tar.bz2
   /usr/bin/time -v make -j8   (max RSS, faults, context switches)
-      timecmd --label para/lvm --prepare 'make clean' -n 3 -- make -j8
-  hyperfine -N --warmup 1 --runs 10 'gzip -kf big.file'
-      timecmd -w 1 -n 10 -- gzip -kf big.file
-  hyperfine --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big.file'
-      timecmd -n 5 --output null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' -- cat big.file
+      timecmd --label para/lvm --prepare 'make clean' -r 3 -- make -j8
+  hyperfine -N --warmup 1 --runs 10 --export-json r.json 'gzip -kf big.file'
+      timecmd --warmup 1 -r 10 -o r.jsonl -- gzip -kf big.file
+  hyperfine --output null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big.file'
+      timecmd -r 5 --stdout null --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' -- cat big.file
   time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
       timecmd --shell 'dd if=/dev/zero of=testfile bs=512M count=4; sync'
   timeout 60 ./flaky-test, ten times, keeping going on failure
-      timecmd -n 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
+      timecmd -r 10 --time-limit 60s --ignore-failure -o results.jsonl -- ./flaky-test
   The median wall time, from the summary (the last record):
-      timecmd -o - --output null -n 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s";
+      timecmd -o - --stdout null -r 5 -- sleep 0.1 | tail -1 | jq .values.wall_median_s
+
+  For hyperfine users: -r/--runs is hyperfine's; its other short flags are long ones here \
+(-w --warmup, -s --setup, -p --prepare, -c --cleanup, -i --ignore-failure, -S --shell, \
+-n --name); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
+appends the records to FILE as JSON lines (hyperfine's --export-json writes one document); \
+no shell unless --shell, as hyperfine -N.";
 
 /// The command line interface: the one source for --help and the man page.
 pub fn command() -> Command {
@@ -80,17 +89,15 @@ pub fn command() -> Command {
         .after_help(EXAMPLES)
         .arg(
             Arg::new("runs")
-                .short('n')
-                .short_alias('c')
+                .short('r')
                 .long("runs")
                 .value_name("N")
                 .default_value("1")
                 .value_parser(value_parser!(u64).range(1..))
-                .help("Measured runs (1 is like time); -c is the same"),
+                .help("Measured runs (1 is like time)"),
         )
         .arg(
             Arg::new("warmup")
-                .short('w')
                 .long("warmup")
                 .value_name("N")
                 .default_value("0")
@@ -120,13 +127,13 @@ pub fn command() -> Command {
                 .long("time-limit")
                 .value_name("DURATION")
                 .value_parser(|s: &str| {
-                    let d = measure::units::parse_duration(s)?;
+                    let d = measure::units::parse_seconds(s)?;
                     if d.is_zero() {
                         return Err("--time-limit must be more than zero, e.g. 30s".to_string());
                     }
                     Ok(d)
                 })
-                .help("Kill a run's whole process group (SIGKILL) after DURATION (e.g. 30s, 500ms) and record it as timed out"),
+                .help("Kill a run's whole process group (SIGKILL) after DURATION (30s, 500ms; a bare number is seconds) and record it as timed out"),
         )
         .arg(
             Arg::new("ignore-failure")
@@ -144,12 +151,12 @@ pub fn command() -> Command {
                 .help("Run COMMAND (its words joined by spaces) as one string through SHELL -c (default sh)"),
         )
         .arg(
-            Arg::new("output")
-                .long("output")
+            Arg::new("stdout")
+                .long("stdout")
                 .value_name("WHERE")
                 .default_value("inherit")
                 .value_parser(|s: &str| spawn::Stdout::parse(s))
-                .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run)"),
+                .help("The command's stdout: inherit, null, pipe (read and discarded by timecmd, for programs that skip work on /dev/null), or FILE (truncated before each run; hyperfine's --output)"),
         )
         .arg(
             Arg::new("input")
@@ -159,20 +166,7 @@ pub fn command() -> Command {
                 .value_parser(|s: &str| spawn::Stdin::parse(s))
                 .help("The command's stdin: inherit, null, or FILE (every run reads it from the start)"),
         )
-        .arg(
-            Arg::new("records")
-                .short('o')
-                .long("records")
-                .value_name("FILE")
-                .help("Append the JSON records to FILE instead of stderr; - is stdout"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .short('q')
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .help("No human summary and no outlier warning on stderr"),
-        )
+        .arg(measure::flags::quiet())
         .arg(
             Arg::new("command")
                 .value_name("COMMAND")
@@ -182,31 +176,55 @@ pub fn command() -> Command {
                 .value_parser(value_parser!(OsString))
                 .help("The command and its arguments (put -- before it when it starts with -)"),
         );
-    measure::label::args(cmd)
+    measure::flags::record(cmd)
+        .mut_arg("output", |a| {
+            a.alias("records").help(
+                "Append the records to FILE (- is stdout); a terminal still gets the human summary",
+            )
+        })
+        // Records never go to stdout on their own here: it is the command's.
+        .mut_arg("json", |a| {
+            a.hide(true).help(
+                "No effect in timecmd: stdout is the command's; records go to a piped stderr or -o FILE",
+            )
+        })
 }
 
-/// Runs timecmd with `args` (the program name first) and returns its exit status.
-pub fn run(args: Vec<OsString>) -> Result<ExitCode, Failure> {
-    status(args).map(ExitCode::from)
+/// Runs timecmd with `args` (the program name first) through measure's lifecycle.
+pub fn run(args: Vec<OsString>) -> Exit {
+    lifecycle::run::<Tool>(args)
 }
 
-/// [`run`] with the exit status as a number, for the binary's C entry point.
-pub fn status(args: Vec<OsString>) -> Result<u8, Failure> {
-    // Usage errors exit 125 (not 2), as env(1) and timeout(1) do, so that they cannot be
-    // mistaken for the command's own exit status 2.
-    let m = measure::cli::parse(command(), args).map_err(own)?;
-    runner::run(&m)
-}
+/// timecmd on measure's lifecycle: the flags above, a [`plan::Plan`] of the runs, and the
+/// series as its engine.
+#[derive(Debug)]
+pub struct Tool;
 
-/// timecmd's own failures exit 125 (env(1)'s code) where the other tools exit 2
-/// (`measure::exit::CANNOT`); other codes pass through.
-pub(crate) fn own(f: Failure) -> Failure {
-    if f.code == measure::exit::CANNOT {
-        Failure {
-            code: EXIT_OWN_FAILURE.into(),
-            message: f.message,
-        }
-    } else {
-        f
+impl lifecycle::Tool for Tool {
+    const NAME: &'static str = "timecmd";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    // Usage errors and timecmd's own failures exit 125 (not 2), as env(1) and timeout(1)
+    // do, so that they cannot be mistaken for the command's own exit status 2.
+    const CANNOT: Exit = Exit::Code(EXIT_OWN_FAILURE);
+    type Options = plan::Plan;
+
+    fn command() -> Command {
+        command()
+    }
+
+    fn options(m: &ArgMatches) -> Result<plan::Plan, Failure> {
+        Ok(plan::Plan::from_matches(m))
+    }
+
+    fn name(o: &plan::Plan) -> String {
+        o.display.clone()
+    }
+
+    fn stdout(_o: &plan::Plan) -> Stdout {
+        Stdout::Payload
+    }
+
+    fn run(o: plan::Plan, s: &mut Session) -> Result<Exit, Failure> {
+        runner::run(&o, s).map(Exit::from_code)
     }
 }

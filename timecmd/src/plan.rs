@@ -2,6 +2,7 @@
 
 use crate::spawn::{Stdin, Stdout};
 use clap::ArgMatches;
+use nix::sys::signal::Signal;
 use std::ffi::OsString;
 use std::time::Duration;
 
@@ -19,12 +20,15 @@ pub struct Plan {
     pub cleanup: Option<String>,
     pub time_limit: Option<Duration>,
     pub ignore_failure: bool,
-    pub output: Stdout,
+    pub stdout: Stdout,
     pub input: Stdin,
-    pub quiet: bool,
+    /// The signals that timecmd's parent set to be ignored (`nohup`, `cmd &` in a script),
+    /// asked before the lifecycle installs its Ctrl-C handler: they stay ignored.
+    pub ignored: Vec<Signal>,
 }
 
 impl Plan {
+    /// The plan from the parsed flags.
     pub fn from_matches(m: &ArgMatches) -> Plan {
         let words: Vec<OsString> = m
             .get_many::<OsString>("command")
@@ -53,15 +57,15 @@ impl Plan {
             cleanup: m.get_one::<String>("cleanup").cloned(),
             time_limit: m.get_one::<Duration>("time-limit").copied(),
             ignore_failure: m.get_flag("ignore-failure"),
-            output: m
-                .get_one::<Stdout>("output")
+            stdout: m
+                .get_one::<Stdout>("stdout")
                 .cloned()
                 .unwrap_or(Stdout::Inherit),
             input: m
                 .get_one::<Stdin>("input")
                 .cloned()
                 .unwrap_or(Stdin::Inherit),
-            quiet: m.get_flag("quiet"),
+            ignored: crate::reap::ignored_signals(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Waiting for a run: signals through a signalfd, the time limit, Ctrl-C, and `wait4`.
 //!
 //! SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked and read from a signalfd, and the wait is
-//! a `ppoll` on it (and on the `--output pipe` pipe), so a signal can never slip in between
+//! a `ppoll` on it (and on the `--stdout pipe` pipe), so a signal can never slip in between
 //! a check and a blocking call. When the child has exited, `wait4` reaps it and hands back
 //! that run's own rusage; the clock is read right after. A signal that timecmd's parent
 //! had set to be ignored (`nohup`, `cmd &` in a script) stays ignored.
@@ -13,10 +13,20 @@
 //! terminal, as a shell does for `fg`, continues it, and takes the terminal back after it.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::mem::{MaybeUninit, size_of};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Duration;
 
+use nix::poll::{PollFd, PollFlags, ppoll};
+use nix::sys::signal::{
+    SigHandler, SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise, signal,
+};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::sys::time::TimeSpec;
+use nix::unistd::{Pid, getpgrp, isatty, tcgetpgrp, tcsetpgrp};
+
 use crate::clock::now_ns;
+use crate::spawn::Drain;
 
 /// How long a child has to end after a forwarded Ctrl-C before it gets SIGKILL.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
@@ -48,12 +58,12 @@ impl std::fmt::Debug for Reaped {
 
 /// The blocked signals, their signalfd, and the terminal hand-off.
 pub struct Signals {
-    fd: OwnedFd,
+    fd: SignalFd,
     /// The first interrupting signal (SIGINT, SIGTERM, SIGHUP) received, if any.
     interrupted: Option<i32>,
     /// The terminal to hand to a run that needs it, when timecmd is in its foreground.
-    tty: Option<RawFd>,
-    own_pgrp: libc::pid_t,
+    tty: Option<OwnedFd>,
+    own_pgrp: Pid,
     /// Whether the current run has the terminal.
     handed: bool,
 }
@@ -67,56 +77,163 @@ impl std::fmt::Debug for Signals {
     }
 }
 
-/// Whether `sig` is currently ignored (SIG_IGN), as a parent may have set it.
-fn ignored(sig: i32) -> bool {
-    // SAFETY: sigaction with a null new action only reads the current one into `old`.
+/// The signals timecmd waits for (SIGTSTP only on a terminal).
+const WAITED: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGTSTP,
+];
+
+/// Those of the waited-for signals that are ignored (SIG_IGN) now, as a parent may have set
+/// them (`nohup`, `cmd &` in a script). nix's sigaction always installs a new action; only
+/// libc's asks without changing anything.
+pub fn ignored_signals() -> Vec<Signal> {
+    WAITED
+        .into_iter()
+        .filter(|&sig| {
+            let mut old = MaybeUninit::<libc::sigaction>::zeroed();
+            // SAFETY: sigaction with a null new action only writes the current one into
+            // `old`, which is read only when the call succeeded.
+            unsafe {
+                libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0
+                    && old.assume_init().sa_sigaction == libc::SIG_IGN
+            }
+        })
+        .collect()
+}
+
+/// Sets `sigs` back to SIG_IGN (the lifecycle's Ctrl-C handler replaced a parent's
+/// SIG_IGN), so that timecmd and every run ignore them as their parent asked.
+fn keep_ignored(sigs: &[Signal]) -> io::Result<()> {
+    for &sig in sigs {
+        // SAFETY: SIG_IGN installs no handler, so no code runs in signal context.
+        unsafe { signal(sig, SigHandler::SigIgn) }?;
+    }
+    Ok(())
+}
+
+/// A descriptor of the terminal whose foreground process group is timecmd's (stdin, then
+/// stderr, then stdout), if any.
+fn foreground_terminal(own_pgrp: Pid) -> Option<OwnedFd> {
+    let (stdin, stderr, stdout) = (io::stdin(), io::stderr(), io::stdout());
+    [stdin.as_fd(), stderr.as_fd(), stdout.as_fd()]
+        .into_iter()
+        .find(|&fd| isatty(fd).unwrap_or(false) && tcgetpgrp(fd).is_ok_and(|p| p == own_pgrp))
+        .and_then(|fd| fd.try_clone_to_owned().ok())
+}
+
+/// Passes an interrupt on to the run's process group; returns when (CLOCK_MONOTONIC ns) the
+/// group is killed if it is still there.
+fn forward(pgrp: Pid, sig: i32) -> u64 {
+    if let Ok(s) = Signal::try_from(sig) {
+        let _ = killpg(pgrp, s);
+    }
+    now_ns() + INTERRUPT_GRACE.as_nanos() as u64
+}
+
+/// `wait4` without blocking: the wait status and rusage of `pid` once it ended (or stopped),
+/// `None` while it runs. Neither nix nor rustix hands back wait4's rusage.
+fn wait4(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(libc::c_int, libc::rusage)>> {
+    let mut status: libc::c_int = 0;
+    let mut usage = MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: wait4 on our own child with pointers to live values; the kernel fills in the
+    // rusage when it returns the child's pid, and only then is it read.
     unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+        match libc::wait4(pid, &mut status, flags, usage.as_mut_ptr()) {
+            r if r == pid => Ok(Some((status, usage.assume_init()))),
+            r if r < 0 => Err(io::Error::last_os_error()),
+            _ => Ok(None),
+        }
     }
 }
 
-impl Signals {
-    /// Blocks the signals timecmd waits for and opens their signalfd.
-    pub fn install() -> io::Result<Signals> {
-        // SAFETY: sigset_t is plain data initialised by sigemptyset; the calls take
-        // pointers to live values; signalfd returns a new descriptor or -1.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGCHLD);
-            let own_pgrp = libc::getpgrp();
-            let tty = [0, 2, 1]
-                .into_iter()
-                .find(|&fd| libc::isatty(fd) == 1 && libc::tcgetpgrp(fd) == own_pgrp);
-            let mut wanted = vec![libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-            if tty.is_some() {
-                // Ctrl-Z stops the run and timecmd together.
-                wanted.push(libc::SIGTSTP);
-            }
-            for sig in wanted {
-                if !ignored(sig) {
-                    libc::sigaddset(&mut set, sig);
-                }
-            }
-            let mut block = set;
-            // Blocked SIGTTOU lets timecmd take the terminal back from the background.
-            libc::sigaddset(&mut block, libc::SIGTTOU);
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &block, std::ptr::null_mut()) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let fd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(Signals {
-                fd: OwnedFd::from_raw_fd(fd),
-                interrupted: None,
-                tty,
-                own_pgrp,
-                handed: false,
-            })
+/// The state of one wait: when to kill the group, and what happened so far.
+#[derive(Default)]
+struct Waiting {
+    /// The --time-limit deadline (CLOCK_MONOTONIC ns), until it has struck.
+    kill_at: Option<u64>,
+    /// The end of the grace after a forwarded interrupt.
+    force_at: Option<u64>,
+    timed_out: bool,
+    interrupt: Option<i32>,
+}
+
+impl Waiting {
+    /// The next time the wait has to wake up by itself, as a timeout from now.
+    fn timeout(&self) -> Option<TimeSpec> {
+        let wake = match (self.kill_at, self.force_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }?;
+        Some(TimeSpec::from(Duration::from_nanos(
+            wake.saturating_sub(now_ns()),
+        )))
+    }
+
+    /// Kills the group at the time limit or at the end of the grace.
+    fn strike(&mut self, pgrp: Pid) {
+        let now = now_ns();
+        if self.kill_at.is_some_and(|k| now >= k) {
+            self.kill_at = None;
+            self.timed_out = true;
+            // The leader is not reaped yet, so the group id cannot have been reused.
+            let _ = killpg(pgrp, Signal::SIGKILL);
         }
+        if self.force_at.is_some_and(|f| now >= f) {
+            self.force_at = None;
+            let _ = killpg(pgrp, Signal::SIGKILL);
+        }
+    }
+}
+
+/// Whether the signalfd and the pipe are readable after a `ppoll` on both until `timeout`.
+fn poll(
+    sigfd: BorrowedFd<'_>,
+    pipe: Option<BorrowedFd<'_>>,
+    timeout: Option<TimeSpec>,
+) -> io::Result<(bool, bool)> {
+    let mut fds = [
+        PollFd::new(sigfd, PollFlags::POLLIN),
+        PollFd::new(pipe.unwrap_or(sigfd), PollFlags::POLLIN),
+    ];
+    let n = if pipe.is_some() { 2 } else { 1 };
+    match ppoll(&mut fds[..n], timeout, None) {
+        Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
+    Ok((ready(&fds[0]), n == 2 && ready(&fds[1])))
+}
+
+impl Signals {
+    /// Blocks the signals timecmd waits for (but the `ignored` ones) and opens their
+    /// signalfd. A Ctrl-C that reached the lifecycle's handler before counts as received.
+    pub fn install(ignored: &[Signal]) -> io::Result<Signals> {
+        keep_ignored(ignored)?;
+        let own_pgrp = getpgrp();
+        let tty = foreground_terminal(own_pgrp);
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGCHLD);
+        for sig in WAITED {
+            // Ctrl-Z stops the run and timecmd together, on a terminal.
+            let wanted = sig != Signal::SIGTSTP || tty.is_some();
+            if wanted && !ignored.contains(&sig) {
+                set.add(sig);
+            }
+        }
+        let mut block = set;
+        // Blocked SIGTTOU lets timecmd take the terminal back from the background.
+        block.add(Signal::SIGTTOU);
+        pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&block), None)?;
+        let fd = SignalFd::with_flags(&set, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK)?;
+        Ok(Signals {
+            fd,
+            interrupted: measure::signal::interrupt_signal(),
+            tty,
+            own_pgrp,
+            handed: false,
+        })
     }
 
     /// The first interrupting signal received so far.
@@ -136,33 +253,31 @@ impl Signals {
         let (stops, rest): (Vec<i32>, Vec<i32>) =
             got.into_iter().partition(|&s| s == libc::SIGTSTP);
         if !stops.is_empty() {
-            // SAFETY: stops timecmd itself; the shell's `fg` continues it.
-            unsafe { libc::raise(libc::SIGSTOP) };
+            // The shell's `fg` continues timecmd.
+            let _ = raise(Signal::SIGSTOP);
         }
         rest
     }
 
     /// Every pending signal but SIGCHLD, in order.
     fn drain_all(&mut self) -> Vec<i32> {
+        // Room for every signal that can be pending at once (each blocked signal once), so
+        // that one read empties the queue: the wake-up after the child's exit is in the
+        // measured span. signalfd returns whole records; the signal number comes first.
+        const RECORD: usize = size_of::<libc::signalfd_siginfo>();
         const BATCH: usize = 8;
         let mut got = Vec::new();
         loop {
-            // SAFETY: signalfd_siginfo is plain data; read writes at most the array's size.
-            let mut si: [libc::signalfd_siginfo; BATCH] = unsafe { std::mem::zeroed() };
-            let size = std::mem::size_of_val(&si);
-            // SAFETY: reading into a buffer of exactly `size` bytes; signalfd returns whole
-            // signalfd_siginfo records.
-            let n = unsafe { libc::read(self.fd.as_raw_fd(), si.as_mut_ptr().cast(), size) };
-            let records =
-                usize::try_from(n).unwrap_or(0) / std::mem::size_of::<libc::signalfd_siginfo>();
+            let mut buf = [0u8; RECORD * BATCH];
+            let n = nix::unistd::read(&self.fd, &mut buf).unwrap_or(0);
             got.extend(
-                si[..records]
-                    .iter()
-                    .map(|r| r.ssi_signo as i32)
+                buf[..n]
+                    .chunks_exact(RECORD)
+                    .map(|r| i32::from_ne_bytes([r[0], r[1], r[2], r[3]]))
                     .filter(|&sig| sig != libc::SIGCHLD),
             );
             // A short read (or EAGAIN) means the queue is empty.
-            if records < BATCH {
+            if n < buf.len() {
                 break;
             }
         }
@@ -177,13 +292,11 @@ impl Signals {
         self.interrupted
     }
 
-    fn give_terminal(&self, pgrp: libc::pid_t) {
-        if let Some(fd) = self.tty {
-            // SAFETY: tcsetpgrp on a terminal descriptor; SIGTTOU is blocked so it works
-            // from the background too. A failure leaves job control as it was.
-            unsafe {
-                libc::tcsetpgrp(fd, pgrp);
-            }
+    fn give_terminal(&self, pgrp: Pid) {
+        if let Some(fd) = &self.tty {
+            // SIGTTOU is blocked, so this works from the background too. A failure leaves
+            // job control as it was.
+            let _ = tcsetpgrp(fd, pgrp);
         }
     }
 
@@ -194,13 +307,14 @@ impl Signals {
         &mut self,
         pid: libc::pid_t,
         deadline_ns: Option<u64>,
-        pipe: Option<RawFd>,
+        mut pipe: Option<&mut Drain>,
         stop_if_interrupted: bool,
     ) -> io::Result<Reaped> {
-        let mut kill_at = deadline_ns;
-        let mut force_at: Option<u64> = None;
-        let mut timed_out = false;
-        let mut interrupt = None;
+        let pgrp = Pid::from_raw(pid);
+        let mut w = Waiting {
+            kill_at: deadline_ns,
+            ..Waiting::default()
+        };
         let flags = if self.tty.is_some() {
             libc::WNOHANG | libc::WUNTRACED
         } else {
@@ -209,106 +323,61 @@ impl Signals {
         self.handed = false;
         // An interrupt that arrived just before the spawn still stops this run.
         if let Some(sig) = self.interrupted.filter(|_| stop_if_interrupted) {
-            interrupt = Some(sig);
-            force_at = Some(forward(pid, sig));
+            w.interrupt = Some(sig);
+            w.force_at = Some(forward(pgrp, sig));
         }
         loop {
-            let mut fds = [
-                libc::pollfd {
-                    fd: self.fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-                libc::pollfd {
-                    fd: pipe.unwrap_or(-1),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-            ];
-            let wake = match (kill_at, force_at) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let ts = wake.map(|w| {
-                let left = w.saturating_sub(now_ns());
-                libc::timespec {
-                    tv_sec: (left / 1_000_000_000) as libc::time_t,
-                    tv_nsec: (left % 1_000_000_000) as libc::c_long,
-                }
-            });
-            let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const _);
-            // SAFETY: two live pollfd entries (a negative fd is ignored by ppoll), a
-            // timespec or null, and no signal mask change.
-            let rc = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, tsp, std::ptr::null()) };
-            if rc < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    self.take_terminal_back();
-                    return Err(e);
-                }
+            let pipe_fd = pipe.as_ref().map(|d| d.fd());
+            let polled = poll(self.fd.as_fd(), pipe_fd, w.timeout());
+            let (signalled, pipe_ready) = polled.inspect_err(|_| self.take_terminal_back())?;
+            if signalled {
+                self.on_signals(pgrp, &mut w);
             }
-            if fds[0].revents != 0 {
-                for sig in self.drain_all() {
-                    if sig == libc::SIGTSTP {
-                        self.suspend_with(pid);
-                    } else if interrupt.is_none() {
-                        interrupt = Some(sig);
-                        self.interrupted.get_or_insert(sig);
-                        force_at = Some(forward(pid, sig));
-                    } else {
-                        // A second Ctrl-C: no more grace.
-                        // SAFETY: as above.
-                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+            if let Some(d) = pipe.as_deref_mut().filter(|_| pipe_ready) {
+                d.drain();
+            }
+            match wait4(pid, flags) {
+                Ok(Some((status, usage))) => {
+                    let end_ns = now_ns();
+                    if libc::WIFSTOPPED(status) {
+                        self.on_stop(pgrp, libc::WSTOPSIG(status));
+                        continue;
                     }
+                    self.take_terminal_back();
+                    if let Some(d) = pipe.as_deref_mut() {
+                        d.drain();
+                    }
+                    return Ok(Reaped {
+                        status,
+                        usage,
+                        end_ns,
+                        timed_out: w.timed_out,
+                        interrupt: w.interrupt,
+                    });
                 }
-            }
-            if let Some(p) = pipe
-                && fds[1].revents != 0
-            {
-                drain_pipe(p);
-            }
-            let mut status: libc::c_int = 0;
-            // SAFETY: rusage is plain data that wait4 fills in.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            // SAFETY: wait4 on our own child with pointers to live values.
-            let r = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
-            if r == pid {
-                let end_ns = now_ns();
-                if libc::WIFSTOPPED(status) {
-                    self.on_stop(pid, libc::WSTOPSIG(status));
-                    continue;
-                }
-                self.take_terminal_back();
-                if let Some(p) = pipe {
-                    drain_pipe(p);
-                }
-                return Ok(Reaped {
-                    status,
-                    usage,
-                    end_ns,
-                    timed_out,
-                    interrupt,
-                });
-            }
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
+                Ok(None) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
                     self.take_terminal_back();
                     return Err(e);
                 }
             }
-            let now = now_ns();
-            if kill_at.is_some_and(|k| now >= k) {
-                kill_at = None;
-                timed_out = true;
-                // SAFETY: kill of the process group we created (the leader is not reaped
-                // yet, so the group id cannot have been reused).
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
-            }
-            if force_at.is_some_and(|f| now >= f) {
-                force_at = None;
-                // SAFETY: as above.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            w.strike(pgrp);
+        }
+    }
+
+    /// The signals that woke a wait: Ctrl-Z suspends the run with timecmd, the first
+    /// interrupt is forwarded with a grace, a second one kills at once.
+    fn on_signals(&mut self, pgrp: Pid, w: &mut Waiting) {
+        for sig in self.drain_all() {
+            if sig == libc::SIGTSTP {
+                suspend_with(pgrp);
+            } else if w.interrupt.is_none() {
+                w.interrupt = Some(sig);
+                self.interrupted.get_or_insert(sig);
+                w.force_at = Some(forward(pgrp, sig));
+            } else {
+                let _ = killpg(pgrp, Signal::SIGKILL);
             }
         }
     }
@@ -325,52 +394,25 @@ impl Signals {
     /// terminal it gets the terminal and goes on. After Ctrl-Z typed while it had the
     /// terminal, timecmd stops too and both go on after `fg`. A stop that someone else sent
     /// stays as it is.
-    fn on_stop(&mut self, pid: libc::pid_t, sig: i32) {
+    fn on_stop(&mut self, pgrp: Pid, sig: i32) {
         if sig != libc::SIGTTIN && sig != libc::SIGTTOU {
             if !self.handed {
                 return;
             }
             self.take_terminal_back();
-            // SAFETY: stops timecmd itself; the shell's `fg` continues it.
-            unsafe { libc::raise(libc::SIGSTOP) };
+            // The shell's `fg` continues timecmd.
+            let _ = raise(Signal::SIGSTOP);
         }
-        self.give_terminal(pid);
+        self.give_terminal(pgrp);
         self.handed = true;
-        // SAFETY: continues the process group we created.
-        unsafe { libc::kill(-pid, libc::SIGCONT) };
-    }
-
-    /// Ctrl-Z reached timecmd during a run: stop the run's group, then timecmd; after `fg`
-    /// continue both.
-    fn suspend_with(&mut self, pid: libc::pid_t) {
-        // SAFETY: stops and later continues the process group we created, and stops
-        // timecmd itself until the shell continues it.
-        unsafe {
-            libc::kill(-pid, libc::SIGSTOP);
-            libc::raise(libc::SIGSTOP);
-            libc::kill(-pid, libc::SIGCONT);
-        }
+        let _ = killpg(pgrp, Signal::SIGCONT);
     }
 }
 
-/// Reads and discards what is in the pipe now.
-/// Passes an interrupt on to the run's process group; returns when (CLOCK_MONOTONIC ns) the
-/// group is killed if it is still there.
-fn forward(pid: libc::pid_t, sig: i32) -> u64 {
-    // SAFETY: kill of the process group we created.
-    unsafe { libc::kill(-pid, sig) };
-    now_ns() + INTERRUPT_GRACE.as_nanos() as u64
-}
-
-fn drain_pipe(fd: RawFd) {
-    // Never read back, so never zeroed: the wait for a run does not pay for it.
-    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
-    loop {
-        // SAFETY: read into a live buffer of buf.len() bytes from a non-blocking pipe; the
-        // bytes are discarded, never read as initialised values.
-        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-        if n <= 0 {
-            break;
-        }
-    }
+/// Ctrl-Z reached timecmd during a run: stop the run's group, then timecmd; after `fg`
+/// continue both.
+fn suspend_with(pgrp: Pid) {
+    let _ = killpg(pgrp, Signal::SIGSTOP);
+    let _ = raise(Signal::SIGSTOP);
+    let _ = killpg(pgrp, Signal::SIGCONT);
 }

@@ -10,7 +10,8 @@ use crate::reap::{Reaped, Signals};
 use crate::spawn::{SpawnError, Spawner, Stdin, Stdout};
 use crate::usage::RunUsage;
 use measure::Failure;
-use measure::writer::{Reporter, info};
+use measure::lifecycle::Session;
+use measure::writer::info;
 use serde_json::{Map, Value, json};
 
 /// Why the series ended before its last run.
@@ -40,12 +41,6 @@ pub struct Outcome {
     pub last_timed_out: bool,
     pub stop: Option<Stop>,
     pub cleanup_error: Option<String>,
-}
-
-/// Writes a record; an I/O failure on the record output ends timecmd (exit 125, or quietly
-/// on a broken pipe).
-pub fn io_fail(e: &std::io::Error) -> Failure {
-    crate::own(Failure::io("writing records", e))
 }
 
 /// One helper command (--prepare, --cleanup) through the shell, stdout discarded. An error
@@ -115,10 +110,32 @@ fn run_info(index: u64, exit: Exit, pid: libc::pid_t) -> Map<String, Value> {
     m
 }
 
+/// One run of the series: a warm-up or a measured one, its 1-based index among the measured
+/// runs, and its name in messages.
+struct Run {
+    warm: bool,
+    index: u64,
+    which: String,
+}
+
+impl Run {
+    /// The `i`-th (0-based) run of the series, warm-ups first.
+    fn nth(plan: &Plan, i: u64) -> Run {
+        let warm = i < plan.warmup;
+        let index = i.saturating_sub(plan.warmup) + 1;
+        let which = if warm {
+            format!("warm-up run {} of {}", i + 1, plan.warmup)
+        } else {
+            format!("run {index} of {}", plan.runs)
+        };
+        Run { warm, index, which }
+    }
+}
+
 /// Runs the series, writing a sample per measured run; the outcome feeds the summary.
 pub fn series(
     plan: &Plan,
-    rep: &mut Reporter,
+    s: &mut Session,
     signals: &mut Signals,
     sp: &mut Spawner,
 ) -> Result<Outcome, Failure> {
@@ -129,112 +146,13 @@ pub fn series(
             return Ok(out);
         }
     }
-    let total = plan.warmup + plan.runs;
-    for i in 0..total {
-        let warm = i < plan.warmup;
-        let index = i.saturating_sub(plan.warmup) + 1;
-        let which = if warm {
-            format!("warm-up run {} of {}", i + 1, plan.warmup)
-        } else {
-            format!("run {index} of {}", plan.runs)
-        };
-        if let Some(sig) = signals.poll_interrupt() {
-            out.stop = Some(Stop::Interrupted(sig));
-            break;
+    for i in 0..plan.warmup + plan.runs {
+        let run = Run::nth(plan, i);
+        out.stop = before_run(plan, signals, &run);
+        if out.stop.is_none() {
+            out.stop = measure_run(plan, s, signals, sp, &run, &mut out)?;
         }
-        if let Some(p) = &plan.prepare {
-            if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
-                out.stop = Some(helper_stop(signals, format!("before {which}: {e}"), ctrl_c));
-                break;
-            }
-            if let Some(sig) = signals.poll_interrupt() {
-                out.stop = Some(Stop::Interrupted(sig));
-                break;
-            }
-        }
-        sp.prepare_output();
-        let deadline = plan.time_limit.map(|l| l.as_nanos() as u64);
-        // The measured span: from right before the spawn to right after the reaping.
-        let start = now_ns();
-        let pid = match sp.spawn() {
-            Ok(pid) => pid,
-            Err(e) => {
-                if !warm {
-                    out.measured += 1;
-                    out.failed += 1;
-                    rep.sample_failed(&e.message, info(json!({"run": index, "ok": false})))
-                        .map_err(|e| io_fail(&e))?;
-                }
-                out.stop = Some(Stop::Spawn(e));
-                break;
-            }
-        };
-        let reaped: Reaped = signals
-            .wait(pid, deadline.map(|d| start + d), sp.pipe_fd(), true)
-            .map_err(|e| Failure::new(EXIT_OWN_FAILURE, format!("waiting for {which}"), e))?;
-        let exit = Exit::from_status(reaped.status);
-        let usage = RunUsage::new(start, reaped.end_ns, &reaped.usage);
-        out.last_exit = Some(exit);
-        out.last_timed_out = reaped.timed_out;
-        // The run that had the terminal died of Ctrl-C: the user meant timecmd too.
-        let interrupt = reaped.interrupt.or_else(|| {
-            (signals.hands_off_terminal() && exit == Exit::Signal(libc::SIGINT))
-                .then_some(libc::SIGINT)
-        });
-        if !warm {
-            out.measured += 1;
-        }
-        if let Some(sig) = interrupt {
-            if !warm {
-                out.failed += 1;
-                let mut inf = run_info(index, exit, pid);
-                inf.insert("interrupted".into(), json!(true));
-                rep.sample_failed(
-                    &format!(
-                        "interrupted by SIG{} after {:.3} s: the run was cut short",
-                        signal_name(sig),
-                        usage.wall_s
-                    ),
-                    inf,
-                )
-                .map_err(|e| io_fail(&e))?;
-            }
-            out.stop = Some(Stop::Interrupted(sig));
-            break;
-        }
-        if reaped.timed_out {
-            let limit = plan.time_limit.map_or(0.0, |d| d.as_secs_f64());
-            let msg = format!(
-                "{which} timed out after {} (--time-limit): killed its process group",
-                human::secs(limit)
-            );
-            if !warm {
-                out.failed += 1;
-                out.timed_out += 1;
-                let mut inf = run_info(index, exit, pid);
-                inf.insert("timed_out".into(), json!(true));
-                inf.insert("time_limit_s".into(), json!(limit));
-                rep.sample_failed(&msg, inf).map_err(|e| io_fail(&e))?;
-            }
-            if !plan.ignore_failure {
-                out.stop = Some(Stop::RunFailed(msg));
-                break;
-            }
-            continue;
-        }
-        let ok = exit.success();
-        if !warm {
-            if !ok {
-                out.failed += 1;
-            }
-            rep.sample(usage.values(), run_info(index, exit, pid))
-                .map_err(|e| io_fail(&e))?;
-            if ok || plan.ignore_failure {
-                out.counted.push(usage);
-            }
-        }
-        if !ok && !plan.ignore_failure {
-            out.stop = Some(Stop::RunFailed(format!("{which} {}", describe_exit(exit))));
+        if out.stop.is_some() {
             break;
         }
     }
@@ -250,4 +168,147 @@ pub fn series(
         out.stop = Some(Stop::Interrupted(sig));
     }
     Ok(out)
+}
+
+/// Before a run: an interrupt that came stops the series, else --prepare runs.
+fn before_run(plan: &Plan, signals: &mut Signals, run: &Run) -> Option<Stop> {
+    if let Some(sig) = signals.poll_interrupt() {
+        return Some(Stop::Interrupted(sig));
+    }
+    if let Some(p) = &plan.prepare {
+        if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--prepare", p, true) {
+            let e = format!("before {}: {e}", run.which);
+            return Some(helper_stop(signals, e, ctrl_c));
+        }
+        if let Some(sig) = signals.poll_interrupt() {
+            return Some(Stop::Interrupted(sig));
+        }
+    }
+    None
+}
+
+/// Spawns, waits for and records one run; says why the series stops after it, if it does.
+fn measure_run(
+    plan: &Plan,
+    s: &mut Session,
+    signals: &mut Signals,
+    sp: &mut Spawner,
+    run: &Run,
+    out: &mut Outcome,
+) -> Result<Option<Stop>, Failure> {
+    sp.prepare_output();
+    let deadline = plan.time_limit.map(|l| l.as_nanos() as u64);
+    // The measured span: from right before the spawn to right after the reaping.
+    let start = now_ns();
+    let pid = match sp.spawn() {
+        Ok(pid) => pid,
+        Err(e) => {
+            if !run.warm {
+                out.measured += 1;
+                out.failed += 1;
+                s.sample_failed(&e.message, info(json!({"run": run.index, "ok": false})))?;
+            }
+            return Ok(Some(Stop::Spawn(e)));
+        }
+    };
+    let reaped: Reaped = signals
+        .wait(pid, deadline.map(|d| start + d), sp.drain(), true)
+        .map_err(|e| Failure::new(EXIT_OWN_FAILURE, format!("waiting for {}", run.which), e))?;
+    let exit = Exit::from_status(reaped.status);
+    let usage = RunUsage::new(start, reaped.end_ns, &reaped.usage);
+    out.last_exit = Some(exit);
+    out.last_timed_out = reaped.timed_out;
+    if !run.warm {
+        out.measured += 1;
+    }
+    // The run that had the terminal died of Ctrl-C: the user meant timecmd too.
+    let interrupt = reaped.interrupt.or_else(|| {
+        (signals.hands_off_terminal() && exit == Exit::Signal(libc::SIGINT)).then_some(libc::SIGINT)
+    });
+    let ended = Ended { exit, pid, usage };
+    if let Some(sig) = interrupt {
+        record_interrupted(s, run, &ended, sig, out)?;
+        Ok(Some(Stop::Interrupted(sig)))
+    } else if reaped.timed_out {
+        record_timed_out(plan, s, run, &ended, out)
+    } else {
+        record_ended(plan, s, run, &ended, out)
+    }
+}
+
+/// How a reaped run ended and what it measured.
+struct Ended {
+    exit: Exit,
+    pid: libc::pid_t,
+    usage: RunUsage,
+}
+
+/// A run cut short by an interrupt: a failed sample.
+fn record_interrupted(
+    s: &mut Session,
+    run: &Run,
+    e: &Ended,
+    sig: i32,
+    out: &mut Outcome,
+) -> Result<(), Failure> {
+    if run.warm {
+        return Ok(());
+    }
+    out.failed += 1;
+    let mut inf = run_info(run.index, e.exit, e.pid);
+    inf.insert("interrupted".into(), json!(true));
+    let msg = format!(
+        "interrupted by SIG{} after {:.3} s: the run was cut short",
+        signal_name(sig),
+        e.usage.wall_s
+    );
+    s.sample_failed(&msg, inf)
+}
+
+/// A run killed at --time-limit: a failed sample; the series stops unless --ignore-failure.
+fn record_timed_out(
+    plan: &Plan,
+    s: &mut Session,
+    run: &Run,
+    e: &Ended,
+    out: &mut Outcome,
+) -> Result<Option<Stop>, Failure> {
+    let limit = plan.time_limit.map_or(0.0, |d| d.as_secs_f64());
+    let msg = format!(
+        "{} timed out after {} (--time-limit): killed its process group",
+        run.which,
+        human::secs(limit)
+    );
+    if !run.warm {
+        out.failed += 1;
+        out.timed_out += 1;
+        let mut inf = run_info(run.index, e.exit, e.pid);
+        inf.insert("timed_out".into(), json!(true));
+        inf.insert("time_limit_s".into(), json!(limit));
+        s.sample_failed(&msg, inf)?;
+    }
+    Ok((!plan.ignore_failure).then_some(Stop::RunFailed(msg)))
+}
+
+/// A run that ended by itself: a sample, counted when it succeeded or with --ignore-failure;
+/// a failure stops the series unless --ignore-failure.
+fn record_ended(
+    plan: &Plan,
+    s: &mut Session,
+    run: &Run,
+    e: &Ended,
+    out: &mut Outcome,
+) -> Result<Option<Stop>, Failure> {
+    let ok = e.exit.success();
+    if !run.warm {
+        if !ok {
+            out.failed += 1;
+        }
+        s.sample(e.usage.values(), run_info(run.index, e.exit, e.pid))?;
+        if ok || plan.ignore_failure {
+            out.counted.push(e.usage);
+        }
+    }
+    Ok((!ok && !plan.ignore_failure)
+        .then(|| Stop::RunFailed(format!("{} {}", run.which, describe_exit(e.exit)))))
 }

@@ -1,23 +1,24 @@
-//! Starting a run: `posix_spawnp` into a process group of its own, stdout where `--output` says.
+//! Starting a run: `posix_spawnp` into a process group of its own, stdout where `--stdout` says.
 //!
-//! The argument vector, the spawn attributes and the file actions are built once and reused
-//! for every run, so the only work between the two clock readings is the spawn itself and
-//! the reaping. `posix_spawnp` (glibc's runs `clone(CLONE_VM|CLONE_VFORK)`) never copies
-//! timecmd's page tables, which keeps the per-run cost low; timecmd's own memory stays
-//! small because a child's max RSS can never read below the spawner's.
+//! The argument vector, the environment, the spawn attributes and the file actions are built
+//! once and reused for every run, so the only work between the two clock readings is the
+//! spawn itself (with nix's two pointer arrays for argv and envp) and the reaping.
+//! `posix_spawnp` (glibc's runs `clone(CLONE_VM|CLONE_VFORK)`) never copies timecmd's page
+//! tables, which keeps the per-run cost low; timecmd's own memory stays small because a
+//! child's max RSS can never read below the spawner's.
 
 use crate::{EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OWN_FAILURE};
+use nix::spawn::{
+    PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawn, posix_spawnp,
+};
+use nix::sys::signal::{SigSet, Signal};
+use nix::unistd::{AccessFlags, Pid, access};
 use std::ffi::{CString, OsStr};
-use std::fs::OpenOptions;
-use std::io::{self, Seek};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-
-unsafe extern "C" {
-    /// The process environment, passed on to the child unchanged.
-    static environ: *const *mut libc::c_char;
-}
 
 /// Where the child's standard output goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,10 +34,10 @@ pub enum Stdout {
 }
 
 impl Stdout {
-    /// Parses `--output`: `inherit`, `null`, `pipe`, or a file path.
+    /// Parses `--stdout`: `inherit`, `null`, `pipe`, or a file path.
     pub fn parse(s: &str) -> Result<Stdout, String> {
         Ok(match s {
-            "" => return Err("--output is empty: give null, pipe, inherit or a file".into()),
+            "" => return Err("--stdout is empty: give null, pipe, inherit or a file".into()),
             "inherit" => Stdout::Inherit,
             "null" => Stdout::Null,
             "pipe" => Stdout::Pipe,
@@ -95,37 +96,115 @@ pub struct SpawnError {
     pub message: String,
 }
 
-/// The spawn attributes, owned: destroyed on drop.
-struct Attr(Box<libc::posix_spawnattr_t>);
+/// The `--stdout pipe` pipe's read end, drained while a run goes on, with a buffer kept
+/// between reads so that draining never pays for zeroing one.
+pub struct Drain {
+    pipe: File,
+    buf: Box<[u8]>,
+}
 
-impl Drop for Attr {
-    fn drop(&mut self) {
-        // SAFETY: the attribute object was initialised by posix_spawnattr_init in `new`.
-        unsafe {
-            libc::posix_spawnattr_destroy(&mut *self.0);
-        }
+impl Drain {
+    /// The read end, to wait on.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.pipe.as_fd()
+    }
+
+    /// Reads and discards what is in the pipe now (its read end does not block).
+    pub fn drain(&mut self) {
+        while matches!(self.pipe.read(&mut self.buf), Ok(n) if n > 0) {}
     }
 }
 
-/// The file actions, owned: destroyed on drop.
-struct Actions(Box<libc::posix_spawn_file_actions_t>);
-
-impl Drop for Actions {
-    fn drop(&mut self) {
-        // SAFETY: initialised by posix_spawn_file_actions_init in `new`.
-        unsafe {
-            libc::posix_spawn_file_actions_destroy(&mut *self.0);
-        }
-    }
+/// The spawn attributes of every run: a process group of its own, no blocked signals, and
+/// SIGPIPE at its default (Rust ignores it; the child gets it back, as std's Command does).
+fn attributes() -> io::Result<PosixSpawnAttr> {
+    let mut attr = PosixSpawnAttr::init()?;
+    attr.set_sigmask(&SigSet::empty())?;
+    let mut dfl = SigSet::empty();
+    dfl.add(Signal::SIGPIPE);
+    attr.set_sigdefault(&dfl)?;
+    attr.set_pgroup(Pid::from_raw(0))?;
+    attr.set_flags(
+        PosixSpawnFlags::POSIX_SPAWN_SETPGROUP
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+    )?;
+    Ok(attr)
 }
 
-/// Turns a posix_spawn return value into a Result.
-fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::from_raw_os_error(rc))
-    }
+/// The process environment as `KEY=VALUE` strings, passed on to every run unchanged.
+fn environment() -> Vec<CString> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| {
+            // One allocation of the final size per variable.
+            let mut kv = Vec::with_capacity(k.len() + v.len() + 2);
+            kv.extend_from_slice(k.as_bytes());
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            kv.push(0);
+            CString::from_vec_with_nul(kv).ok()
+        })
+        .collect()
+}
+
+/// The file, or /dev/null, that becomes the child's stdin.
+fn open_stdin(stdin: &Stdin) -> io::Result<Option<File>> {
+    Ok(match stdin {
+        Stdin::Inherit => None,
+        Stdin::Null => Some(File::open("/dev/null")?),
+        Stdin::File(p) => Some(
+            File::open(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("--input {}: {e}", p.display())))?,
+        ),
+    })
+}
+
+/// Where the child's stdout goes: the descriptor it gets, the `--stdout FILE` file to empty
+/// before each run, and the pipe to drain.
+#[derive(Default)]
+struct Out {
+    fd: Option<OwnedFd>,
+    file: Option<File>,
+    drain: Option<Drain>,
+}
+
+fn open_stdout(stdout: &Stdout) -> io::Result<Out> {
+    Ok(match stdout {
+        Stdout::Inherit => Out::default(),
+        Stdout::Null => Out {
+            fd: Some(OpenOptions::new().write(true).open("/dev/null")?.into()),
+            ..Out::default()
+        },
+        Stdout::File(p) => {
+            let f = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("--stdout {}: {e}", p.display())))?;
+            Out {
+                fd: Some(f.try_clone()?.into()),
+                file: Some(f),
+                drain: None,
+            }
+        }
+        Stdout::Pipe => {
+            // The child's end blocks as a normal stdout would; timecmd's end does not.
+            let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+            nix::fcntl::fcntl(
+                &r,
+                nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+            )?;
+            Out {
+                fd: Some(w),
+                file: None,
+                drain: Some(Drain {
+                    pipe: r.into(),
+                    buf: vec![0; 16384].into_boxed_slice(),
+                }),
+            }
+        }
+    })
 }
 
 /// Spawns one command line again and again, each time in a new process group.
@@ -133,18 +212,14 @@ pub struct Spawner {
     program: String,
     /// The executable found in PATH once, up front, so that no run pays for the search.
     resolved: Option<CString>,
-    _args: Vec<CString>,
-    argv: Vec<*mut libc::c_char>,
-    attr: Attr,
-    actions: Option<Actions>,
-    /// The file or the pipe's write end that becomes the child's stdout.
-    out_fd: Option<OwnedFd>,
-    /// The pipe's read end, for `--output pipe`.
-    pipe_read: Option<OwnedFd>,
-    /// The output file, truncated before each run.
-    out_file: Option<std::fs::File>,
+    args: Vec<CString>,
+    env: Vec<CString>,
+    attr: PosixSpawnAttr,
+    actions: PosixSpawnFileActions,
+    /// The file, /dev/null or pipe write end that becomes the child's stdout, and the rest.
+    out: Out,
     /// The file or /dev/null that becomes the child's stdin.
-    in_file: Option<std::fs::File>,
+    in_file: Option<File>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -161,7 +236,6 @@ impl Spawner {
         let Some(first) = argv.first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
         };
-        let program = first.as_ref().to_string_lossy().into_owned();
         let args = argv
             .iter()
             .map(|a| {
@@ -170,116 +244,26 @@ impl Spawner {
                 })
             })
             .collect::<io::Result<Vec<_>>>()?;
-        let mut ptrs: Vec<*mut libc::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
-        ptrs.push(std::ptr::null_mut());
-
-        // SAFETY: posix_spawnattr_t is plain data that posix_spawnattr_init initialises.
-        let mut attr = Attr(Box::new(unsafe { std::mem::zeroed() }));
-        // SAFETY: the pointer is to a live, boxed attribute object.
-        check(unsafe { libc::posix_spawnattr_init(&mut *attr.0) })?;
-        // SAFETY: sigset_t is plain data, initialised by sigemptyset before use; the
-        // attribute calls take pointers to live values.
-        unsafe {
-            let mut empty: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut empty);
-            check(libc::posix_spawnattr_setsigmask(&mut *attr.0, &empty))?;
-            // Rust ignores SIGPIPE; the child gets the default back, as std's Command does.
-            let mut dfl: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut dfl);
-            libc::sigaddset(&mut dfl, libc::SIGPIPE);
-            check(libc::posix_spawnattr_setsigdefault(&mut *attr.0, &dfl))?;
-            check(libc::posix_spawnattr_setpgroup(&mut *attr.0, 0))?;
-            let flags = libc::POSIX_SPAWN_SETPGROUP
-                | libc::POSIX_SPAWN_SETSIGMASK
-                | libc::POSIX_SPAWN_SETSIGDEF;
-            check(libc::posix_spawnattr_setflags(
-                &mut *attr.0,
-                flags as libc::c_short,
-            ))?;
+        let in_file = open_stdin(stdin)?;
+        let out = open_stdout(stdout)?;
+        let mut actions = PosixSpawnFileActions::init()?;
+        if let Some(f) = &in_file {
+            actions.add_dup2(f.as_raw_fd(), 0)?;
         }
-
-        let resolved = resolve_in_path(first.as_ref())
-            .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
-        let mut sp = Spawner {
-            program,
-            resolved,
-            _args: args,
-            argv: ptrs,
-            attr,
-            actions: None,
-            out_fd: None,
-            pipe_read: None,
-            out_file: None,
-            in_file: None,
-        };
-        match stdin {
-            Stdin::Inherit => {}
-            Stdin::Null => sp.in_file = Some(std::fs::File::open("/dev/null")?),
-            Stdin::File(p) => {
-                sp.in_file = Some(std::fs::File::open(p).map_err(|e| {
-                    io::Error::new(e.kind(), format!("--input {}: {e}", p.display()))
-                })?);
-            }
+        if let Some(fd) = &out.fd {
+            actions.add_dup2(fd.as_raw_fd(), 1)?;
         }
-        match stdout {
-            Stdout::Inherit => {}
-            Stdout::Null => {
-                let f = OpenOptions::new().write(true).open("/dev/null")?;
-                sp.out_fd = Some(OwnedFd::from(f));
-            }
-            Stdout::File(p) => {
-                let f = OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(p)
-                    .map_err(|e| {
-                        io::Error::new(e.kind(), format!("--output {}: {e}", p.display()))
-                    })?;
-                sp.out_fd = Some(OwnedFd::from(f.try_clone()?));
-                sp.out_file = Some(f);
-            }
-            Stdout::Pipe => {
-                let mut fds = [0 as RawFd; 2];
-                // SAFETY: pipe2 writes two descriptors into the array on success.
-                if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0
-                {
-                    return Err(io::Error::last_os_error());
-                }
-                // SAFETY: both descriptors were just created and are owned by nobody else.
-                let (r, w) =
-                    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-                // The child's end blocks as a normal stdout would.
-                // SAFETY: fcntl on a descriptor we own.
-                unsafe {
-                    let fl = libc::fcntl(w.as_raw_fd(), libc::F_GETFL);
-                    libc::fcntl(w.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
-                }
-                sp.out_fd = Some(w);
-                sp.pipe_read = Some(r);
-            }
-        }
-        let dups: Vec<(RawFd, RawFd)> = [
-            sp.in_file.as_ref().map(|f| (f.as_raw_fd(), 0)),
-            sp.out_fd.as_ref().map(|f| (f.as_raw_fd(), 1)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !dups.is_empty() {
-            // SAFETY: as for the attributes: a boxed, initialised file actions object.
-            let mut actions = Actions(Box::new(unsafe { std::mem::zeroed() }));
-            // SAFETY: the pointer is to a live, boxed object.
-            check(unsafe { libc::posix_spawn_file_actions_init(&mut *actions.0) })?;
-            for (from, to) in dups {
-                // SAFETY: dup2 of a descriptor that stays open as long as the spawner lives.
-                check(unsafe {
-                    libc::posix_spawn_file_actions_adddup2(&mut *actions.0, from, to)
-                })?;
-            }
-            sp.actions = Some(actions);
-        }
-        Ok(sp)
+        Ok(Spawner {
+            program: first.as_ref().to_string_lossy().into_owned(),
+            resolved: resolve_in_path(first.as_ref())
+                .and_then(|p| CString::new(p.into_os_string().into_vec()).ok()),
+            args,
+            env: environment(),
+            attr: attributes()?,
+            actions,
+            out,
+            in_file,
+        })
     }
 
     /// The executable that runs: argv[0] as found in PATH, if it was looked up there.
@@ -289,18 +273,18 @@ impl Spawner {
             .map(|c| c.to_string_lossy().into_owned())
     }
 
-    /// The read end of the `--output pipe` pipe, to drain while the child runs.
-    pub fn pipe_fd(&self) -> Option<RawFd> {
-        self.pipe_read.as_ref().map(AsRawFd::as_raw_fd)
+    /// The `--stdout pipe` pipe, to drain while the child runs.
+    pub fn drain(&mut self) -> Option<&mut Drain> {
+        self.out.drain.as_mut()
     }
 
     /// Before a run (outside the timed span): rewinds the `--input` file and empties the
-    /// `--output FILE` file.
+    /// `--stdout FILE` file.
     pub fn prepare_output(&mut self) {
         if let Some(f) = &mut self.in_file {
             let _ = f.rewind();
         }
-        if let Some(f) = &mut self.out_file {
+        if let Some(f) = &mut self.out.file {
             let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
             if regular {
                 let _ = f.set_len(0);
@@ -311,38 +295,25 @@ impl Spawner {
 
     /// Starts the command; the child's process group id is its pid.
     pub fn spawn(&mut self) -> Result<libc::pid_t, SpawnError> {
-        let mut pid: libc::pid_t = 0;
-        let actions = self
-            .actions
-            .as_ref()
-            .map_or(std::ptr::null(), |a| &*a.0 as *const _);
-        // SAFETY: argv is a NULL-terminated array of pointers into `_args`, which lives as
-        // long as self; attr and actions are initialised; environ is the process environment.
-        let rc = unsafe {
-            match &self.resolved {
-                Some(path) => libc::posix_spawn(
-                    &mut pid,
-                    path.as_ptr(),
-                    actions,
-                    &*self.attr.0,
-                    self.argv.as_ptr(),
-                    environ,
-                ),
-                None => libc::posix_spawnp(
-                    &mut pid,
-                    self.argv[0],
-                    actions,
-                    &*self.attr.0,
-                    self.argv.as_ptr(),
-                    environ,
-                ),
-            }
+        let spawned = match &self.resolved {
+            Some(path) => posix_spawn(
+                path.as_c_str(),
+                &self.actions,
+                &self.attr,
+                &self.args,
+                &self.env,
+            ),
+            None => posix_spawnp(
+                &self.args[0],
+                &self.actions,
+                &self.attr,
+                &self.args,
+                &self.env,
+            ),
         };
-        if rc == 0 {
-            Ok(pid)
-        } else {
-            Err(explain(&self.program, rc))
-        }
+        spawned
+            .map(Pid::as_raw)
+            .map_err(|e| explain(&self.program, e as i32))
     }
 }
 
@@ -365,11 +336,7 @@ pub fn resolve_in_path(name: &OsStr) -> Option<PathBuf> {
         let Ok(meta) = std::fs::metadata(&cand) else {
             continue;
         };
-        let Ok(c) = CString::new(cand.as_os_str().as_bytes()) else {
-            continue;
-        };
-        // SAFETY: access only reads the NUL-terminated path.
-        if meta.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0 {
+        if meta.is_file() && access(&cand, AccessFlags::X_OK).is_ok() {
             return Some(cand);
         }
     }

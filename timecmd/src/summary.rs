@@ -4,12 +4,13 @@ use crate::clock::own_peak_rss_bytes;
 use crate::exit::{Exit, signal_name};
 use crate::human;
 use crate::plan::Plan;
-use crate::series::{Outcome, Stop, io_fail};
+use crate::series::{Outcome, Stop};
 use crate::stats::{self, Outliers};
 use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
 use measure::Failure;
+use measure::lifecycle::Session;
 use measure::record::Status;
-use measure::writer::{Reporter, Summary, Values, info};
+use measure::writer::{Summary, Values, info};
 use serde_json::json;
 use std::io::Write;
 
@@ -26,8 +27,18 @@ fn put_stats(v: &mut Values, name: &str, xs: &[f64]) -> Option<stats::Stats> {
     Some(s)
 }
 
-/// Writes the summary and the human text; returns the exit status.
-pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Result<u8, Failure> {
+/// The figures of the counted runs that the human summary shows.
+struct Figures {
+    wall: Option<stats::Stats>,
+    user: Option<stats::Stats>,
+    sys: Option<stats::Stats>,
+    max_rss: Option<u64>,
+    cpu_ratio: Option<f64>,
+    outliers: Outliers,
+}
+
+/// The summary's values over the counted runs, and the figures for the human summary.
+fn figures(o: &Outcome) -> (Values, Figures) {
     let wall: Vec<f64> = o.counted.iter().map(|u| u.wall_s).collect();
     let user: Vec<f64> = o.counted.iter().map(|u| u.user_s).collect();
     let sys: Vec<f64> = o.counted.iter().map(|u| u.sys_s).collect();
@@ -52,10 +63,22 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
     if let Some(r) = cpu_ratio {
         v.set("cpu_median_ratio", r);
     }
-    let outl = stats::outliers(&wall);
-    v.set_count("outlier_count", outl.count as u64);
+    let outliers = stats::outliers(&wall);
+    v.set_count("outlier_count", outliers.count as u64);
+    let fig = Figures {
+        wall: wall_stats,
+        user: user_stats,
+        sys: sys_stats,
+        max_rss,
+        cpu_ratio,
+        outliers,
+    };
+    (v, fig)
+}
 
-    let stop_text = o.stop.as_ref().map(|s| match s {
+/// Why the series stopped, in words.
+fn stop_text(plan: &Plan, o: &Outcome) -> Option<String> {
+    o.stop.as_ref().map(|s| match s {
         Stop::Interrupted(sig) => format!(
             "interrupted by SIG{} after {} of {} runs",
             signal_name(*sig),
@@ -71,7 +94,13 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
                 m.clone()
             }
         }
-    });
+    })
+}
+
+/// Writes the summary and the human text; returns the exit status.
+pub fn finish(plan: &Plan, s: &mut Session, o: &Outcome, handoff: bool) -> Result<u8, Failure> {
+    let (values, fig) = figures(o);
+    let stop_text = stop_text(plan, o);
     let status = if o.counted.is_empty() {
         Status::Failed
     } else if o.stop.is_none() && o.counted.len() as u64 == plan.runs {
@@ -97,21 +126,39 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
     if let Some(c) = &o.cleanup_error {
         inf.insert("cleanup_error".into(), json!(c));
     }
-    let warnings = outlier_warnings(&outl);
+    let warnings = outlier_warnings(&fig.outliers);
     if !warnings.is_empty() {
         inf.insert("warnings".into(), json!(warnings));
     }
-    rep.summary(Summary {
+    s.summary(Summary {
         status,
-        error,
+        error: error.clone(),
         headline: Some("wall_median_s".into()),
-        values: v,
+        values,
         info: inf,
-    })
-    .map_err(|e| io_fail(&e))?;
+    })?;
+    let said = Said {
+        stop: stop_text.as_deref(),
+        error: error.as_deref(),
+        warnings: &warnings,
+    };
+    human_text(plan, s, o, &fig, &said);
+    Ok(exit_code(o))
+}
 
-    // Human text: errors always; the summary only on a terminal; warnings unless -q.
-    let mut err = std::io::stderr().lock();
+/// What the summary says in words.
+struct Said<'a> {
+    /// Why the series stopped, if it stopped early.
+    stop: Option<&'a str>,
+    /// The summary's error.
+    error: Option<&'a str>,
+    warnings: &'a [String],
+}
+
+/// Text for people on stderr. The errors (why the series stopped, a failed --cleanup) are
+/// always said; a person watching (a terminal, no -q) gets them in the human summary, with
+/// the outlier warnings and the figures, or with the summary's error when no run counted.
+fn human_text(plan: &Plan, s: &mut Session, o: &Outcome, fig: &Figures, said: &Said<'_>) {
     // A failing last run speaks for itself (as under time(1)); say so only when it cut the
     // series short.
     let cut_short = match &o.stop {
@@ -119,33 +166,39 @@ pub fn finish(plan: &Plan, rep: &mut Reporter, o: &Outcome, handoff: bool) -> Re
         Some(_) => true,
         None => false,
     };
-    if let Some(t) = stop_text.as_ref().filter(|_| cut_short) {
-        let _ = writeln!(err, "timecmd: {t}");
+    let mut text = String::new();
+    if let Some(t) = said.stop.filter(|_| cut_short) {
+        text.push_str(&format!("timecmd: {t}\n"));
     }
     if let Some(c) = &o.cleanup_error {
-        let _ = writeln!(err, "timecmd: warning: {c}");
+        text.push_str(&format!("timecmd: warning: {c}\n"));
     }
-    if !plan.quiet {
-        for w in &warnings {
-            let _ = writeln!(err, "timecmd: warning: {w}");
-        }
-        if measure::cli::is_terminal(2)
-            && let (Some(w), Some(u), Some(s), Some(r)) =
-                (wall_stats, user_stats, sys_stats, max_rss)
-        {
-            let cpu = cpu_ratio.unwrap_or(0.0);
-            let _ = err.write_all(human::summary(&plan.display, &w, &u, &s, cpu, r).as_bytes());
-        }
+    if !s.human().on() {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
+    for w in said.warnings {
+        text.push_str(&format!("timecmd: warning: {w}\n"));
+    }
+    if let (Some(w), Some(u), Some(sy), Some(r)) = (&fig.wall, &fig.user, &fig.sys, fig.max_rss) {
+        let cpu = fig.cpu_ratio.unwrap_or(0.0);
+        text.push_str(&human::summary(&plan.display, w, u, sy, cpu, r));
+    } else if let Some(e) = said.error.filter(|_| !cut_short) {
+        text.push_str(&format!("timecmd: {}: {e}\n", plan.display));
+    }
+    // Printed only when a person watches; the lifecycle then adds no summary of its own.
+    s.human().summary(&text);
+}
 
-    let code = match &o.stop {
+/// The exit status: the signal's 128+N after an interrupt, env(1)'s codes for timecmd's own
+/// failures, 124 after a time limit, else the last run's status.
+fn exit_code(o: &Outcome) -> u8 {
+    match &o.stop {
         Some(Stop::Interrupted(sig)) => Exit::Signal(*sig).shell_code(),
         Some(Stop::Spawn(e)) => e.code,
         Some(Stop::Own(_)) => EXIT_OWN_FAILURE,
         _ if o.last_timed_out => EXIT_TIMED_OUT,
         _ => o.last_exit.map_or(EXIT_OWN_FAILURE, Exit::shell_code),
-    };
-    Ok(code)
+    }
 }
 
 /// hyperfine's wording, for the outliers found.

@@ -79,10 +79,13 @@ mod tests {
 
     #[test]
     fn from_rusage() {
-        // SAFETY: rusage is plain data; all zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // A real rusage (timecmd's own), with the fields under test set.
+        let mut ru = *nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+            .unwrap()
+            .as_ref();
         ru.ru_utime.tv_sec = 1;
         ru.ru_utime.tv_usec = 500_000;
+        ru.ru_stime.tv_sec = 0;
         ru.ru_stime.tv_usec = 250_000;
         ru.ru_maxrss = 2048;
         ru.ru_inblock = 8;

@@ -1,12 +1,15 @@
-//! Shared parts of pingrt's integration tests: running the binary, reading its records,
-//! network namespaces with veth pairs (cleaned up by Drop), and a programmable echo responder.
-#![allow(dead_code, clippy::too_many_arguments)]
+//! Shared parts of pingrt's integration tests: running the binary, reading its records, the
+//! test hosts (testkit's network namespaces, cleaned up by Drop), and a programmable echo
+//! responder.
+#![allow(dead_code)]
 
 use measure::Record;
-use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
+use nix::sched::{CloneFlags, setns};
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -91,181 +94,107 @@ pub fn pingrt(ns: Option<&str>, args: &[&str]) -> Run {
     Run::from_output(c.output().expect("run pingrt"))
 }
 
-pub fn is_root() -> bool {
-    // SAFETY: geteuid takes no arguments.
-    unsafe { libc::geteuid() == 0 }
+/// Sends SIGINT (Ctrl-C) to `child`, a process this test started, by its pid.
+pub fn interrupt(child: &std::process::Child) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("kill -INT");
 }
 
-pub fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// Whether the test may go on: root and the named tools; else prints `skipped: why`.
-pub fn can_run(test: &str, tools: &[&str]) -> bool {
-    if !is_root() {
-        eprintln!("skipped: {test} needs root (network namespaces, raw sockets)");
-        return false;
-    }
-    for t in tools {
-        if !have(t) {
-            eprintln!("skipped: {test} needs {t}");
-            return false;
-        }
-    }
-    true
+/// Whether the test may go on: root and every tool in `tools` (else a counted skip says why).
+pub fn can_run(what: &str, tools: &[&str]) -> bool {
+    testkit::need_root(what) && tools.iter().all(|t| testkit::need_tool(t))
 }
 
 /// Runs a shell command, panicking with its output when it fails.
 pub fn sh(cmd: &str) {
-    let o = Command::new("sh").args(["-c", cmd]).output().expect("sh");
-    assert!(
-        o.status.success(),
-        "`{cmd}` failed: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    if let Err(e) = testkit::cmd("sh", &["-c", cmd]) {
+        panic!("{e}");
+    }
+}
+
+/// Runs `cmd` with `sh -c` inside namespace `ns`.
+pub fn in_ns(ns: &str, cmd: &str) {
+    sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
+}
+
+/// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
+fn quiet_icmp_limits(ns: &str) {
+    in_ns(
+        ns,
+        "sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0",
     );
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// Network namespaces joined by veth pairs; deleted (with their veths, qdiscs, firewall
-/// rules and sysctls) on drop, even when the test fails.
-///
-/// `pair()`: client `c` 10.77.1.1/24 + fd00:77:1::1/64 <-> server `s` 10.77.1.2/24 + fd00:77:1::2/64.
-/// `routed()`: client 10.77.1.1 <-> router 10.77.1.2 | 10.77.2.1 <-> server 10.77.2.2 (and the
-/// same in fd00:77:1::/64, fd00:77:2::/64). The addresses exist only inside these namespaces.
+/// The hosts of a test: a client `c` and a server `s` on one veth pair
+/// ([`testkit::NetPair`]), or one routed hop apart behind a router `r`
+/// ([`testkit::routed::Routed`]). ICMP rate limits are off in the server and the router.
+/// The namespaces (and what is in them) go when it drops, even when the test fails.
 pub struct Net {
     pub c: String,
     pub r: Option<String>,
     pub s: String,
-    all: Vec<String>,
     /// The client's interface name.
     pub c_if: String,
     /// The server's interface name.
     pub s_if: String,
-}
-
-impl Drop for Net {
-    fn drop(&mut self) {
-        for ns in &self.all {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-    }
-}
-
-fn prefix() -> String {
-    format!(
-        "pr{}x{}",
-        std::process::id() % 1_000_000,
-        NEXT.fetch_add(1, Ordering::SeqCst)
-    )
-}
-
-fn link(a_ns: &str, a_if: &str, a4: &str, a6: &str, b_ns: &str, b_if: &str, b4: &str, b6: &str) {
-    sh(&format!(
-        "ip link add {a_if} netns {a_ns} type veth peer name {b_if} netns {b_ns}"
-    ));
-    for (ns, ifn, v4, v6) in [(a_ns, a_if, a4, a6), (b_ns, b_if, b4, b6)] {
-        sh(&format!(
-            "ip -n {ns} addr add {v4} dev {ifn} && ip -n {ns} addr add {v6} dev {ifn} nodad && ip -n {ns} link set {ifn} up"
-        ));
-    }
+    /// The client's and the server's addresses, IPv4 and IPv6.
+    pub c4: &'static str,
+    pub s4: &'static str,
+    pub s6: &'static str,
+    /// The router's addresses on the client's link (routed only).
+    pub r4: &'static str,
+    pub r6: &'static str,
+    _pair: Option<testkit::NetPair>,
+    _routed: Option<testkit::routed::Routed>,
 }
 
 impl Net {
-    fn make(names: &[&str]) -> (String, Vec<String>) {
-        let p = prefix();
-        let all: Vec<String> = names.iter().map(|n| format!("{p}{n}")).collect();
-        for ns in &all {
-            sh(&format!("ip netns add {ns} && ip -n {ns} link set lo up"));
-        }
-        (p, all)
-    }
-
     /// Two namespaces joined by one veth pair.
     pub fn pair() -> Net {
-        let (p, all) = Net::make(&["c", "s"]);
-        let mut net = Net {
-            c: all[0].clone(),
+        let p = testkit::NetPair::new().expect("network namespaces");
+        let net = Net {
+            c: p.a.clone(),
             r: None,
-            s: all[1].clone(),
-            all: all.clone(),
-            c_if: format!("{p}a"),
-            s_if: format!("{p}b"),
+            s: p.b.clone(),
+            c_if: p.a_if.clone(),
+            s_if: p.b_if.clone(),
+            c4: testkit::A_ADDR,
+            s4: testkit::B_ADDR,
+            s6: testkit::B_ADDR6,
+            r4: "",
+            r6: "",
+            _pair: Some(p),
+            _routed: None,
         };
-        net.all = all;
-        link(
-            &net.c,
-            &net.c_if,
-            "10.77.1.1/24",
-            "fd00:77:1::1/64",
-            &net.s,
-            &net.s_if,
-            "10.77.1.2/24",
-            "fd00:77:1::2/64",
-        );
-        net.quiet_icmp_limits(&net.s.clone());
+        quiet_icmp_limits(&net.s);
         net
     }
 
     /// Client, router and server: the server is one routed hop away.
     pub fn routed() -> Net {
-        let (p, all) = Net::make(&["c", "r", "s"]);
-        let net = Net {
-            c: all[0].clone(),
-            r: Some(all[1].clone()),
-            s: all[2].clone(),
-            all: all.clone(),
-            c_if: format!("{p}a"),
-            s_if: format!("{p}d"),
-        };
-        let r = &all[1];
-        link(
-            &net.c,
-            &net.c_if,
-            "10.77.1.1/24",
-            "fd00:77:1::1/64",
-            r,
-            &format!("{p}b"),
-            "10.77.1.2/24",
-            "fd00:77:1::2/64",
-        );
-        link(
-            r,
-            &format!("{p}e"),
-            "10.77.2.1/24",
-            "fd00:77:2::1/64",
-            &net.s,
-            &net.s_if,
-            "10.77.2.2/24",
-            "fd00:77:2::2/64",
-        );
-        sh(&format!(
-            "ip -n {c} route add default via 10.77.1.2 && ip -n {c} -6 route add default via fd00:77:1::2 && \
-             ip -n {s} route add default via 10.77.2.1 && ip -n {s} -6 route add default via fd00:77:2::1 && \
-             ip netns exec {r} sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1",
-            c = net.c,
-            s = net.s
-        ));
-        net.quiet_icmp_limits(r);
-        net.quiet_icmp_limits(&net.s.clone());
-        net
-    }
-
-    /// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
-    fn quiet_icmp_limits(&self, ns: &str) {
-        sh(&format!(
-            "ip netns exec {ns} sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0"
-        ));
+        use testkit::routed::{C_ADDR, R_ADDR, R_ADDR6, Routed, S_ADDR, S_ADDR6};
+        let r = Routed::new().expect("network namespaces");
+        quiet_icmp_limits(&r.r);
+        quiet_icmp_limits(&r.s);
+        Net {
+            c: r.c.clone(),
+            r: Some(r.r.clone()),
+            s: r.s.clone(),
+            c_if: r.c_if.clone(),
+            s_if: r.s_if.clone(),
+            c4: C_ADDR,
+            s4: S_ADDR,
+            s6: S_ADDR6,
+            r4: R_ADDR,
+            r6: R_ADDR6,
+            _pair: None,
+            _routed: Some(r),
+        }
     }
 
     /// Runs `cmd` with `sh -c` inside `ns`.
     pub fn exec(&self, ns: &str, cmd: &str) {
-        sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
+        in_ns(ns, cmd);
     }
 }
 
@@ -297,6 +226,68 @@ impl Drop for Responder {
     }
 }
 
+/// A reply waiting for its time: when, to whom, the ICMP message.
+type Due = (Instant, Ipv4Addr, Vec<u8>);
+
+/// The replies `plan` asks for to the echo request `icmp` (ICMP header and payload).
+fn replies(plan: &Plan, seq: u16, icmp: &[u8], src: Ipv4Addr) -> Vec<Due> {
+    plan(seq)
+        .into_iter()
+        .map(|(delay, damage)| {
+            let mut rep = icmp.to_vec();
+            rep[0] = 0;
+            rep[2] = 0;
+            rep[3] = 0;
+            if damage == Damage::BadPayload && rep.len() > 20 {
+                rep[20] ^= 0x5a;
+            }
+            let mut sum = pnet_packet::icmp::IcmpPacket::new(&rep)
+                .map(|p| pnet_packet::icmp::checksum(&p))
+                .expect("an ICMP message");
+            if damage == Damage::BadChecksum {
+                sum ^= 0x0101;
+            }
+            rep[2..4].copy_from_slice(&sum.to_be_bytes());
+            (Instant::now() + delay, src, rep)
+        })
+        .collect()
+}
+
+/// Sends the replies in `pending` that are due; returns how long until the next one
+/// (at most 20 ms).
+fn send_due(sock: &Socket, pending: &mut Vec<Due>) -> Duration {
+    let now = Instant::now();
+    pending.retain(|(at, to, pkt)| {
+        if *at > now {
+            return true;
+        }
+        let _ = sock.send_to(pkt, &SockAddr::from(SocketAddrV4::new(*to, 0)));
+        false
+    });
+    pending
+        .iter()
+        .map(|p| p.0.saturating_duration_since(now))
+        .min()
+        .unwrap_or(Duration::from_millis(20))
+        .min(Duration::from_millis(20))
+}
+
+/// Reads one packet within `wait`; an echo request gives its sequence number, its sender
+/// and its ICMP part.
+fn next_request(sock: &Socket, buf: &mut [u8], wait: Duration) -> Option<(u16, Ipv4Addr, Vec<u8>)> {
+    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))
+        .ok()?;
+    let n = (&*sock).read(buf).ok()?;
+    let pkt = &buf[..n];
+    let hl = usize::from(*pkt.first()? & 0x0f) * 4;
+    if pkt.len() < hl + 8 || pkt[hl] != 8 {
+        return None;
+    }
+    let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+    let icmp = &pkt[hl..];
+    Some((u16::from_be_bytes([icmp[6], icmp[7]]), src, icmp.to_vec()))
+}
+
 impl Responder {
     /// Starts a responder in namespace `ns` (turning off the kernel's own echo replies there).
     pub fn start(
@@ -314,93 +305,20 @@ impl Responder {
         let plan: Box<Plan> = Box::new(plan);
         let handle = std::thread::spawn(move || {
             let f = std::fs::File::open(&path).expect("open netns");
-            // SAFETY: setns on this thread only, with a namespace fd we own.
-            let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-            assert_eq!(rc, 0, "setns");
-            // SAFETY: plain socket call.
-            let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP) };
-            assert!(fd >= 0, "raw socket");
+            // Only this thread moves into the namespace.
+            setns(&f, CloneFlags::CLONE_NEWNET).expect("setns");
+            let sock =
+                Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4)).expect("raw socket");
             ready2.store(true, Ordering::SeqCst);
-            let mut pending: Vec<(Instant, Ipv4Addr, Vec<u8>)> = Vec::new();
-            let mut buf = [0u8; 70000];
+            let mut pending: Vec<Due> = Vec::new();
+            let mut buf = vec![0u8; 70000];
             while !s2.load(Ordering::SeqCst) {
-                let now = Instant::now();
-                // Send what is due.
-                let mut i = 0;
-                while i < pending.len() {
-                    if pending[i].0 <= now {
-                        let (_, to, pkt) = pending.remove(i);
-                        // SAFETY: a zeroed sockaddr_in filled in below.
-                        let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-                        sin.sin_family = libc::AF_INET as u16;
-                        sin.sin_addr.s_addr = u32::from(to).to_be();
-                        // SAFETY: pkt and sin are live for the call.
-                        unsafe {
-                            libc::sendto(
-                                fd,
-                                pkt.as_ptr().cast(),
-                                pkt.len(),
-                                0,
-                                (&sin as *const libc::sockaddr_in).cast(),
-                                std::mem::size_of::<libc::sockaddr_in>() as u32,
-                            );
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                let wait = pending
-                    .iter()
-                    .map(|p| p.0.saturating_duration_since(now))
-                    .min()
-                    .unwrap_or(Duration::from_millis(20))
-                    .min(Duration::from_millis(20));
-                let mut pfd = libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one live pollfd.
-                let rc = unsafe { libc::poll(&mut pfd, 1, wait.as_millis().max(1) as i32) };
-                if rc <= 0 {
-                    continue;
-                }
-                // SAFETY: buf is live and as long as stated.
-                let n = unsafe {
-                    libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT)
-                };
-                if n <= 0 {
-                    continue;
-                }
-                let pkt = &buf[..n as usize];
-                let hl = usize::from(pkt[0] & 0x0f) * 4;
-                if pkt.len() < hl + 8 || pkt[hl] != 8 {
-                    continue;
-                }
-                let src = Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
-                let icmp = &pkt[hl..];
-                let seq = u16::from_be_bytes([icmp[6], icmp[7]]);
-                seen2.lock().expect("seen").push(seq);
-                for (delay, damage) in plan(seq) {
-                    let mut rep = icmp.to_vec();
-                    rep[0] = 0;
-                    rep[2] = 0;
-                    rep[3] = 0;
-                    if damage == Damage::BadPayload && rep.len() > 20 {
-                        rep[20] ^= 0x5a;
-                    }
-                    let mut sum = pnet_packet::icmp::IcmpPacket::new(&rep)
-                        .map(|p| pnet_packet::icmp::checksum(&p))
-                        .expect("an ICMP message");
-                    if damage == Damage::BadChecksum {
-                        sum ^= 0x0101;
-                    }
-                    rep[2..4].copy_from_slice(&sum.to_be_bytes());
-                    pending.push((Instant::now() + delay, src, rep));
+                let wait = send_due(&sock, &mut pending);
+                if let Some((seq, src, icmp)) = next_request(&sock, &mut buf, wait) {
+                    seen2.lock().expect("seen").push(seq);
+                    pending.extend(replies(&plan, seq, &icmp, src));
                 }
             }
-            // SAFETY: closing the socket we opened.
-            unsafe { libc::close(fd) };
         });
         let t0 = Instant::now();
         while !ready.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(5) {

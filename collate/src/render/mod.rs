@@ -1,6 +1,8 @@
 //! The output formats: text, DokuWiki, Markdown (GFM), HTML, CSV, JSON and SVG, each from
 //! the same [`Table`], each escaping what its syntax needs.
 
+mod svg;
+
 use crate::matrix::{Cell, Delta, Table};
 use serde_json::{Value, json};
 
@@ -43,7 +45,7 @@ pub fn render(t: &Table, f: Format) -> String {
         Format::Html => html(t),
         Format::Csv => csv(t),
         Format::Json => json_doc(t),
-        Format::Svg => svg(t),
+        Format::Svg => svg::svg(t),
     }
 }
 
@@ -468,107 +470,4 @@ fn json_doc(t: &Table) -> String {
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
-}
-
-// ---------------------------------------------------------------- SVG
-
-const PALETTE: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
-];
-
-/// A grouped bar chart: one panel per row, one bar per column (the row's display unit on
-/// the axis), the confidence interval as an error bar, missing cells marked "n/a".
-fn svg(t: &Table) -> String {
-    let ncols = t.columns.len().max(1);
-    let bar = 28.0;
-    let gap = 8.0;
-    let left = 70.0;
-    let plot_h = 120.0;
-    let panel_h = plot_h + 70.0;
-    let legend_h = 18.0 * ncols as f64 + 10.0;
-    let width = (left + ncols as f64 * (bar + gap) + 20.0).max(420.0);
-    let height = panel_h * t.rows.len() as f64 + legend_h + 20.0;
-    let mut o = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n"
-    );
-    o.push_str(&format!(
-        "<rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n"
-    ));
-    for (i, r) in t.rows.iter().enumerate() {
-        let top = i as f64 * panel_h + 10.0;
-        let base_y = top + 20.0 + plot_h;
-        let scale = |v: f64| r.scale.apply(v);
-        let max = r
-            .cells
-            .iter()
-            .flatten()
-            .map(|c| scale(c.ci.map_or(c.value, |(_, hi)| hi.max(c.value))))
-            .fold(0.0f64, f64::max);
-        let max = if max > 0.0 { max } else { 1.0 };
-        o.push_str(&format!(
-            "<g class=\"row\">\n<text x=\"{left}\" y=\"{}\" font-weight=\"bold\">{}</text>\n",
-            top + 12.0,
-            html_escape(&r.title)
-        ));
-        o.push_str(&format!(
-            "<line x1=\"{left}\" y1=\"{base_y}\" x2=\"{}\" y2=\"{base_y}\" stroke=\"#333\"/>\n",
-            left + ncols as f64 * (bar + gap)
-        ));
-        o.push_str(&format!(
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n<text x=\"{}\" y=\"{base_y}\" text-anchor=\"end\">0</text>\n",
-            left - 4.0,
-            top + 24.0,
-            html_escape(&crate::matrix::fmt_number(max, &r.suffix)),
-            left - 4.0
-        ));
-        for (j, c) in r.cells.iter().enumerate() {
-            let x = left + j as f64 * (bar + gap) + gap / 2.0;
-            let color = PALETTE[j % PALETTE.len()];
-            match c {
-                None => o.push_str(&format!(
-                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n",
-                    x + bar / 2.0,
-                    base_y - 4.0
-                )),
-                Some(c) => {
-                    let v = scale(c.value).max(0.0);
-                    let h = v / max * plot_h;
-                    o.push_str(&format!(
-                        "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar}\" height=\"{h:.1}\" fill=\"{color}\"><title>{}: {}</title></rect>\n",
-                        base_y - h,
-                        html_escape(&t.columns[j].key),
-                        html_escape(&c.text)
-                    ));
-                    if let Some((lo, hi)) = c.ci {
-                        let y = |v: f64| base_y - scale(v).max(0.0) / max * plot_h;
-                        let cx = x + bar / 2.0;
-                        o.push_str(&format!(
-                            "<path d=\"M{cx:.1} {:.1}V{:.1}M{:.1} {:.1}H{:.1}M{:.1} {:.1}H{:.1}\" stroke=\"#000\" fill=\"none\"/>\n",
-                            y(lo), y(hi), cx - 5.0, y(lo), cx + 5.0, cx - 5.0, y(hi), cx + 5.0
-                        ));
-                    }
-                    o.push_str(&format!(
-                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\">{}</text>\n",
-                        x + bar / 2.0,
-                        base_y + 12.0,
-                        html_escape(&crate::matrix::fmt_number(scale(c.value), &r.suffix))
-                    ));
-                }
-            }
-        }
-        o.push_str("</g>\n");
-    }
-    let ly = panel_h * t.rows.len() as f64 + 20.0;
-    for (j, c) in t.columns.iter().enumerate() {
-        let y = ly + 18.0 * j as f64;
-        o.push_str(&format!(
-            "<rect x=\"{left}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-            PALETTE[j % PALETTE.len()],
-            left + 18.0,
-            y + 10.0,
-            html_escape(&c.key)
-        ));
-    }
-    o.push_str("</svg>\n");
-    o
 }

@@ -1,0 +1,235 @@
+//! collate's command line: the clap `command()` (the one source for --help, the man page and
+//! the completions) and [`Opts`], the checked options it gives.
+
+use crate::collect::{MetricChoice, Spec};
+use crate::dims::Dim;
+use crate::filter::Filter;
+use crate::matrix::Options;
+use crate::read::OnInvalid;
+use crate::render::Format;
+use crate::stats::Stat;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use measure::Failure;
+
+const LONG_ABOUT: &str = "\
+Reads benchmatrix JSON lines (from FILEs, or stdin, or -) written by any mix of tools and
+hosts, and prints the comparison matrix: one row per thing measured (the record's name and
+its headline metric), one column per environment (the label, whose / levels become stacked
+header rows with merged cells), each cell the median of the samples that fall in it (or of
+the summaries, for a metric that only summaries carry), in a unit chosen per row. A
+headline that aggregates a per-sample metric (wall_median_s over the runs' wall_s,
+rtt_mean_s over the probes' rtt_s) is shown from those samples, so that every run counts.
+
+Every line is checked strictly (measure's reader): a line that is not JSON, not a record or
+of an unknown schema stops collate with FILE:LINE: what is wrong, and exit 2, because a
+dropped line would silently move a median; --skip-invalid skips such lines, counts them and
+says so on stderr. Blank lines are skipped. The input is read once, streaming; memory holds
+the cells' values, nothing for begin and interval lines.
+
+Statistics follow benchstat: ± is the 95% confidence interval of the median from order
+statistics (shown from 6 values on); --baseline compares every cell with the baseline
+column of its row by a Mann-Whitney U test and shows the change of the statistic (+20%,
+-3.1%) where p < 0.05, ~ where the difference is not significant, and ? where there are too
+few values to tell. Missing cells show as -, never as 0.
+
+Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
+host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).
+
+Exit status: 0 matrix printed; 1 no samples or summaries (or none that match); 2 bad input
+or usage.";
+
+const AFTER_HELP: &str = "\
+EXAMPLES
+  Collate what every environment wrote (instead of typing the wiki table by hand):
+    collate results/*.jsonl
+  The DokuWiki table for the wiki page, header levels merged with ^^:
+    collate -f dokuwiki results/*.jsonl > matrix.txt
+  Compare every environment with bare metal (Mann-Whitney U, alpha 0.05):
+    collate --baseline bare/xfs/disc results/*.jsonl
+  Compare by a tag instead of the label (benchstat's -col):
+    collate --cols tag.disk --baseline disk=lvm results/*.jsonl
+  Only the paravirtualized columns, the 99th percentile, every metric:
+    collate --filter 'label:para/*' --stat p99 --metric all results/*.jsonl
+  Environments as rows (transposed), as a CSV for a spreadsheet:
+    collate --transpose -f csv results/*.jsonl
+  Pipe straight from a tool:
+    pingrt -c 100 10.0.0.1 | collate -f markdown";
+
+/// The command line (the one source for --help and the man page).
+pub fn command() -> Command {
+    Command::new("collate")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Collate benchmatrix JSON lines into a comparison matrix with statistics")
+        .long_about(LONG_ABOUT)
+        .after_help(AFTER_HELP)
+        .arg(
+            Arg::new("files")
+                .value_name("FILE")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .help("JSON lines files; - or none reads stdin"),
+        )
+        .arg(
+            Arg::new("format")
+                .short('f')
+                .long("format")
+                .value_name("FORMAT")
+                .default_value("text")
+                .value_parser(Format::NAMES)
+                .help("Output format"),
+        )
+        .arg(
+            Arg::new("metric")
+                .long("metric")
+                .value_name("KEY[,KEY...]|all")
+                .help("Metrics to show (keys in values, e.g. rtt_s); default: each measurement's headline"),
+        )
+        .arg(
+            Arg::new("rows")
+                .long("rows")
+                .value_name("KEYS")
+                .default_value("name,metric")
+                .help("What makes a row (comma-separated keys)"),
+        )
+        .arg(
+            Arg::new("cols")
+                .long("cols")
+                .value_name("KEYS")
+                .default_value("label")
+                .help("What makes a column (comma-separated keys; the label stacks its / levels)"),
+        )
+        .arg(
+            Arg::new("filter")
+                .long("filter")
+                .value_name("EXPR")
+                .help("Only records that match, e.g. 'label:para/* -host:dom0' (benchstat's syntax)"),
+        )
+        .arg(
+            Arg::new("columns")
+                .long("columns")
+                .value_name("COLUMN,...")
+                .action(ArgAction::Append)
+                .help("Show these columns (labels), in this order"),
+        )
+        .arg(
+            Arg::new("transpose")
+                .long("transpose")
+                .action(ArgAction::SetTrue)
+                .help("Swap rows and columns (not for svg)"),
+        )
+        .arg(
+            Arg::new("stat")
+                .long("stat")
+                .value_name("STAT")
+                .default_value("median")
+                .help("Cell statistic: median, mean, min, max or pNN (p90, p99.9)"),
+        )
+        .arg(
+            Arg::new("baseline")
+                .long("baseline")
+                .value_name("COLUMN|KEY=VALUE")
+                .help("Compare each cell with this column (or, per column, the one where KEY is VALUE)"),
+        )
+        .arg(
+            Arg::new("no-ci")
+                .long("no-ci")
+                .action(ArgAction::SetTrue)
+                .help("Do not show the ± confidence interval"),
+        )
+        .arg(
+            Arg::new("skip-invalid")
+                .long("skip-invalid")
+                .action(ArgAction::SetTrue)
+                .help("Skip lines that are not valid records (counted on stderr) instead of stopping"),
+        )
+}
+
+/// What the command line asks for, checked.
+pub struct Opts {
+    pub format: Format,
+    /// What to group by, filter and show.
+    pub spec: Spec,
+    pub matrix: Options,
+    /// The inputs; none means stdin.
+    pub files: Vec<String>,
+    pub on_invalid: OnInvalid,
+    pub transpose: bool,
+}
+
+impl Opts {
+    /// The options from parsed arguments; a usage failure for values that do not fit.
+    pub fn from_matches(m: &ArgMatches) -> Result<Opts, Failure> {
+        let get = |k: &str| m.get_one::<String>(k).map(String::as_str);
+        let format = get("format")
+            .and_then(Format::parse)
+            .ok_or_else(|| Failure::usage("--format: unknown format"))?;
+        let rows = Dim::parse_list(get("rows").unwrap_or("name,metric"), "--rows")
+            .map_err(Failure::usage)?;
+        let cols =
+            Dim::parse_list(get("cols").unwrap_or("label"), "--cols").map_err(Failure::usage)?;
+        if let Some(d) = rows.iter().find(|d| cols.contains(d)) {
+            return Err(Failure::usage(format!(
+                "{} is in both --rows and --cols: a key goes in one of them",
+                d.key()
+            )));
+        }
+        let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
+        let metrics = metric_choice(get("metric"))?;
+        let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
+        let columns: Option<Vec<String>> = m.get_many::<String>("columns").map(|v| {
+            v.flat_map(|s| s.split(','))
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+        Ok(Opts {
+            format,
+            spec: Spec {
+                rows,
+                cols,
+                filter,
+                metrics,
+            },
+            matrix: Options {
+                stat,
+                baseline: get("baseline").map(str::to_string),
+                columns,
+                show_ci: !m.get_flag("no-ci"),
+            },
+            files: m
+                .get_many::<String>("files")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default(),
+            on_invalid: if m.get_flag("skip-invalid") {
+                OnInvalid::Skip
+            } else {
+                OnInvalid::Fail
+            },
+            transpose: m.get_flag("transpose"),
+        })
+    }
+}
+
+/// `--metric`: absent is the headline rule, `all` every metric, else a list of keys that
+/// each carry a unit suffix.
+fn metric_choice(arg: Option<&str>) -> Result<MetricChoice, Failure> {
+    let list = match arg {
+        None => return Ok(MetricChoice::Headline),
+        Some("all") => return Ok(MetricChoice::All),
+        Some(list) => list,
+    };
+    let keys: Vec<String> = list
+        .split(',')
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
+    if let Some(bad) = keys.iter().find(|k| !measure::record::has_unit_suffix(k)) {
+        return Err(Failure::usage(format!(
+            "--metric {bad}: a metric is a key in values with its unit suffix, e.g. rtt_s or throughput_bits_per_s"
+        )));
+    }
+    if keys.is_empty() {
+        return Err(Failure::usage("--metric: name at least one key, or all"));
+    }
+    Ok(MetricChoice::Keys(keys))
+}

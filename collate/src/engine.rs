@@ -1,0 +1,103 @@
+//! collate's engine: reads every input into the collector, builds the matrix and writes it
+//! in the chosen format to stdout, saying on stderr what it skipped or left out.
+
+use crate::cli::Opts;
+use crate::collect::{Collector, MetricChoice};
+use crate::filter::Filter;
+use crate::render::Format;
+use crate::{matrix, read, render};
+use measure::{Exit, Failure};
+use std::io::{IsTerminal, Write};
+
+/// Collates what `o` names and prints the matrix.
+pub fn run(o: Opts) -> Result<Exit, Failure> {
+    let collector = collect(&o)?;
+    let table = matrix::build(&collector, &o.matrix)?;
+    if table.rows.is_empty() || table.columns.is_empty() {
+        return Err(Failure::new(
+            Exit::MeasuredFailure,
+            "empty matrix",
+            why_empty(&collector),
+        ));
+    }
+    let table = if o.transpose && o.format != Format::Svg {
+        table.transpose()
+    } else {
+        table
+    };
+    let out = render::render(&table, o.format);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::io("stdout", &e))?;
+    Ok(Exit::Ok)
+}
+
+/// Reads every input into a [`Collector`], saying on stderr what was skipped or left out;
+/// a failure when the inputs hold no sample or summary at all.
+fn collect(o: &Opts) -> Result<Collector, Failure> {
+    if o.files.is_empty() && std::io::stdin().is_terminal() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "collate: reading JSON lines from the terminal (give FILEs or a pipe; Ctrl-D ends)"
+        );
+    }
+    let mut collector = Collector::new(o.spec.clone());
+    let group_dims = collector.group_dims.clone();
+    let report = read::read_all(&o.files, o.on_invalid, &group_dims, |b| {
+        collector.add_batch(b);
+        Ok(())
+    })?;
+    let mut err = std::io::stderr();
+    if report.skipped > 0 {
+        let _ = writeln!(
+            err,
+            "collate: skipped {} invalid line{} of {} (--skip-invalid); first: {}",
+            report.skipped,
+            plural(report.skipped),
+            report.lines,
+            report.examples.join("; ")
+        );
+    }
+    if collector.samples + collector.summaries == 0 {
+        return Err(Failure::new(
+            Exit::MeasuredFailure,
+            "no records",
+            format!(
+                "{} line{} held no samples or summaries: give the JSON lines the benchmatrix tools write",
+                report.lines,
+                plural(report.lines)
+            ),
+        ));
+    }
+    if collector.failed_samples > 0 {
+        let _ = writeln!(
+            err,
+            "collate: {} failed sample{} (with an error, no values) left out",
+            collector.failed_samples,
+            plural(collector.failed_samples)
+        );
+    }
+    Ok(collector)
+}
+
+/// `s` for a count other than one.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Why the matrix has no row or no column: the filter, `--metric`, or nothing to show.
+fn why_empty(collector: &Collector) -> String {
+    if collector.matched == 0 && collector.spec.filter != Filter::All {
+        "no record matches --filter".to_string()
+    } else if let MetricChoice::Keys(k) = &collector.spec.metrics {
+        format!(
+            "no values for --metric {}; the metrics are: {}",
+            k.join(","),
+            collector.metrics.list.join(", ")
+        )
+    } else {
+        "the records hold no values to show".to_string()
+    }
+}

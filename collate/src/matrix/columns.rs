@@ -1,0 +1,112 @@
+//! The matrix's columns: one per collected column value, its header levels (the label's `/`
+//! levels padded to one depth), and which show in what order (first appearance, or
+//! `--columns`).
+
+use super::table::Column;
+use crate::collect::Collector;
+use crate::dims::Dim;
+use measure::Failure;
+
+/// The shown columns, and `pos[id]`: where collected column `id` shows, if it does.
+pub(super) struct Chosen {
+    pub columns: Vec<Column>,
+    pub pos: Vec<Option<usize>>,
+}
+
+/// The most levels any column's label has (0 when the label is no column dimension).
+pub(super) fn label_depth(c: &Collector) -> usize {
+    c.spec
+        .cols
+        .iter()
+        .position(|d| *d == Dim::Label)
+        .map(|i| {
+            c.col_vals
+                .iter()
+                .map(|v| v[i].split('/').count())
+                .max()
+                .unwrap_or(1)
+        })
+        .unwrap_or(0)
+}
+
+/// The columns that show: those that hold a kept series, in order of first appearance, or
+/// exactly the ones `--columns` names (all missing if they hold no data).
+pub(super) fn choose(
+    c: &Collector,
+    keep: &[bool],
+    label_depth: usize,
+    names: Option<&[String]>,
+) -> Result<Chosen, Failure> {
+    let all: Vec<Column> = (0..c.cols.list.len())
+        .map(|id| column(&c.spec.cols, &c.col_vals[id], label_depth))
+        .collect();
+    let map: Vec<usize> = match names {
+        None => {
+            let mut used = vec![false; all.len()];
+            for (s, k) in c.series.iter().zip(keep) {
+                if *k {
+                    used[s.col as usize] = true;
+                }
+            }
+            (0..all.len()).filter(|&id| used[id]).collect()
+        }
+        Some(names) => named(&all, names)?,
+    };
+    let pos = (0..all.len())
+        .map(|id| map.iter().position(|&m| m == id))
+        .collect();
+    let columns = map.iter().map(|&id| all[id].clone()).collect();
+    Ok(Chosen { columns, pos })
+}
+
+/// The collected columns that `--columns` names, in its order.
+fn named(all: &[Column], names: &[String]) -> Result<Vec<usize>, Failure> {
+    let mut map = Vec::new();
+    for name in names {
+        let Some(id) = all.iter().position(|col| &col.key == name) else {
+            let known: Vec<&str> = all.iter().map(|c| c.key.as_str()).collect();
+            return Err(Failure::usage(format!(
+                "--columns: no column \"{name}\" in the input; the columns are: {}",
+                known.join(", ")
+            )));
+        };
+        map.push(id);
+    }
+    Ok(map)
+}
+
+/// A column from the values of the column dimensions; the label's levels are padded with
+/// empty ones at the bottom to `label_depth`, so that the dimensions after it line up.
+fn column(dims: &[Dim], vals: &[String], label_depth: usize) -> Column {
+    let mut levels = Vec::new();
+    let mut kv = Vec::new();
+    for (d, v) in dims.iter().zip(vals) {
+        kv.push((d.key(), v.clone()));
+        let mut ls = d.levels(v);
+        if *d == Dim::Label {
+            for (i, l) in ls.iter().enumerate() {
+                kv.push((format!("label.{}", i + 1), l.clone()));
+            }
+            ls.resize(label_depth.max(ls.len()), String::new());
+        }
+        levels.extend(ls);
+    }
+    Column {
+        key: vals.join("/"),
+        levels,
+        dims: kv,
+    }
+}
+
+/// The names of the header levels: one per column dimension, the label's one per level.
+pub(super) fn level_keys(dims: &[Dim], label_depth: usize) -> Vec<String> {
+    let mut keys = Vec::new();
+    for d in dims {
+        if *d == Dim::Label {
+            keys.extend((1..=label_depth.max(1)).map(|i| format!("label.{i}")));
+        } else {
+            keys.push(d.key());
+        }
+    }
+    keys
+}

@@ -1,0 +1,69 @@
+//! From the collected series to the matrix every format renders: which rows and columns, the
+//! statistic of each cell with its confidence interval, the display unit of each row, and
+//! the comparison of each cell against the baseline column.
+
+mod baseline;
+mod columns;
+mod notes;
+mod numbers;
+mod rows;
+mod table;
+mod titles;
+
+pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals};
+pub use table::{Cell, Column, Delta, Row, Table};
+
+use crate::collect::Collector;
+use crate::dims::Dim;
+use crate::stats::Stat;
+use measure::Failure;
+
+/// Confidence level of the ± interval.
+pub const CONFIDENCE: f64 = 0.95;
+/// Significance level of the baseline comparison.
+pub const ALPHA: f64 = 0.05;
+
+/// What the user chose besides grouping.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub stat: Stat,
+    pub baseline: Option<String>,
+    pub columns: Option<Vec<String>>,
+    pub show_ci: bool,
+}
+
+/// Builds the matrix from what was collected.
+pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
+    let spec = &c.spec;
+    let keep = rows::shown_series(c);
+    let label_depth = columns::label_depth(c);
+    let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref())?;
+    let columns = chosen.columns;
+    let mut rows = rows::rows(c, &keep, &chosen.pos, columns.len(), o.stat)?;
+    titles::set_titles(&mut rows, spec.rows.contains(&Dim::Metric));
+    let base_of = match &o.baseline {
+        None => None,
+        Some(b) => Some(baseline::baseline_columns(&columns, &spec.cols, b)?),
+    };
+    let mut any_few = false;
+    for r in &mut rows {
+        if let Some(base_of) = &base_of {
+            any_few |= baseline::compare_row(r, base_of);
+        }
+        numbers::set_texts(r, o.show_ci);
+    }
+    let any_ci = rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|cell| cell.ci.is_some());
+    let notes = notes::notes(o, &rows, any_ci, any_few);
+    Ok(Table {
+        columns,
+        level_keys: columns::level_keys(&spec.cols, label_depth),
+        rows,
+        notes,
+        stat: o.stat.name(),
+        baseline: o.baseline.clone(),
+        transposed: false,
+    })
+}

@@ -1,0 +1,148 @@
+//! How a cell reads: its number in the row's display unit with the row's decimals, its ±
+//! spread and its change against the baseline (`230 ±2% +20%`).
+
+use super::table::{Cell, Delta, Row};
+use measure::units::{Scale, sig3};
+
+/// A number for a cell: integers stay integers for counts, else three significant digits.
+pub fn fmt_number(v: f64, suffix: &str) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    if suffix == "_count" && v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{v:.0}");
+    }
+    sig3(v)
+}
+
+/// Decimals for a row's numbers: three significant digits of the row's typical value, the
+/// same for every cell (so a row reads evenly), fewer where every value is exact with fewer
+/// (`7`, `84`, `230` rather than `7.00`, `84.0`, `230`).
+pub fn row_decimals(values: &[f64]) -> usize {
+    let abs: Vec<f64> = values
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .collect();
+    if abs.is_empty() {
+        return 0;
+    }
+    let typical = measure::stats::median(&abs).unwrap_or(0.0);
+    if typical == 0.0 {
+        return 0;
+    }
+    let d = (2 - measure::units::decimal_exponent(typical)).clamp(0, 9) as usize;
+    // Fewer decimals only where every value has no more (whole numbers typed by hand, counts),
+    // not where rounding happens to end in zeros: 1.0035 stays 1.00.
+    for fewer in 0..d {
+        let f = 10f64.powi(fewer as i32);
+        if abs.iter().all(|v| {
+            let x = v * f;
+            (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0)
+        }) {
+            return fewer;
+        }
+    }
+    d
+}
+
+/// A cell's number with the row's decimals, or more where the value is so small that they
+/// would leave no significant digit (never `0` for a value that is not).
+pub fn fmt_fixed(v: f64, row_decimals: usize) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let mut d = row_decimals;
+    if v != 0.0 {
+        let need = -measure::units::decimal_exponent(v);
+        d = d.max(need.clamp(0, 12) as usize);
+    }
+    format!("{v:.d$}")
+}
+
+/// `±2%`, `±0.4%`.
+fn fmt_spread(center: f64, lo: f64, hi: f64) -> Option<String> {
+    if center == 0.0 || !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    let pct = ((center - lo).max(hi - center) / center.abs()) * 100.0;
+    Some(if pct < 0.95 {
+        format!("±{pct:.1}%")
+    } else {
+        format!("±{pct:.0}%")
+    })
+}
+
+/// `+20%`, `-3.1%`, `+0.52%`.
+pub fn fmt_delta(pct: f64) -> String {
+    let a = pct.abs();
+    if a >= 10.0 {
+        format!("{pct:+.0}%")
+    } else if a >= 1.0 {
+        format!("{pct:+.1}%")
+    } else {
+        format!("{pct:+.2}%")
+    }
+}
+
+/// Writes the text of every cell of `r`, with the decimals its display values share.
+pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
+    let scale = &r.scale;
+    let shown: Vec<f64> = r
+        .cells
+        .iter()
+        .flatten()
+        .map(|c| scale.apply(c.value))
+        .collect();
+    let decimals = row_decimals(&shown);
+    for cell in r.cells.iter_mut().flatten() {
+        cell.text = cell_text(cell, decimals, scale, show_ci);
+    }
+}
+
+fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> String {
+    let mut t = fmt_fixed(scale.apply(cell.value), decimals);
+    if show_ci
+        && let Some((lo, hi)) = cell.ci
+        && let Some(s) = fmt_spread(cell.value, lo, hi)
+    {
+        t.push(' ');
+        t.push_str(&s);
+    }
+    match &cell.delta {
+        Some(Delta::Change { pct, .. }) => {
+            t.push(' ');
+            t.push_str(&fmt_delta(*pct));
+        }
+        Some(Delta::Same { .. }) => t.push_str(" ~"),
+        Some(Delta::TooFew { .. }) => t.push_str(" ?"),
+        _ => {}
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(fmt_delta(20.0), "+20%");
+        assert_eq!(fmt_delta(-3.12), "-3.1%");
+        assert_eq!(fmt_delta(0.523), "+0.52%");
+        assert_eq!(fmt_number(12.0, "_count"), "12");
+        assert_eq!(fmt_number(7.0, "_s"), "7.00");
+        assert_eq!(fmt_spread(100.0, 98.0, 103.0).as_deref(), Some("±3%"));
+        assert_eq!(row_decimals(&[7.0, 84.0, 230.0]), 0);
+        assert_eq!(row_decimals(&[17.0, 14.0, 25.0]), 0);
+        assert_eq!(row_decimals(&[1.503, 1.49, 1.5]), 2);
+        assert_eq!(row_decimals(&[0.2, 0.1, 0.03]), 2);
+        assert_eq!(row_decimals(&[12.5, 14.0]), 1);
+        assert_eq!(row_decimals(&[1.0035, 1.1]), 2);
+        assert_eq!(fmt_fixed(0.004, 0), "0.004");
+        assert_eq!(fmt_fixed(7.0, 0), "7");
+        assert_eq!(fmt_fixed(230.0, 0), "230");
+        assert_eq!(fmt_fixed(1.5, 2), "1.50");
+        assert_eq!(fmt_spread(100.0, 99.7, 100.2).as_deref(), Some("±0.3%"));
+    }
+}

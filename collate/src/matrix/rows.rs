@@ -1,0 +1,200 @@
+//! The matrix's rows: which series show (the headline rule or `--metric`), the values that
+//! fall in each cell, each cell's statistic and confidence interval, and each row's unit.
+
+use super::CONFIDENCE;
+use super::table::{Cell, Row};
+use crate::collect::{Collector, MetricChoice, SEP};
+use crate::stats::{self, Stat};
+use measure::units::choose_scale;
+use measure::{Exit, Failure};
+use std::collections::HashMap;
+
+/// The per-sample metric that a summary's headline aggregates: `wall_s` for
+/// `wall_median_s`, `rtt_s` for `rtt_mean_s`.
+fn per_sample_metric(headline: &str) -> Option<String> {
+    let suffix = measure::record::unit_suffix(headline)?;
+    let stem = &headline[..headline.len() - suffix.len()];
+    let base = stem
+        .strip_suffix("_median")
+        .or_else(|| stem.strip_suffix("_mean"))?;
+    Some(format!("{base}{suffix}"))
+}
+
+/// The headline metrics per measurement name, where a headline that aggregates a per-sample
+/// metric (`wall_median_s` over the runs' `wall_s`) is replaced by that metric when samples
+/// carry it: the cell then comes from every run, with its spread and its significance test,
+/// rather than from one summary value per invocation.
+fn effective_headlines(c: &Collector) -> HashMap<u32, Vec<u32>> {
+    c.headlines
+        .iter()
+        .map(|(&name, hs)| {
+            let mapped = hs
+                .iter()
+                .map(|&h| {
+                    per_sample_metric(&c.metrics.list[h as usize])
+                        .and_then(|m| c.metrics.get(&m))
+                        .filter(|&m| {
+                            c.series
+                                .iter()
+                                .any(|s| s.name == name && s.metric == m && !s.samples.is_empty())
+                        })
+                        .unwrap_or(h)
+                })
+                .collect();
+            (name, mapped)
+        })
+        .collect()
+}
+
+/// Which series show, by index: under the headline rule a measurement's headlines (every
+/// metric its samples carry where no summary names one), else every series.
+pub(super) fn shown_series(c: &Collector) -> Vec<bool> {
+    let headlines = effective_headlines(c);
+    c.series
+        .iter()
+        .map(|s| match &c.spec.metrics {
+            MetricChoice::Headline => match headlines.get(&s.name) {
+                Some(h) => h.contains(&s.metric),
+                None => !s.samples.is_empty(),
+            },
+            MetricChoice::All | MetricChoice::Keys(_) => true,
+        })
+        .collect()
+}
+
+/// The rows, untitled, in the order of the collected rows: each holds the kept series that
+/// fall in a shown column (`col_pos`), one cell per shown column (`ncols`).
+pub(super) fn rows(
+    c: &Collector,
+    keep: &[bool],
+    col_pos: &[Option<usize>],
+    ncols: usize,
+    stat: Stat,
+) -> Result<Vec<Row>, Failure> {
+    let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); c.rows.list.len()];
+    for (i, s) in c.series.iter().enumerate() {
+        if keep[i] && col_pos[s.col as usize].is_some() {
+            by_row[s.row as usize].push(i);
+        }
+    }
+    let mut rows = Vec::new();
+    for (row_id, members) in by_row.iter().enumerate() {
+        if members.is_empty() {
+            continue;
+        }
+        let Some(g) = gather(c, row_id, members, col_pos, ncols)? else {
+            continue;
+        };
+        let cells: Vec<Option<Cell>> = g.values.into_iter().map(|v| cell(v, stat)).collect();
+        // The display unit: chosen for the median of the row's cell values.
+        let centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
+        let typical = measure::stats::median(&centers).unwrap_or(f64::NAN);
+        let dims: Vec<(String, String)> = c
+            .spec
+            .rows
+            .iter()
+            .zip(&c.row_vals[row_id])
+            .map(|(d, v)| (d.key(), v.clone()))
+            .collect();
+        rows.push(Row {
+            title: String::new(),
+            dims,
+            metrics: g.metrics,
+            suffix: g.suffix.to_string(),
+            scale: choose_scale(g.suffix, typical),
+            source: if g.use_samples {
+                "samples"
+            } else {
+                "summaries"
+            },
+            cells,
+        });
+    }
+    Ok(rows)
+}
+
+/// One row's values, per shown column, before the statistics.
+struct Gathered<'a> {
+    values: Vec<Vec<f64>>,
+    metrics: Vec<String>,
+    /// The unit suffix every metric of the row shares.
+    suffix: &'a str,
+    /// Whether the cells are over samples (else over summaries).
+    use_samples: bool,
+}
+
+/// Gathers the values of the series `members` of row `row_id` into their columns: the
+/// samples where any series of the row has some, else the summaries. `None` when no series
+/// has a value; an error when the row's metrics mix units.
+fn gather<'a>(
+    c: &'a Collector,
+    row_id: usize,
+    members: &[usize],
+    col_pos: &[Option<usize>],
+    ncols: usize,
+) -> Result<Option<Gathered<'a>>, Failure> {
+    let use_samples = members.iter().any(|&i| !c.series[i].samples.is_empty());
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); ncols];
+    let mut metrics: Vec<String> = Vec::new();
+    let mut suffix: Option<(&str, &str)> = None;
+    for &i in members {
+        let s = &c.series[i];
+        let v = if use_samples {
+            &s.samples
+        } else {
+            &s.summaries
+        };
+        if v.is_empty() {
+            continue;
+        }
+        let metric = c.metrics.list[s.metric as usize].as_str();
+        let suf = measure::record::unit_suffix(metric).unwrap_or("");
+        match suffix {
+            None => suffix = Some((suf, metric)),
+            Some((first, other)) if first != suf => {
+                return Err(Failure::new(
+                    Exit::Cannot,
+                    format!("row \"{}\"", c.rows.list[row_id].replace(SEP, ", ")),
+                    format!(
+                        "mixes units: {other} ({first}) and {metric} ({suf}); put metric in --rows or pick one with --metric"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if !metrics.iter().any(|m| m == metric) {
+            metrics.push(metric.to_string());
+        }
+        if let Some(j) = col_pos[s.col as usize] {
+            values[j].extend_from_slice(v);
+        }
+    }
+    Ok(suffix.map(|(suffix, _)| Gathered {
+        values,
+        metrics,
+        suffix,
+        use_samples,
+    }))
+}
+
+/// A cell's statistic over its values, with the confidence interval where the statistic is
+/// a quantile and there are enough values; `None` for a cell without values.
+fn cell(mut v: Vec<f64>, stat: Stat) -> Option<Cell> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let value = stat.of_sorted(&v);
+    let ci = stat.quantile().and_then(|q| {
+        let ci = stats::quantile_ci(v.len(), q, CONFIDENCE);
+        ci.bounded(v.len()).then(|| ci.bounds(&v))
+    });
+    Some(Cell {
+        n: v.len(),
+        value,
+        ci,
+        delta: None,
+        text: String::new(),
+        sorted: v,
+    })
+}

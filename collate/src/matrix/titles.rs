@@ -1,0 +1,55 @@
+//! Row titles: the row's values without the metric, then the metric where it tells rows
+//! apart, then the display unit (`icmp latency domU<->dom0 (ms)`).
+
+use super::table::Row;
+use measure::units::Scale;
+
+fn unit_title(scale: &Scale) -> String {
+    if scale.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", scale.unit)
+    }
+}
+
+/// A metric without its unit suffix (`rtt` for `rtt_s`).
+fn stem(metric: &str) -> &str {
+    match measure::record::unit_suffix(metric) {
+        Some(s) => &metric[..metric.len() - s.len()],
+        None => metric,
+    }
+}
+
+/// Titles every row; `metric_in_rows` says whether the metric is a row dimension.
+pub(super) fn set_titles(rows: &mut [Row], metric_in_rows: bool) {
+    let bases: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.dims
+                .iter()
+                .filter(|(k, _)| k != "metric" && k != "unit")
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    for (i, r) in rows.iter_mut().enumerate() {
+        let twins = bases.iter().filter(|b| **b == bases[i]).count();
+        let mut title = bases[i].clone();
+        if metric_in_rows && (twins > 1 || title.is_empty()) {
+            let m = r
+                .dims
+                .iter()
+                .find(|(k, _)| k == "metric")
+                .map(|(_, v)| stem(v))
+                .unwrap_or_default();
+            title = if title.is_empty() {
+                m.to_string()
+            } else {
+                format!("{title}: {m}")
+            };
+        }
+        title.push_str(&unit_title(&r.scale));
+        r.title = title;
+    }
+}

@@ -1,0 +1,146 @@
+//! The block stack beneath a mount, from /sys: each layer (dm/LVM, dm-crypt, multipath, md,
+//! loop, partition, disk, nbd, iSCSI, zram, rbd) with its logical block size and whether it
+//! rotates, walked down through slaves and partitions; a network file system is one layer.
+
+use super::Probe;
+use super::mountinfo::MountLine;
+use std::path::Path;
+
+/// One layer of the block stack beneath a mount.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    /// Kernel device name (`dm-0`, `sda2`, `md0`, `loop3`), or the NFS/CIFS source.
+    pub name: String,
+    /// `lvm`, `crypt`, `dm`, `md`, `loop`, `partition`, `disk`, `nbd`, `iscsi`, `zram`, `nfs`...
+    pub kind: String,
+    /// The volume name, RAID level, backing file, or server path, when there is one.
+    pub detail: Option<String>,
+    pub logical_block_size: Option<u64>,
+    pub rotational: Option<bool>,
+}
+
+impl Probe {
+    /// The layers beneath mount `m`, top first.
+    pub(super) fn stack_for(&self, m: &MountLine) -> Vec<Layer> {
+        let net = ["nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "glusterfs"];
+        if net.contains(&m.fs_type.as_str()) || m.fs_type.starts_with("fuse") {
+            let kind = if m.fs_type.starts_with("nfs") {
+                "nfs".to_string()
+            } else {
+                m.fs_type.clone()
+            };
+            return vec![Layer {
+                name: m.source.clone(),
+                kind,
+                detail: None,
+                logical_block_size: None,
+                rotational: None,
+            }];
+        }
+        let Some(uevent) = self.read(&format!("sys/dev/block/{}/uevent", m.device)) else {
+            return Vec::new();
+        };
+        let Some(name) = uevent.lines().find_map(|l| l.strip_prefix("DEVNAME=")) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        self.walk(name, &mut out, 0);
+        out
+    }
+
+    fn walk(&self, name: &str, out: &mut Vec<Layer>, depth: usize) {
+        if depth > 16 {
+            return;
+        }
+        let (layer, lower) = self.block_layer(name);
+        out.push(layer);
+        for l in lower {
+            self.walk(&l, out, depth + 1);
+        }
+    }
+
+    /// One block device (`dm-0`, `sda2`, `md0`, `loop3`) as a layer, and the devices directly
+    /// beneath it: a partition's disk, a device-mapper or md device's slaves.
+    pub fn block_layer(&self, name: &str) -> (Layer, Vec<String>) {
+        let dir = format!("sys/class/block/{name}");
+        let num = |rel: &str| {
+            self.read(&format!("{dir}/{rel}"))
+                .and_then(|s| s.parse::<u64>().ok())
+        };
+        let mut lower: Vec<String> = Vec::new();
+        let (kind, detail) = if let Some(dm) = self.read(&format!("{dir}/dm/name")) {
+            let uuid = self.read(&format!("{dir}/dm/uuid")).unwrap_or_default();
+            let kind = if uuid.starts_with("LVM-") {
+                "lvm"
+            } else if uuid.starts_with("CRYPT-") {
+                "crypt"
+            } else if uuid.starts_with("mpath-") {
+                "multipath"
+            } else {
+                "dm"
+            };
+            lower = self.list(&format!("{dir}/slaves"));
+            (kind.to_string(), Some(dm))
+        } else if let Some(level) = self.read(&format!("{dir}/md/level")) {
+            lower = self.list(&format!("{dir}/slaves"));
+            ("md".into(), Some(level))
+        } else if let Some(back) = self.read(&format!("{dir}/loop/backing_file")) {
+            ("loop".into(), Some(back))
+        } else if self.exists(&format!("{dir}/partition")) {
+            if let Some(parent) = self.partition_parent(name) {
+                lower.push(parent);
+            }
+            ("partition".into(), None)
+        } else {
+            (self.whole_disk_kind(name, &dir).into(), None)
+        };
+        let layer = Layer {
+            name: name.to_string(),
+            kind,
+            detail,
+            logical_block_size: num("queue/logical_block_size"),
+            rotational: num("queue/rotational").map(|r| r == 1),
+        };
+        (layer, lower)
+    }
+
+    /// The kind of a device at the bottom of the stack: an iSCSI session's disk, a network
+    /// block device (nbd, rbd), zram, or a local disk.
+    fn whole_disk_kind(&self, name: &str, dir: &str) -> &'static str {
+        let real = std::fs::canonicalize(self.path(dir))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if real.contains("/session") {
+            "iscsi"
+        } else if name.starts_with("nbd") {
+            "nbd"
+        } else if name.starts_with("zram") {
+            "zram"
+        } else if name.starts_with("rbd") {
+            "rbd"
+        } else {
+            "disk"
+        }
+    }
+
+    /// The whole disk a partition belongs to: the parent directory of its sysfs node, or,
+    /// in a tree without symlinks, the name without its partition number.
+    fn partition_parent(&self, name: &str) -> Option<String> {
+        if let Ok(real) = std::fs::canonicalize(self.path(&format!("sys/class/block/{name}")))
+            && let Some(parent) = real.parent().and_then(Path::file_name)
+            && parent != "block"
+        {
+            return Some(parent.to_string_lossy().into_owned());
+        }
+        let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let trimmed = if trimmed.len() < name.len()
+            && trimmed.ends_with('p')
+            && trimmed[..trimmed.len() - 1].ends_with(|c: char| c.is_ascii_digit())
+        {
+            &trimmed[..trimmed.len() - 1]
+        } else {
+            trimmed
+        };
+        (trimmed != name && !trimmed.is_empty()).then(|| trimmed.to_string())
+    }
+}

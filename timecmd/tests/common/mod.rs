@@ -1,0 +1,148 @@
+//! What timecmd's integration tests share: running the binary with records in a scratch
+//! file, reading the records back, and finding processes and terminals.
+#![allow(dead_code)] // each test binary uses some of these
+#![allow(clippy::unwrap_used)] // test helpers panic on a broken setup, as the tests do
+
+use measure::record::{Kind, Record, parse_line};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_timecmd");
+
+/// A scratch directory for one test.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Runs timecmd with records in `dir/records.jsonl`; returns the output and the records.
+pub fn timecmd(dir: &Path, args: &[&str]) -> (Output, Vec<Record>) {
+    let rec = dir.join("records.jsonl");
+    let _ = std::fs::remove_file(&rec);
+    let out = Command::new(BIN)
+        .arg("-o")
+        .arg(&rec)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (out, read_records(&rec))
+}
+
+pub fn read_records(p: &Path) -> Vec<Record> {
+    std::fs::read_to_string(p)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| parse_line(l).unwrap_or_else(|e| panic!("bad record {l}: {e}")))
+        .collect()
+}
+
+pub fn of(recs: &[Record], k: Kind) -> Vec<&Record> {
+    recs.iter().filter(|r| r.kind == k).collect()
+}
+
+pub fn summary(recs: &[Record]) -> &Record {
+    let s = of(recs, Kind::Summary);
+    assert_eq!(s.len(), 1, "exactly one summary: {recs:?}");
+    assert_eq!(
+        recs.last().unwrap().kind,
+        Kind::Summary,
+        "the summary is last"
+    );
+    s[0]
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn info_i64(r: &Record, k: &str) -> Option<i64> {
+    r.info.get(k).and_then(|v| v.as_i64())
+}
+
+/// Whether a process is gone (or a zombie waiting for init).
+pub fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// The pids of the children of `parent`.
+pub fn children(parent: u32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            && let Some((_, rest)) = stat.rsplit_once(')')
+            && rest.split_whitespace().nth(1) == Some(&parent.to_string())
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Runs `shell_cmd` under script(1) on a new pseudo-terminal, feeding `input` once `ready`
+/// holds; kills it after 30 s. Returns its exit code and output.
+pub fn on_a_terminal(
+    shell_cmd: &str,
+    input: &[u8],
+    ready: impl Fn() -> bool,
+) -> Option<(i32, String)> {
+    use std::io::{Read, Write};
+    if !testkit::need_tool("script") {
+        return None;
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", shell_cmd, "/dev/null"])
+        // The same shell whoever runs the tests.
+        .env("SHELL", "/bin/sh")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !ready() && t.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("timecmd on a terminal did not finish: {shell_cmd}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    Some((status.code().unwrap_or(-1), out))
+}
+
+/// Whether a process whose command line is `cmdline` (NUL-terminated arguments) runs.
+pub fn process_runs(cmdline: &[u8]) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .any(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == cmdline))
+}
