@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netpipe_global_optspecs
-    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= label= name= tag= h/help V/version
+    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= quiet label= name= tag= h/help V/version
 end
 
 function __fish_netpipe_needs_command
@@ -43,6 +43,7 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -s v -d 'Accepted for nc c
 complete -c netpipe -n "__fish_netpipe_needs_command" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_needs_command" -l quiet -d 'No human summary on stderr, even on a terminal'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s V -l version -d 'Print version'
 complete -c netpipe -n "__fish_netpipe_needs_command" -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
@@ -50,54 +51,58 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -a "recv" -d 'Receive and 
 complete -c netpipe -n "__fish_netpipe_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s n -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s w -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s b -l bs -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer\'s pages into the socket, no copy (both fall back to copy)' -r -f -a "sendfile\t''
 splice\t''
 copy\t''"
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Data to send: zeros, or random (incompressible)' -r -f -a "zeros\t''
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Data to send: zero bytes, or random (incompressible)' -r -f -a "zero\t''
 random\t''"
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s N -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s h -l help -d 'Print help'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s n -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s w -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l block-size -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s b -l bs -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append records to FILE instead of stdout' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s N -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 6 -d 'IPv6 only'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s h -l help -d 'Print help'
 complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand help; and not __fish_seen_subcommand_from send recv help" -f -a "recv" -d 'Receive and discard without copying, and measure (the sink, like iperf3 -s)'

@@ -18,14 +18,6 @@ impl Family {
             Family::V6 => a.is_ipv6(),
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Any => "any",
-            Family::V4 => "ipv4",
-            Family::V6 => "ipv6",
-        }
-    }
 }
 
 /// Parses a port number, naming the flag on error.

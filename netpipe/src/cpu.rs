@@ -1,5 +1,8 @@
 //! CPU time of this process (user + system), for the CPU cost of a transfer.
 
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeVal;
+
 /// User and system CPU seconds used by the process so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cpu {
@@ -9,17 +12,13 @@ pub struct Cpu {
 
 impl Cpu {
     pub fn now() -> Cpu {
-        // SAFETY: rusage is plain old data; all-zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: getrusage writes one rusage into the valid pointer.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        if rc != 0 {
+        let Ok(ru) = getrusage(UsageWho::RUSAGE_SELF) else {
             return Cpu::default();
-        }
-        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        };
+        let tv = |t: TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
         Cpu {
-            user_s: tv(ru.ru_utime),
-            sys_s: tv(ru.ru_stime),
+            user_s: tv(ru.user_time()),
+            sys_s: tv(ru.system_time()),
         }
     }
 

@@ -1,4 +1,4 @@
-//! The netpipe binary: parses nothing itself, see the library.
+//! The netpipe binary: the lifecycle runs the library's Tool.
 fn main() -> std::process::ExitCode {
-    measure::cli::main("netpipe", netpipe::run)
+    measure::lifecycle::main::<netpipe::Tool>()
 }

@@ -1,10 +1,12 @@
 //! Sockets: listening, accepting and connecting in short ticks (so Ctrl-C and timeouts are
 //! seen), socket options, and the kernel's TCP_INFO for a connection.
 
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::{Duration, Instant};
 
 /// How long a blocking call waits before the caller looks at the clock and the Ctrl-C flag.
@@ -94,7 +96,7 @@ pub enum WaitEnd {
 pub fn accept(l: &Socket, deadline: Option<Instant>) -> Result<(Socket, SocketAddr), WaitEnd> {
     // Bounded: each pass waits at most one tick, and the deadline or Ctrl-C ends it.
     loop {
-        if measure::cli::interrupted() {
+        if measure::signal::interrupted() {
             return Err(WaitEnd::Interrupted);
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -117,7 +119,7 @@ pub fn accept(l: &Socket, deadline: Option<Instant>) -> Result<(Socket, SocketAd
 
 /// Takes a connection that is already waiting on `l`, without blocking.
 pub fn accept_ready(l: &Socket) -> io::Result<Option<(Socket, SocketAddr)>> {
-    if !poll_in(l.as_raw_fd(), Duration::ZERO)? {
+    if !poll_in(l, Duration::ZERO)? {
         return Ok(None);
     }
     match l.accept() {
@@ -128,28 +130,22 @@ pub fn accept_ready(l: &Socket) -> io::Result<Option<(Socket, SocketAddr)>> {
 }
 
 /// Whether `fd` has something to read within `wait` (EINTR counts as nothing yet).
-pub fn poll_in(fd: i32, wait: Duration) -> io::Result<bool> {
-    poll_one(fd, libc::POLLIN, wait)
+pub fn poll_in(fd: &impl AsFd, wait: Duration) -> io::Result<bool> {
+    poll_one(fd, PollFlags::IN, wait)
 }
 
 /// Whether `fd` is ready for `events` within `wait` (EINTR counts as not yet).
-fn poll_one(fd: i32, events: libc::c_short, wait: Duration) -> io::Result<bool> {
-    let mut p = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
+fn poll_one(fd: &impl AsFd, events: PollFlags, wait: Duration) -> io::Result<bool> {
+    let mut p = [PollFd::new(fd, events)];
+    let t = Timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as _,
+        tv_nsec: wait.subsec_nanos().into(),
     };
-    let ms = wait.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd for the duration of the call.
-    let rc = unsafe { libc::poll(&mut p, 1, ms) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(false);
-        }
-        return Err(e);
+    match rustix::event::poll(&mut p, Some(&t)) {
+        Ok(n) => Ok(n > 0),
+        Err(Errno::INTR) => Ok(false),
+        Err(e) => Err(e.into()),
     }
-    Ok(rc > 0)
 }
 
 /// Whether an error is the tick timeout of SO_RCVTIMEO/SO_SNDTIMEO.
@@ -205,7 +201,7 @@ fn connect_one(
             let start = Instant::now();
             // Bounded by the timeout and Ctrl-C; each pass waits one tick at most.
             loop {
-                if measure::cli::interrupted() {
+                if measure::signal::interrupted() {
                     return Err(WaitEnd::Interrupted);
                 }
                 let waited = start.elapsed();
@@ -216,7 +212,7 @@ fn connect_one(
                     Some(t) => (t - waited).min(TICK),
                     None => TICK,
                 };
-                if poll_out(s.as_raw_fd(), wait).map_err(WaitEnd::Failed)? {
+                if poll_out(&s, wait).map_err(WaitEnd::Failed)? {
                     break;
                 }
             }
@@ -230,8 +226,8 @@ fn connect_one(
     Ok(s)
 }
 
-fn poll_out(fd: i32, wait: Duration) -> io::Result<bool> {
-    poll_one(fd, libc::POLLOUT, wait)
+fn poll_out(fd: &impl AsFd, wait: Duration) -> io::Result<bool> {
+    poll_one(fd, PollFlags::OUT, wait)
 }
 
 /// The parts of TCP_INFO that a sample reports.
@@ -252,31 +248,25 @@ impl TcpInfo {
 }
 
 /// The bytes a TCP socket holds received but unread (FIONREAD, i.e. SIOCINQ); 0 on error.
-pub fn unread_bytes(fd: i32) -> u64 {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one c_int into n.
-    let rc = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
-    if rc == 0 {
-        u64::try_from(n).unwrap_or(0)
-    } else {
-        0
-    }
+pub fn unread_bytes(s: &Socket) -> u64 {
+    rustix::io::ioctl_fionread(s).unwrap_or(0)
 }
 
-/// Reads TCP_INFO of a connected socket.
-pub fn tcp_info(fd: i32) -> Option<TcpInfo> {
-    // SAFETY: tcp_info is plain old data; all-zero is a valid value.
-    let mut ti: libc::tcp_info = unsafe { std::mem::zeroed() };
+/// Reads TCP_INFO of a connected socket (neither socket2 nor rustix reads it).
+pub fn tcp_info(s: &Socket) -> Option<TcpInfo> {
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    // SAFETY: ti is a writable buffer of len bytes; the kernel writes at most len bytes.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
+    // SAFETY: tcp_info is plain old data, so all-zero is a valid value; getsockopt writes at
+    // most `len` bytes into it, and the socket stays open for the call.
+    let (rc, ti) = unsafe {
+        let mut ti: libc::tcp_info = std::mem::zeroed();
+        let rc = libc::getsockopt(
+            s.as_raw_fd(),
             libc::IPPROTO_TCP,
             libc::TCP_INFO,
             (&mut ti as *mut libc::tcp_info).cast(),
             &mut len,
-        )
+        );
+        (rc, ti)
     };
     if rc != 0 {
         return None;
@@ -328,7 +318,7 @@ mod tests {
         .unwrap();
         let (s, peer) = accept(&l, Some(Instant::now() + Duration::from_secs(5))).unwrap();
         assert_eq!(peer, c.local_addr().unwrap().as_socket().unwrap());
-        let ti = tcp_info(c.as_raw_fd()).unwrap();
+        let ti = tcp_info(&c).unwrap();
         assert!(ti.snd_mss > 0);
         drop(s);
         assert!(accept_ready(&l).unwrap().is_none());

@@ -10,13 +10,11 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn sender(port: u16, extra: &[&str]) -> Guard {
-    Guard::spawn(
+fn sender(port: u16, extra: &[&str]) -> Captured {
+    Captured::start(
         np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
             .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
+            .stdin(Stdio::null()),
     )
 }
 
@@ -126,7 +124,7 @@ fn silent_client_hits_the_idle_timeout() {
 fn keep_open_survives_a_bad_client() {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
-    let (mut l, port) = listener("recv", &recs, &["--keep-open", "--idle-timeout", "0.3"]);
+    let (l, port) = listener("recv", &recs, &["--keep-open", "--idle-timeout", "0.3"]);
     {
         let _silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
         std::thread::sleep(Duration::from_millis(600));
@@ -134,7 +132,7 @@ fn keep_open_survives_a_bad_client() {
     let (st, _, err) = sender(port, &["--bytes", "777777"]).wait_output(LIMIT);
     assert!(st.success(), "{err}");
     l.signal(libc::SIGINT);
-    assert_eq!(l.wait(LIMIT).code(), Some(130));
+    assert_eq!(l.wait_output(LIMIT).0.code(), Some(130));
     let r = read_records(&recs);
     let s = summary(&r);
     assert_eq!(num(s, "session_count"), 2.0);
@@ -147,11 +145,11 @@ fn keep_open_survives_a_bad_client() {
 fn ctrl_c_on_the_receiver_keeps_what_arrived() {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
-    let (mut l, port) = listener("recv", &recs, &[]);
+    let (l, port) = listener("recv", &recs, &[]);
     let s = sender(port, &[]);
     std::thread::sleep(Duration::from_millis(400));
     l.signal(libc::SIGINT);
-    assert_eq!(l.wait(LIMIT).code(), Some(130));
+    assert_eq!(l.wait_output(LIMIT).0.code(), Some(130));
     let r = read_records(&recs);
     let sm = summary(&r);
     assert_eq!(sm["status"], "partial");
@@ -184,49 +182,19 @@ fn ctrl_c_ends_an_unlimited_sender_cleanly() {
     );
 }
 
-/// A network namespace that is deleted on drop.
-struct Netns(String);
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("ip")
-            .args(["netns", "del", &self.0])
-            .status();
-    }
-}
-
-fn sh(cmd: &str) {
-    let st = std::process::Command::new("sh")
-        .args(["-c", cmd])
-        .status()
-        .unwrap();
-    assert!(st.success(), "{cmd}");
-}
-
 #[test]
 fn connect_timeout_into_a_black_hole() {
-    if !is_root() || !have("ip") {
-        eprintln!("skipped: needs root and iproute2 for a network namespace");
+    if !need_root("a network namespace") || !need_tool("ip") {
         return;
     }
-    // Inside our own namespace, 10.77.0.2 is on a veth link where nobody answers ARP.
-    let ns = Netns(format!("npto{}", std::process::id()));
-    sh(&format!("ip netns add {}", ns.0));
-    sh(&format!(
-        "ip -n {0} link set lo up && ip -n {0} link add v0 type veth peer name v1 && \
-         ip -n {0} addr add 10.77.0.1/24 dev v0 && ip -n {0} link set v0 up && \
-         ip -n {0} link set v1 up",
-        ns.0
-    ));
+    // Inside namespace a, B_ADDR's neighbour .3 is on the veth link where nobody answers ARP.
+    let net = testkit::NetPair::new().unwrap();
+    let hole = format!("{}.3:5001", testkit::B_ADDR.rsplit_once('.').unwrap().0);
     let (st, out, err) = run(
-        std::process::Command::new("ip").args([
-            "netns",
-            "exec",
-            &ns.0,
-            bin(),
+        testkit::NetPair::exec(&net.a, bin()).args([
             "send",
             "--connect",
-            "10.77.0.2:5001",
+            &hole,
             "--connect-timeout",
             "0.5",
         ]),

@@ -9,6 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
+const LISTEN: Duration = Duration::from_secs(10);
 
 /// Runs `netpipe <role> --connect 127.0.0.1:PORT <extra>`; returns exit code and records.
 fn connect(role: &str, port: u16, extra: &[&str]) -> (i32, Vec<Value>, String) {
@@ -94,7 +95,7 @@ fn every_send_method_sends_its_random_pattern_whole() {
         let d = tmp();
         let out = path(&d, "out");
         let recs = path(&d, "nc.jsonl");
-        let mut l = Guard::spawn(
+        let mut l = Spawned::start(
             np().args(["-l", "-p", "0", "-s", "127.0.0.1", "-o"])
                 .arg(&recs)
                 .stdin(Stdio::null())
@@ -179,13 +180,13 @@ fn a_receiver_limit_counts_its_intervals_within_the_limit() {
 #[test]
 fn a_small_locked_window_still_moves_every_byte() {
     // The receiver raises its wake-up mark (SO_RCVLOWAT) with the rate, but never past a
-    // quarter of the receive buffer, so a small fixed window (-w) cannot strand bytes.
+    // quarter of the receive buffer, so a small fixed window (--window) cannot strand bytes.
     let n = 50_000_021u64;
     let (lc, lr, cc, cr) = pair(
         "recv",
-        &["-w", "64k"],
+        &["--window", "64k"],
         "send",
-        &["--bytes", &n.to_string(), "-w", "64k"],
+        &["--bytes", &n.to_string(), "--window", "64k"],
     );
     assert_eq!((lc, cc), (0, 0), "{lr:#?}");
     assert_eq!(num(summary(&lr), "received_bytes"), n as f64);
@@ -281,13 +282,13 @@ fn intervals_and_omit() {
 fn keep_open_serves_sessions_until_ctrl_c() {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
-    let (mut l, port) = listener("recv", &recs, &["--keep-open"]);
+    let (l, port) = listener("recv", &recs, &["--keep-open"]);
     for n in ["1000", "2001"] {
         let (c, _, e) = connect("send", port, &["--bytes", n]);
         assert_eq!(c, 0, "{e}");
     }
     l.signal(libc::SIGINT);
-    let st = l.wait(LIMIT);
+    let (st, _, _) = l.wait_output(LIMIT);
     assert_eq!(st.code(), Some(130));
     let r = read_records(&recs);
     let s = summary(&r);
@@ -301,7 +302,7 @@ fn nc_and_socat_as_the_peer() {
     let d = tmp();
     let input = path(&d, "in");
     random_file(&input, 5_000_011);
-    if have("nc") {
+    if need_tool("nc") {
         // nc sends a file into `recv --listen`.
         let recs = path(&d, "a.jsonl");
         let (l, port) = listener("recv", &recs, &[]);
@@ -320,13 +321,13 @@ fn nc_and_socat_as_the_peer() {
         // `send --connect` into `nc -l > out`.
         let port = free_port();
         let out = path(&d, "out");
-        let mut nc = Guard::spawn(
+        let mut nc = Spawned::start(
             std::process::Command::new("nc")
                 .args(["-l", "127.0.0.1", &port.to_string()])
                 .stdin(Stdio::null())
                 .stdout(file(&out)),
         );
-        wait_listen(port);
+        nc.wait_listening(port, LISTEN);
         let (c, r, e) = connect("send", port, &["--bytes", "3000017"]);
         assert_eq!(c, 0, "{e}");
         assert!(nc.wait(LIMIT).success());
@@ -335,22 +336,22 @@ fn nc_and_socat_as_the_peer() {
         assert_eq!(num(summary(&r), "sent_bytes"), 3_000_017.0);
         // `nc -N -l < file` serves, `recv --connect` pulls.
         let port = free_port();
-        let mut nc = Guard::spawn(
+        let mut nc = Spawned::start(
             std::process::Command::new("nc")
                 .args(["-N", "-l", "127.0.0.1", &port.to_string()])
                 .stdin(open(&input))
                 .stdout(Stdio::null()),
         );
-        wait_listen(port);
+        nc.wait_listening(port, LISTEN);
         let (c, r, e) = connect("recv", port, &[]);
         assert_eq!(c, 0, "{e}");
         assert!(nc.wait(LIMIT).success());
         assert_eq!(num(summary(&r), "received_bytes"), 5_000_011.0);
     }
-    if have("socat") {
+    if need_tool("socat") {
         let port = free_port();
         let out = path(&d, "out2");
-        let mut so = Guard::spawn(
+        let mut so = Spawned::start(
             std::process::Command::new("socat")
                 .args([
                     "-u",
@@ -359,7 +360,7 @@ fn nc_and_socat_as_the_peer() {
                 ])
                 .stdin(Stdio::null()),
         );
-        wait_listen(port);
+        so.wait_listening(port, LISTEN);
         let (c, _, e) = connect("send", port, &["--bytes", "4000037", "--pattern", "random"]);
         assert_eq!(c, 0, "{e}");
         assert!(so.wait(LIMIT).success());
@@ -370,12 +371,12 @@ fn nc_and_socat_as_the_peer() {
 #[test]
 fn ipv6_loopback_when_available() {
     if std::net::TcpListener::bind("[::1]:0").is_err() {
-        eprintln!("skipped: no IPv6 loopback");
+        testkit::skip("no IPv6 loopback");
         return;
     }
     let d = tmp();
     let recs = path(&d, "l.jsonl");
-    let l = Guard::spawn(
+    let mut l = Spawned::start(
         np().args(["recv", "-6", "--listen", "[::1]:0", "-o"])
             .arg(&recs)
             .stdout(Stdio::null()),
@@ -394,7 +395,7 @@ fn ipv6_loopback_when_available() {
     );
     assert!(st.success(), "{e}");
     assert_eq!(num(summary(&records(&out)), "sent_bytes"), 12345.0);
-    let (lst, _, _) = l.wait_output(LIMIT);
+    let lst = l.wait(LIMIT);
     assert!(lst.success());
 }
 

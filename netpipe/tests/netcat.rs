@@ -17,7 +17,7 @@ fn np_listen_then(
     let out = path(&d, "out");
     let recs = path(&d, "recs.jsonl");
     let input = path(&d, "in");
-    let mut l = Guard::spawn(
+    let mut l = Spawned::start(
         np().args(["-l", "-p", "0", "-s", "127.0.0.1", "-o"])
             .arg(&recs)
             .stdin(Stdio::null())
@@ -36,7 +36,7 @@ fn np_listen_then(
 
 #[test]
 fn nc_sends_to_netpipe_listener() {
-    if !have("nc") {
+    if !need_tool("nc") {
         return;
     }
     let mut want = Vec::new();
@@ -66,7 +66,7 @@ fn nc_sends_to_netpipe_listener() {
 
 #[test]
 fn socat_sends_to_netpipe_listener() {
-    if !have("socat") {
+    if !need_tool("socat") {
         return;
     }
     let mut want = Vec::new();
@@ -98,8 +98,8 @@ fn np_client_into(
     input: &std::path::Path,
     piped: bool,
 ) -> (i32, String) {
-    let mut l = Guard::spawn(listener.stdin(Stdio::null()).stdout(file(out)));
-    wait_listen(port);
+    let mut l = Spawned::start(listener.stdin(Stdio::null()).stdout(file(out)));
+    l.wait_listening(port, Duration::from_secs(10));
     let mut c = np();
     c.args(["127.0.0.1", &port.to_string()]);
     let (st, _o, e) = if piped {
@@ -120,7 +120,7 @@ fn np_client_into(
 
 #[test]
 fn netpipe_sends_to_nc_listener_from_file_and_pipe() {
-    if !have("nc") {
+    if !need_tool("nc") {
         return;
     }
     for piped in [false, true] {
@@ -153,7 +153,7 @@ fn netpipe_sends_to_nc_listener_from_file_and_pipe() {
 
 #[test]
 fn netpipe_sends_to_socat_listener() {
-    if !have("socat") {
+    if !need_tool("socat") {
         return;
     }
     let d = tmp();
@@ -204,8 +204,7 @@ fn netpipe_to_netpipe_empty_and_into_a_pipe() {
         bin(),
         recs.display()
     ));
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let l = Guard::spawn(&mut cmd);
+    let l = Captured::start(&mut cmd);
     let port = listen_port(&recs);
     let (st, _, e) = run(
         np().args(["127.0.0.1", &port.to_string()])
@@ -220,7 +219,7 @@ fn netpipe_to_netpipe_empty_and_into_a_pipe() {
 
 #[test]
 fn listener_serves_stdin_to_nc() {
-    if !have("nc") {
+    if !need_tool("nc") {
         return;
     }
     // `netpipe -l PORT < file` then `nc -N host PORT > out`: the listener sends its stdin
@@ -246,7 +245,7 @@ fn keep_open_takes_connection_after_connection() {
     let d = tmp();
     let out = path(&d, "out");
     let recs = path(&d, "r.jsonl");
-    let l = Guard::spawn(
+    let mut l = Spawned::start(
         np().args(["-l", "-k", "-s", "127.0.0.1", "-p", "0", "-o"])
             .arg(&recs)
             .stdin(Stdio::null())
@@ -263,7 +262,6 @@ fn keep_open_takes_connection_after_connection() {
         );
         assert!(st.success(), "{e}");
     }
-    let mut l = l;
     l.signal(libc::SIGINT);
     let st = l.wait(LIMIT);
     assert_eq!(st.code(), Some(130));
@@ -293,12 +291,10 @@ fn silent_peer_hits_the_idle_timeout() {
     // A client that connects and says nothing: the listener gives up after -w.
     let d = tmp();
     let recs = path(&d, "r.jsonl");
-    let l = Guard::spawn(
+    let l = Captured::start(
         np().args(["-l", "127.0.0.1", "0", "-w", "0.5", "-o"])
             .arg(&recs)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped()),
+            .stdin(Stdio::null()),
     );
     let port = listen_port(&recs);
     let _silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -315,7 +311,7 @@ fn dev_null_output_is_discarded_in_the_kernel_and_counted() {
     let input = path(&d, "in");
     let recs = path(&d, "r.jsonl");
     random_file(&input, ODD);
-    let l = Guard::spawn(
+    let mut l = Spawned::start(
         np().args(["-l", "127.0.0.1", "0", "-o"])
             .arg(&recs)
             .stdin(Stdio::null())
@@ -333,7 +329,7 @@ fn dev_null_output_is_discarded_in_the_kernel_and_counted() {
         LIMIT,
     );
     assert!(st.success(), "{e}");
-    let (lst, _, _) = l.wait_output(LIMIT);
+    let lst = l.wait(LIMIT);
     assert!(lst.success());
     assert_eq!(
         num(summary(&read_records(&recs)), "received_bytes"),
@@ -343,7 +339,7 @@ fn dev_null_output_is_discarded_in_the_kernel_and_counted() {
 
 #[test]
 fn listener_serves_stdin_to_socat() {
-    if !have("socat") {
+    if !need_tool("socat") {
         return;
     }
     let d = tmp();

@@ -5,97 +5,45 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
+use testkit::{B_ADDR, NetPair};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Namespaces `<tag>a` (10.99.0.1) and `<tag>b` (10.99.0.2) on a veth pair; deleted on drop.
-struct Link {
-    a: String,
-    b: String,
-}
-
-fn sh(cmd: &str) {
-    let st = Command::new("sh").args(["-c", cmd]).status().unwrap();
-    assert!(st.success(), "{cmd}");
-}
-
-impl Link {
-    fn new(tag: &str, rate: &str) -> Link {
-        let id = std::process::id();
-        let link = Link {
-            a: format!("np{tag}{id}a"),
-            b: format!("np{tag}{id}b"),
-        };
-        sh(&format!("ip netns add {}", link.a));
-        sh(&format!("ip netns add {}", link.b));
-        sh(&format!(
-            "ip -n {a} link add va type veth peer name vb netns {b} && \
-             ip -n {a} link set lo up && ip -n {b} link set lo up && \
-             ip -n {a} addr add 10.99.0.1/24 dev va && ip -n {b} addr add 10.99.0.2/24 dev vb && \
-             ip -n {a} link set va up && ip -n {b} link set vb up && \
-             tc -n {a} qdisc add dev va root tbf rate {rate} burst 64kb latency 50ms",
-            a = link.a,
-            b = link.b
-        ));
-        link
-    }
-
-    fn in_a(&self) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.a]);
-        c
-    }
-
-    fn in_b(&self) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.b]);
-        c
-    }
-}
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        for n in [&self.a, &self.b] {
-            let _ = Command::new("ip").args(["netns", "del", n]).status();
-        }
-    }
+/// Two namespaces on a veth pair shaped to `rate` (testkit's NetPair); deleted on drop.
+fn link(rate: &str) -> NetPair {
+    let net = NetPair::new().unwrap();
+    net.shape(rate).unwrap();
+    net
 }
 
 fn usable() -> bool {
-    if !is_root() {
-        eprintln!("skipped: needs root for network namespaces");
-        return false;
-    }
-    have("ip") && have("tc")
+    need_root("network namespaces") && need_tool("ip") && need_tool("tc")
 }
 
 /// netpipe from a to b over the shaped link; returns the receiver's summary.
-fn netpipe_rate(link: &Link, secs: &str) -> Value {
+fn netpipe_rate(link: &NetPair, secs: &str) -> Value {
     let d = tmp();
     let recs = path(&d, "b.jsonl");
-    let r = Guard::spawn(
-        link.in_b()
+    let r = Captured::start(
+        NetPair::exec(&link.b, bin())
             .args([
-                bin(),
                 "recv",
                 "--listen",
-                "10.99.0.2:0",
+                &format!("{B_ADDR}:0"),
                 "--omit",
                 "1",
                 "-o",
             ])
-            .arg(&recs)
-            .stdout(Stdio::null()),
+            .arg(&recs),
     );
     let port = listen_port(&recs);
     let (st, out, err) = run(
-        link.in_a().args([
-            bin(),
+        NetPair::exec(&link.a, bin()).args([
             "send",
             "--connect",
-            &format!("10.99.0.2:{port}"),
+            &format!("{B_ADDR}:{port}"),
             "--time",
             secs,
             "--omit",
@@ -117,41 +65,20 @@ fn netpipe_rate(link: &Link, secs: &str) -> Value {
 }
 
 /// iperf3 over the same link, the receiver's figure.
-fn iperf3_rate(link: &Link, secs: &str) -> Option<f64> {
-    if !have("iperf3") {
+fn iperf3_rate(link: &NetPair, secs: &str) -> Option<f64> {
+    if !need_tool("iperf3") {
         return None;
     }
-    let _srv = Guard::spawn(
-        link.in_b()
-            .args(["iperf3", "-s", "-1", "-B", "10.99.0.2", "-p", "5201"])
+    let mut srv = Spawned::start(
+        NetPair::exec(&link.b, "iperf3")
+            .args(["-s", "-1", "-B", B_ADDR, "-p", "5201"])
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    // Wait (at most 10 s) until the server listens inside namespace b.
-    for _ in 0..500 {
-        let o = link
-            .in_b()
-            .args(["ss", "-Hltn", "sport = :5201"])
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&o.stdout).contains("LISTEN") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    srv.wait_listening(5201, Duration::from_secs(10));
     let (st, out, err) = run(
-        link.in_a().args([
-            "iperf3",
-            "-c",
-            "10.99.0.2",
-            "-p",
-            "5201",
-            "-t",
-            secs,
-            "-O",
-            "1",
-            "-J",
-        ]),
+        NetPair::exec(&link.a, "iperf3")
+            .args(["-c", B_ADDR, "-p", "5201", "-t", secs, "-O", "1", "-J"]),
         LIMIT,
     );
     assert!(st.success(), "iperf3 over the link failed: {err} {out}");
@@ -165,7 +92,7 @@ fn shaped_link_throughput_matches_the_link_and_iperf3() {
         return;
     }
     for (rate, mbit) in [("100mbit", 100.0), ("200mbit", 200.0)] {
-        let link = Link::new(&format!("t{}", mbit as u32), rate);
+        let link = link(rate);
         let s = netpipe_rate(&link, "3");
         assert_eq!(s["status"], "ok");
         let got = num(&s, "throughput_bits_per_s") / 1e6;
@@ -191,41 +118,32 @@ fn link_going_down_ends_both_sides_with_a_timeout() {
     if !usable() {
         return;
     }
-    let link = Link::new("dn", "100mbit");
+    let link = link("100mbit");
     let d = tmp();
     let recs = path(&d, "b.jsonl");
-    let r = Guard::spawn(
-        link.in_b()
+    let r = Captured::start(
+        NetPair::exec(&link.b, bin())
             .args([
-                bin(),
                 "recv",
                 "--listen",
-                "10.99.0.2:0",
+                &format!("{B_ADDR}:0"),
                 "--idle-timeout",
                 "1",
                 "-o",
             ])
-            .arg(&recs)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped()),
+            .arg(&recs),
     );
     let port = listen_port(&recs);
-    let s = Guard::spawn(
-        link.in_a()
-            .args([
-                bin(),
-                "send",
-                "--connect",
-                &format!("10.99.0.2:{port}"),
-                "--idle-timeout",
-                "1",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-    );
+    let s = Captured::start(NetPair::exec(&link.a, bin()).args([
+        "send",
+        "--connect",
+        &format!("{B_ADDR}:{port}"),
+        "--idle-timeout",
+        "1",
+    ]));
     std::thread::sleep(Duration::from_millis(700));
     // The peer vanishes: the cable is pulled.
-    sh(&format!("ip -n {} link set va down", link.a));
+    testkit::cmd("ip", &["-n", &link.a, "link", "set", &link.a_if, "down"]).unwrap();
     let (rst, _, rerr) = r.wait_output(LIMIT);
     assert_eq!(rst.code(), Some(1), "{rerr}");
     assert!(rerr.contains("idle"), "{rerr}");

@@ -3,14 +3,18 @@
 //! `tc tbf`), loop devices over scratch files, and child processes ended by their pid. Each
 //! part is removed by its Drop, even when a test fails.
 
+pub mod captured;
 pub mod loopdev;
 pub mod mount;
 pub mod netns;
 pub mod process;
 pub mod routed;
+pub mod signal;
 pub mod skip;
 
+pub use captured::Captured;
 pub use loopdev::LoopDev;
 pub use netns::{A_ADDR, A_ADDR6, B_ADDR, B_ADDR6, NetPair, cmd, unique};
 pub use process::{Spawned, free_port};
+pub use signal::signal;
 pub use skip::{is_root, need_root, need_tool, skip};

@@ -1,12 +1,13 @@
-//! Shared helpers for netpipe's integration tests: the binary, ports, records, peers.
-#![allow(dead_code, clippy::unwrap_used)]
+//! Shared helpers for netpipe's integration tests: the binary, records, listeners. Skips,
+//! child processes, signals, free ports and namespaces are testkit's.
+#![allow(dead_code, unused_imports, clippy::unwrap_used)]
 
 use serde_json::Value;
 use std::io::Write;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+pub use testkit::{Captured, Spawned, free_port, need_root, need_tool};
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_netpipe")
@@ -14,53 +15,6 @@ pub fn bin() -> &'static str {
 
 pub fn np() -> Command {
     Command::new(bin())
-}
-
-/// Whether a tool is on PATH; prints `skipped: why` when it is not.
-pub fn have(tool: &str) -> bool {
-    let ok = Command::new("sh")
-        .args(["-c", &format!("command -v {tool} >/dev/null 2>&1")])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("skipped: {tool} is not installed");
-    }
-    ok
-}
-
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// A port that was free a moment ago on 127.0.0.1.
-pub fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
-/// Waits (at most 10 s) until something listens on TCP `port`.
-pub fn wait_listen(port: u16) {
-    let hex = format!(":{port:04X} ");
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            if let Ok(t) = std::fs::read_to_string(f) {
-                for line in t.lines().skip(1) {
-                    let cols: Vec<&str> = line.split_whitespace().collect();
-                    if cols.len() > 3
-                        && format!("{} ", &cols[1][cols[1].len() - 5..]) == hex
-                        && cols[3] == "0A"
-                    {
-                        return;
-                    }
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("nothing listens on port {port} after 10 s");
 }
 
 /// A scratch directory that goes away.
@@ -146,72 +100,9 @@ pub fn listen_port(path: &Path) -> u16 {
     );
 }
 
-/// A child that is killed (by its PID) if the test ends early.
-pub struct Guard(pub Option<Child>);
-
-impl Guard {
-    pub fn spawn(cmd: &mut Command) -> Guard {
-        Guard(Some(cmd.spawn().unwrap()))
-    }
-
-    pub fn pid(&self) -> i32 {
-        self.0.as_ref().unwrap().id() as i32
-    }
-
-    pub fn signal(&self, sig: i32) {
-        // SAFETY: kill with the PID of our own child.
-        unsafe { libc::kill(self.pid(), sig) };
-    }
-
-    /// Waits at most `limit` for the child to end.
-    pub fn wait(&mut self, limit: Duration) -> ExitStatus {
-        let start = Instant::now();
-        let c = self.0.as_mut().unwrap();
-        while start.elapsed() < limit {
-            if let Some(st) = c.try_wait().unwrap() {
-                self.0 = None;
-                return st;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("child {} still running after {limit:?}", c.id());
-    }
-
-    pub fn wait_output(mut self, limit: Duration) -> (ExitStatus, String, String) {
-        let mut c = self.0.take().unwrap();
-        let start = Instant::now();
-        loop {
-            if c.try_wait().unwrap().is_some() {
-                break;
-            }
-            if start.elapsed() > limit {
-                let _ = c.kill();
-                panic!("child still running after {limit:?}");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let o = c.wait_with_output().unwrap();
-        (
-            o.status,
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if let Some(c) = self.0.as_mut() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
 /// Runs `cmd` to its end (at most `limit`), returning status, stdout and stderr.
 pub fn run(cmd: &mut Command, limit: Duration) -> (ExitStatus, String, String) {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    Guard::spawn(cmd).wait_output(limit)
+    Captured::start(cmd).wait_output(limit)
 }
 
 pub fn file(p: &Path) -> std::fs::File {
@@ -235,14 +126,12 @@ pub fn feed(child: &mut Child, data: Vec<u8>) -> std::thread::JoinHandle<()> {
 }
 
 /// Starts `netpipe <role> --listen 127.0.0.1:0 <extra>` with records into `recs`.
-pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
-    let g = Guard::spawn(
+pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Captured, u16) {
+    let g = Captured::start(
         np().args([role, "--listen", "127.0.0.1:0", "-o"])
             .arg(recs)
             .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped()),
+            .stdin(Stdio::null()),
     );
     let port = listen_port(recs);
     (g, port)
@@ -250,11 +139,11 @@ pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Guard, u16) {
 
 /// A netcat-mode listener (`-l 127.0.0.1 0`) with `n` random bytes from a file in `d` on its
 /// stdin and its records in `d`/r.jsonl: the listener, its port, the bytes and the records.
-pub fn stdin_listener(d: &tempfile::TempDir, n: usize) -> (Guard, u16, Vec<u8>, PathBuf) {
+pub fn stdin_listener(d: &tempfile::TempDir, n: usize) -> (Spawned, u16, Vec<u8>, PathBuf) {
     let input = path(d, "in");
     let recs = path(d, "r.jsonl");
     let want = random_file(&input, n);
-    let g = Guard::spawn(
+    let g = Spawned::start(
         np().args(["-l", "127.0.0.1", "0", "-o"])
             .arg(&recs)
             .stdin(open(&input))

@@ -1,0 +1,301 @@
+//! Turning parsed matches into plans: checks the values clap cannot, resolves addresses and
+//! picks the defaults that depend on other flags.
+
+use crate::addr::{self, Family};
+use crate::netcat::NcPlan;
+use crate::plan::{Endpoint, Plan, Role, SendMethod};
+use crate::sock::SockOpts;
+use clap::ArgMatches;
+use measure::Exit;
+use measure::Failure;
+use std::net::{Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+fn family(m: &ArgMatches) -> Family {
+    if m.get_flag("ipv4") {
+        Family::V4
+    } else if m.get_flag("ipv6") {
+        Family::V6
+    } else {
+        Family::Any
+    }
+}
+
+fn dur(m: &ArgMatches, id: &str) -> Option<Duration> {
+    m.get_one::<Duration>(id).copied()
+}
+
+/// A flag of a subcommand that may lack it (`--send-method` and `--pattern` are send's).
+fn opt_str<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
+    m.try_get_one::<String>(id)
+        .ok()
+        .flatten()
+        .map(String::as_str)
+}
+
+/// `send` or `recv` when `m` is a subcommand's matches, `None` for netcat mode's: only send
+/// has --send-method (always set: it has a default), and only the subcommands take an
+/// endpoint as a value (one of --listen and --connect is required; netcat mode's -l is a
+/// switch).
+pub fn subcommand(m: &ArgMatches) -> Option<&'static str> {
+    let has = |id: &str| m.try_get_one::<String>(id).ok().flatten().is_some();
+    if has("send-method") {
+        Some("send")
+    } else if has("connect") || has("listen") {
+        Some("recv")
+    } else {
+        None
+    }
+}
+
+/// The plan of `send` or `recv` (`name`) and the run's default name.
+pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> {
+    let role = if name == "send" {
+        Role::Send
+    } else {
+        Role::Recv
+    };
+    let fam = family(m);
+    let endpoint = endpoint(m, fam)?;
+    let bind = m
+        .get_one::<String>("bind")
+        .map(|b| addr::parse_bind(b, fam))
+        .transpose()
+        .map_err(Failure::usage)?;
+    let idle = match dur(m, "idle-timeout") {
+        Some(d) if d.is_zero() => None,
+        Some(d) => Some(d),
+        None => Some(Duration::from_secs(30)),
+    };
+    if dur(m, "time").is_some_and(|d| d.is_zero()) {
+        return Err(Failure::usage(
+            "--time 0: give a positive duration such as 10 or 500ms",
+        ));
+    }
+    if dur(m, "interval").is_some_and(|d| d < Duration::from_millis(10)) {
+        return Err(Failure::usage(
+            "--interval: give at least 10ms, e.g. 1 or 500ms",
+        ));
+    }
+    let method = match opt_str(m, "send-method") {
+        Some("splice") => SendMethod::Splice,
+        Some("sendfile") => SendMethod::Sendfile,
+        _ => SendMethod::Copy,
+    };
+    let plan = Plan {
+        role,
+        bind,
+        v6_only: fam == Family::V6,
+        bytes: m.get_one::<u64>("bytes").copied(),
+        time: dur(m, "time"),
+        omit: dur(m, "omit").unwrap_or(Duration::ZERO),
+        interval: dur(m, "interval"),
+        parallel: m.get_one::<u16>("parallel").map(|&p| p as usize),
+        idle,
+        connect_timeout: dur(m, "connect-timeout"),
+        keep_open: m.get_flag("keep-open"),
+        block: block_size(m, role, method)?,
+        random: opt_str(m, "pattern") == Some("random"),
+        method,
+        opts: SockOpts {
+            window: window(m)?,
+            no_delay: m.get_flag("no-delay"),
+            congestion: congestion(m)?,
+            mss: m.get_one::<u32>("mss").copied(),
+        },
+        endpoint,
+    };
+    let name = default_name(&plan);
+    Ok((plan, name))
+}
+
+fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
+    if let Some(l) = m.get_one::<String>("listen") {
+        Ok(Endpoint::Listen(
+            addr::parse_listen(l, fam).map_err(Failure::usage)?,
+        ))
+    } else if let Some(c) = m.get_one::<String>("connect") {
+        Ok(Endpoint::Connect(
+            c.clone(),
+            addr::parse_connect(c, fam)
+                .map_err(|e| Failure::new(Exit::Cannot, "--connect", msg_tail(&e)))?,
+        ))
+    } else {
+        Err(Failure::usage(
+            "give --listen [ADDR:]PORT or --connect HOST:PORT",
+        ))
+    }
+}
+
+/// `-b/--bs`, or the default for the role and the send method.
+fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, Failure> {
+    Ok(match m.get_one::<u64>("bs") {
+        Some(&b) if b == 0 || b > (1 << 30) => {
+            return Err(Failure::usage("--bs: give 1 byte .. 1G, e.g. 128k"));
+        }
+        Some(&b) => b as usize,
+        // The defaults are the fastest sizes on loopback (2 s runs, medians of 4-5, with the
+        // receiver's rate-following SO_RCVLOWAT): send() from 128k moves 64-67 Gb/s (256k
+        // 60-73 and 1M 66 are within noise of it, 512k 60; 192k 29-32 and 224k 36, as BBR's
+        // pacing falls back on sizes that are not powers of two); sendfile from a 1M memfd
+        // 47 (128k and 4M less); splice from 64k pipes 52, the fastest at times and the least
+        // steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20). send with MSG_ZEROCOPY moves
+        // 34: loopback copies zero-copy pages on delivery anyway.
+        None if role == Role::Send && method == SendMethod::Copy => 128 << 10,
+        None if role == Role::Send && method == SendMethod::Sendfile => 1 << 20,
+        None if role == Role::Send => 64 << 10,
+        None => 4 << 20,
+    })
+}
+
+/// The run's name when --name is not given: what moves, and to or from where.
+fn default_name(plan: &Plan) -> String {
+    match (&plan.endpoint, plan.role) {
+        (Endpoint::Connect(t, _), Role::Send) => format!("tcp send to {t}"),
+        (Endpoint::Connect(t, _), Role::Recv) => format!("tcp recv from {t}"),
+        (Endpoint::Listen(a), Role::Send) => format!("tcp send on {}", addr::show(a)),
+        (Endpoint::Listen(a), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
+    }
+}
+
+/// `--congestion`, tried on a scratch socket so that a name the kernel lacks is a usage error.
+fn congestion(m: &ArgMatches) -> Result<Option<String>, Failure> {
+    let Some(c) = m.get_one::<String>("congestion") else {
+        return Ok(None);
+    };
+    let probe = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+        .and_then(|s| s.set_tcp_congestion(c.as_bytes()));
+    if let Err(e) = probe {
+        let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+            .unwrap_or_default();
+        return Err(Failure::usage(format!(
+            "--congestion {c}: {e}; this kernel offers: {}",
+            avail.trim()
+        )));
+    }
+    Ok(Some(c.clone()))
+}
+
+fn msg_tail(e: &str) -> String {
+    e.split_once(": ").map_or(e, |(_, t)| t).to_string()
+}
+
+fn window(m: &ArgMatches) -> Result<Option<usize>, Failure> {
+    match m.get_one::<u64>("window") {
+        Some(&w) if !(1024..=(1 << 31)).contains(&w) => Err(Failure::usage(
+            "--window: give 1k .. 2G, e.g. 4M (the kernel doubles it and caps it at net.core.rmem_max/wmem_max)",
+        )),
+        Some(&w) => Ok(Some(w as usize)),
+        None => Ok(None),
+    }
+}
+
+/// The plan of netcat mode and the run's default name.
+pub fn netcat(m: &ArgMatches) -> Result<(NcPlan, String), Failure> {
+    let fam = family(m);
+    let nc_w = dur(m, "nc-timeout");
+    let plan = NcPlan {
+        listen: None,
+        target: String::new(),
+        addrs: vec![],
+        bind: None,
+        v6_only: fam == Family::V6,
+        keep_open: false,
+        no_stdin: m.get_flag("no-stdin"),
+        idle: dur(m, "idle-timeout").or(nc_w).filter(|d| !d.is_zero()),
+        connect_timeout: dur(m, "connect-timeout").or(nc_w),
+        opts: SockOpts {
+            window: window(m)?,
+            no_delay: m.get_flag("no-delay"),
+            ..SockOpts::default()
+        },
+    };
+    if m.get_flag("listen") {
+        nc_listen(m, fam, plan)
+    } else {
+        nc_connect(m, fam, plan)
+    }
+}
+
+fn positionals(m: &ArgMatches) -> Vec<&String> {
+    m.get_many::<String>("args").into_iter().flatten().collect()
+}
+
+/// `-l [-s ADDR] [-p] PORT` or `-l [ADDR] PORT`.
+fn nc_listen(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
+    let pos = positionals(m);
+    let source = m.get_one::<String>("source").map(String::as_str);
+    let (host, port) = match (pos.as_slice(), m.get_one::<String>("port")) {
+        ([], Some(p)) => (source, p.as_str()),
+        ([p], None) => (source, p.as_str()),
+        ([h], Some(p)) => (Some(h.as_str()), p.as_str()),
+        ([h, p], None) => (Some(h.as_str()), p.as_str()),
+        _ => {
+            return Err(Failure::usage(
+                "-l: give the port once, as `netpipe -l -p 2222` or `netpipe -l 2222`",
+            ));
+        }
+    };
+    let port = addr::parse_port(port, "port").map_err(Failure::usage)?;
+    let a = match host {
+        Some(h) => addr::resolve_one(h, port, fam, "listen address")
+            .map_err(|e| Failure::new(Exit::Cannot, "-l", msg_tail(&e)))?,
+        None => addr::wildcard(port, fam),
+    };
+    let name = format!("nc listen {}", addr::show(&a));
+    let plan = NcPlan {
+        listen: Some(a),
+        target: addr::show(&a),
+        keep_open: m.get_flag("keep"),
+        ..plan
+    };
+    Ok((plan, name))
+}
+
+/// `[-s ADDR] [-p PORT] HOST PORT`.
+fn nc_connect(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
+    let pos = positionals(m);
+    let [host, port] = pos.as_slice() else {
+        return Err(Failure::usage(
+            "give HOST PORT to connect (netpipe host 2222 < file), -l PORT to listen, or a subcommand: send, recv (see --help)",
+        ));
+    };
+    if m.get_flag("keep") {
+        return Err(Failure::usage("-k only goes with -l"));
+    }
+    let port = addr::parse_port(port, "port").map_err(Failure::usage)?;
+    let addrs = addr::resolve(host, port, fam, "host")
+        .map_err(|e| Failure::new(Exit::MeasuredFailure, host, msg_tail(&e)))?;
+    let src_port = m
+        .get_one::<String>("port")
+        .map(|p| addr::parse_port(p, "-p"))
+        .transpose()
+        .map_err(Failure::usage)?;
+    let bind = match (m.get_one::<String>("source"), src_port) {
+        (Some(s), p) => {
+            let mut b = addr::parse_bind(s, fam).map_err(Failure::usage)?;
+            if let Some(p) = p {
+                b.set_port(p);
+            }
+            Some(b)
+        }
+        (None, Some(p)) => Some(match addrs[0] {
+            SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], p)),
+            SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, p)),
+        }),
+        (None, None) => None,
+    };
+    let target = if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    let name = format!("nc to {target}");
+    let plan = NcPlan {
+        target,
+        addrs,
+        bind,
+        ..plan
+    };
+    Ok((plan, name))
+}

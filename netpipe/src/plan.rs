@@ -1,0 +1,108 @@
+//! What a measuring run was asked to do: the role, the endpoint, the limits and the socket
+//! options, and the begin record's parameters made from them.
+
+use crate::addr;
+use crate::sock::SockOpts;
+use measure::writer::info;
+use serde_json::{Map, Value, json};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Which way the data flows from this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Send,
+    Recv,
+}
+
+impl Role {
+    pub fn word(self) -> &'static str {
+        match self {
+            Role::Send => "sender",
+            Role::Recv => "receiver",
+        }
+    }
+
+    pub fn bytes_key(self) -> &'static str {
+        match self {
+            Role::Send => "sent_bytes",
+            Role::Recv => "received_bytes",
+        }
+    }
+}
+
+/// Where the streams come from.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    Listen(SocketAddr),
+    Connect(String, Vec<SocketAddr>),
+}
+
+/// Everything a measuring run was asked to do.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub role: Role,
+    pub endpoint: Endpoint,
+    pub bind: Option<SocketAddr>,
+    pub v6_only: bool,
+    pub bytes: Option<u64>,
+    pub time: Option<Duration>,
+    pub omit: Duration,
+    pub interval: Option<Duration>,
+    pub parallel: Option<usize>,
+    pub idle: Option<Duration>,
+    pub connect_timeout: Option<Duration>,
+    pub keep_open: bool,
+    pub block: usize,
+    pub random: bool,
+    pub method: SendMethod,
+    pub opts: SockOpts,
+}
+
+/// How a sender hands its buffer to the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMethod {
+    /// tee + splice of pages put in a pipe once: no copy.
+    Splice,
+    /// send() from the buffer: one copy, as iperf3 and nc do.
+    Copy,
+    /// sendfile() from a memfd holding the pattern: no copy.
+    Sendfile,
+}
+
+impl Plan {
+    /// The parameters for the begin record.
+    pub fn info(&self) -> Map<String, Value> {
+        let (mode, target) = match &self.endpoint {
+            Endpoint::Listen(a) => ("listen", addr::show(a)),
+            Endpoint::Connect(t, _) => ("connect", t.clone()),
+        };
+        info(json!({
+            "role": self.role.word(),
+            "mode": mode,
+            "target": target,
+            "bind": self.bind.map(|b| addr::show(&b)),
+            "bytes_limit": self.bytes,
+            "time_limit_s": self.time.map(|t| t.as_secs_f64()),
+            "omit_s": self.omit.as_secs_f64(),
+            "interval_s": self.interval.map(|t| t.as_secs_f64()),
+            "parallel": self.parallel,
+            "idle_timeout_s": self.idle.map(|t| t.as_secs_f64()),
+            "connect_timeout_s": self.connect_timeout.map(|t| t.as_secs_f64()),
+            "keep_open": self.keep_open,
+            "block_bytes": self.block,
+            "send_method": if self.role == Role::Send { Some(match self.method { SendMethod::Splice => "splice", SendMethod::Copy => "copy", SendMethod::Sendfile => "sendfile" }) } else { None },
+            "pattern": if self.role == Role::Send { Some(if self.random { "random" } else { "zero" }) } else { None },
+            "window_bytes": self.opts.window,
+            "no_delay": self.opts.no_delay,
+            "congestion": self.opts.congestion,
+            "mss_bytes": self.opts.mss,
+            "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
+            "wake_mark": if self.role == Role::Recv { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
+        }))
+    }
+
+    pub fn run_for(&self) -> Option<Duration> {
+        self.time.map(|t| t + self.omit)
+    }
+}

@@ -1,0 +1,197 @@
+//! The end of a measuring run: what its sessions added up to, the verdict (status, error,
+//! exit code), the summary record and the human summary.
+
+use crate::cpu::Cpu;
+use crate::plan::{Plan, Role};
+use measure::Exit;
+use measure::Failure;
+use measure::Status;
+use measure::lifecycle::Session;
+use measure::units::{format_bits_per_s, format_bytes, format_seconds};
+use measure::writer::{Summary, Values, info};
+use serde_json::json;
+
+/// What a session measured, for the summary.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub sessions: u64,
+    pub streams: u64,
+    pub failed_streams: u64,
+    pub bytes: u64,
+    pub measured_bytes: u64,
+    pub measured_s: f64,
+    pub retrans: u64,
+    pub rtt_sum_s: f64,
+    pub rtt_n: u64,
+    pub cpu: Cpu,
+    pub active_s: f64,
+    pub errors: Vec<String>,
+    pub interrupted: bool,
+    /// Ctrl-C came while streams were moving data (not between sessions).
+    pub cut: bool,
+    pub omit_short: bool,
+}
+
+/// Status, error and exit code from what happened.
+pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
+    let unlimited = plan.bytes.is_none() && plan.time.is_none();
+    if t.interrupted {
+        // Ctrl-C is how an unlimited sender or a --keep-open listener is meant to end.
+        let expected = !t.cut || (plan.role == Role::Send && unlimited);
+        let clean = t.errors.is_empty() && t.measured_bytes > 0 && expected;
+        let status = if clean {
+            Status::Ok
+        } else if t.bytes > 0 {
+            Status::Partial
+        } else {
+            Status::Failed
+        };
+        let err = (status != Status::Ok).then(|| {
+            format!(
+                "interrupted after {} bytes{}",
+                t.bytes,
+                first_error(t).map(|e| format!("; {e}")).unwrap_or_default()
+            )
+        });
+        return (status, err, Exit::Interrupted);
+    }
+    if !t.errors.is_empty() {
+        let status = if t.bytes > 0 {
+            Status::Partial
+        } else {
+            Status::Failed
+        };
+        let mut e = first_error(t).unwrap_or_default();
+        if t.errors.len() > 1 {
+            e.push_str(&format!(" (and {} more)", t.errors.len() - 1));
+        }
+        return (status, Some(e), Exit::MeasuredFailure);
+    }
+    if t.measured_bytes == 0 {
+        return (
+            Status::Failed,
+            Some("no bytes were transferred".into()),
+            Exit::MeasuredFailure,
+        );
+    }
+    if let (Some(want), Role::Recv) = (plan.bytes, plan.role)
+        && t.bytes < want
+        && !plan.keep_open
+    {
+        return (
+            Status::Partial,
+            Some(format!(
+                "the peer closed after {} of the {want} bytes asked for (--bytes)",
+                t.bytes
+            )),
+            Exit::MeasuredFailure,
+        );
+    }
+    (Status::Ok, None, Exit::Ok)
+}
+
+fn first_error(t: &Tally) -> Option<String> {
+    t.errors.first().cloned()
+}
+
+pub fn write_summary(
+    out: &mut Session,
+    plan: &Plan,
+    t: &Tally,
+    status: Status,
+    error: Option<String>,
+) -> Result<(), Failure> {
+    let mut v = Values::new();
+    if t.measured_s > 0.0 && t.measured_bytes > 0 {
+        v.set(
+            "throughput_bits_per_s",
+            t.measured_bytes as f64 * 8.0 / t.measured_s,
+        );
+        v.set(
+            "throughput_bytes_per_s",
+            t.measured_bytes as f64 / t.measured_s,
+        );
+    }
+    v.set_count(plan.role.bytes_key(), t.bytes);
+    v.set_count("measured_bytes", t.measured_bytes);
+    v.set("duration_s", t.measured_s);
+    v.set_count("stream_count", t.streams);
+    v.set_count("failed_stream_count", t.failed_streams);
+    v.set_count("session_count", t.sessions);
+    if plan.role == Role::Send && t.streams > 0 {
+        v.set_count("retransmits_count", t.retrans);
+        if t.rtt_n > 0 {
+            v.set("rtt_s", t.rtt_sum_s / t.rtt_n as f64);
+        }
+    }
+    v.set("cpu_user_s", t.cpu.user_s);
+    v.set("cpu_sys_s", t.cpu.sys_s);
+    if t.active_s > 0.0 {
+        v.set("cpu_seconds_per_s", t.cpu.total_s() / t.active_s);
+    }
+    let note = match plan.role {
+        Role::Recv => "the receiver's figure: its own clock from the first byte to EOF",
+        Role::Send => {
+            "the sender's figure: from the first byte written until the peer closed after the half-close; the receiver's own figure is the reference"
+        }
+    };
+    let i = info(json!({
+        "role": plan.role.word(),
+        "measured_by": plan.role.word(),
+        "note": note,
+        "errors": t.errors,
+        "omit_longer_than_transfer": t.omit_short,
+    }));
+    out.summary(Summary {
+        status,
+        error,
+        headline: Some("throughput_bits_per_s".into()),
+        values: v,
+        info: i,
+    })
+}
+
+/// The summary for a person (on a terminal; the lifecycle prints it only then): the row and
+/// its status, then what moved, how fast, by whose clock, and at what CPU cost. A failure's
+/// reason follows on its own line (`netpipe: ...`), for everyone.
+pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) {
+    let status = match status {
+        Status::Ok => "ok",
+        Status::Partial => "partial",
+        Status::Failed => "failed",
+    };
+    let mut text = format!("{}: {status}\n", out.name());
+    if t.streams > 0 {
+        let rate = if t.measured_s > 0.0 {
+            format_bits_per_s(t.measured_bytes as f64 * 8.0 / t.measured_s)
+        } else {
+            "-".into()
+        };
+        let retr = if plan.role == Role::Send {
+            format!(", {} retransmits", t.retrans)
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "  {} {} in {} over {} stream(s) = {rate} (the {}'s clock){retr}\n",
+            if plan.role == Role::Send {
+                "sent"
+            } else {
+                "received"
+            },
+            format_bytes(t.bytes as f64),
+            format_seconds(t.measured_s),
+            t.streams,
+            plan.role.word()
+        ));
+    }
+    if t.active_s > 0.0 {
+        text.push_str(&format!(
+            "  cpu {:.2} s per second of transfer ({} user, {} system)\n",
+            t.cpu.total_s() / t.active_s,
+            format_seconds(t.cpu.user_s),
+            format_seconds(t.cpu.sys_s)
+        ));
+    }
+    out.human().summary(&text);
+}
