@@ -313,7 +313,7 @@ impl Opts {
 /// A size the way dd would write it: `4k`, `512M`, `2G`, or bytes.
 pub fn compact_size(b: u64) -> String {
     for (shift, unit) in [(40, "T"), (30, "G"), (20, "M"), (10, "k")] {
-        if b >= 1 << shift && b % (1 << shift) == 0 {
+        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
             return format!("{}{unit}", b >> shift);
         }
     }

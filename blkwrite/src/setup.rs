@@ -98,7 +98,7 @@ fn check_direct_fit(o: &Opts, t: &Target, size: u64) -> Result<(), Failure> {
         "block-device" => "the logical block size of the device beneath",
         _ => "assumed",
     };
-    if o.bs % a.offset != 0 {
+    if !o.bs.is_multiple_of(a.offset) {
         return Err(Failure::usage(format!(
             "--bs {} does not fit O_DIRECT on {shown}: writes there must be a multiple of {} bytes ({src}); \
              use --bs {} or another multiple of {}, or drop --direct",
@@ -108,14 +108,14 @@ fn check_direct_fit(o: &Opts, t: &Target, size: u64) -> Result<(), Failure> {
             a.offset
         )));
     }
-    if size % a.offset != 0 {
+    if !size.is_multiple_of(a.offset) {
         return Err(Failure::usage(format!(
             "--size {size} does not fit O_DIRECT on {shown}: the last write would not be a multiple of {} bytes ({src}); \
              use a size that is a multiple of {}, or drop --direct",
             a.offset, a.offset
         )));
     }
-    if a.mem > 4096 && o.bs % a.mem != 0 {
+    if a.mem > 4096 && !o.bs.is_multiple_of(a.mem) {
         return Err(Failure::usage(format!(
             "O_DIRECT on {shown} wants buffers aligned to {} bytes: use a --bs that is a multiple of it",
             a.mem

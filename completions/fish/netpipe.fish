@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netpipe_global_optspecs
-    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= o/output= quiet label= name= tag= h/help V/version
+    string join \n l p= s= k w= d N n v window= no-delay 4 6 connect-timeout= idle-timeout= quiet label= name= tag= o/output= json h/help V/version
 end
 
 function __fish_netpipe_needs_command
@@ -30,10 +30,10 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -s w -d 'Connect and idle 
 complete -c netpipe -n "__fish_netpipe_needs_command" -l window -d 'Socket send and receive buffers (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l idle-timeout -d 'End a connection on which nothing arrives for this long (default: wait forever, like nc)' -r
-complete -c netpipe -n "__fish_netpipe_needs_command" -s o -l output -d 'Append records to FILE instead of stderr (- is stdout, which carries payload: avoid)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -s o -l output -d 'Append the records to FILE instead of stderr (- is stdout, which carries the payload: avoid)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -s l -d 'Listen for a connection and write what arrives to stdout (nc -l)'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s k -d 'With -l: accept one connection after another (nc -k); stdin goes to the first'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s d -d 'Do not read stdin (nc -d): only receive'
@@ -44,6 +44,7 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -l no-delay -d 'Disable Na
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s 6 -d 'IPv6 only'
 complete -c netpipe -n "__fish_netpipe_needs_command" -l quiet -d 'No human summary on stderr, even on a terminal'
+complete -c netpipe -n "__fish_netpipe_needs_command" -l json -d 'Records on stderr even when it is a terminal (stdout carries the payload)'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c netpipe -n "__fish_netpipe_needs_command" -s V -l version -d 'Print version'
 complete -c netpipe -n "__fish_netpipe_needs_command" -a "send" -d 'Send generated data (zeros or random) and measure (the source, like iperf3 -c)'

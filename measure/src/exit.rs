@@ -4,9 +4,6 @@
 use std::fmt;
 use std::io;
 
-/// The codes as numbers, for tools that return them as `u8`.
-pub use crate::cli::exit::{CANNOT, INTERRUPTED, MEASURED_FAILURE, OK};
-
 /// How a tool ends. `u8` codes appear only where the process status is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Exit {

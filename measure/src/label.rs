@@ -1,6 +1,6 @@
 //! Label, name and tags: the flags every tool shares and how they become the envelope.
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 use crate::writer::Envelope;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::collections::BTreeMap;

@@ -53,7 +53,6 @@
 //! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
 //! contract as a JSON Schema.
 
-pub mod cli;
 pub mod envfacts;
 pub mod exit;
 pub mod flags;

@@ -292,11 +292,13 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     let finished = s.finish(&result);
     // After an error the `tool: message` line says it all; a made-up summary would repeat it.
     let said_by_error = matches!(&result, Err(f) if f.message.is_some());
-    if s.human.on() && !s.human.summary_shown() && !said_by_error {
-        if let Some(w) = s.rep.written_summary() {
-            let text = summary_text(s.name(), w);
-            s.human.summary(&text);
-        }
+    if s.human.on()
+        && !s.human.summary_shown()
+        && !said_by_error
+        && let Some(w) = s.rep.written_summary()
+    {
+        let text = summary_text(s.name(), w);
+        s.human.summary(&text);
     }
     s.human.clear();
     let code = result.map_err(own)?;

@@ -57,7 +57,7 @@ pub fn command() -> Command {
         .after_help(AFTER_HELP)
         .args_conflicts_with_subcommands(true)
         .subcommand_negates_reqs(true);
-    let cmd = netcat_records(common(netcat(cmd), true))
+    let cmd = netcat_quiet(common(netcat(cmd), true))
         .subcommand(measuring(
             "send",
             "Send generated data (zeros or random) and measure (the source, like iperf3 -c)",
@@ -66,19 +66,18 @@ pub fn command() -> Command {
             "recv",
             "Receive and discard without copying, and measure (the sink, like iperf3 -s)",
         ));
-    measure::label::args(cmd)
+    measure::flags::record(cmd)
+        .mut_arg("output", |a| {
+            a.help("Append the records to FILE instead of stderr (- is stdout, which carries the payload: avoid)")
+        })
+        .mut_arg("json", |a| {
+            a.help("Records on stderr even when it is a terminal (stdout carries the payload)")
+        })
 }
 
-/// Netcat mode's record flags: -o, and --quiet without nc's -q (which takes a value there).
-fn netcat_records(cmd: Command) -> Command {
+/// Netcat mode's --quiet, without nc's -q (which takes a value there).
+fn netcat_quiet(cmd: Command) -> Command {
     cmd.arg(
-        Arg::new("output")
-            .short('o')
-            .long("output")
-            .value_name("FILE")
-            .help("Append records to FILE instead of stderr (- is stdout, which carries payload: avoid)"),
-    )
-    .arg(
         Arg::new("quiet")
             .long("quiet")
             .action(ArgAction::SetTrue)

@@ -93,7 +93,8 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
     /// right after sendto and whether the reply was read.
     fn send_and_peek(&mut self) -> Result<(i64, bool), Failure> {
         let after = self.send_probe()?;
-        if !(self.cfg.flood && (self.eager_read || self.tracker.next_number() % 256 == 0)) {
+        if !(self.cfg.flood && (self.eager_read || self.tracker.next_number().is_multiple_of(256)))
+        {
             return Ok((after, false));
         }
         let before = self.tracker.waiting();

@@ -307,7 +307,7 @@ mod tests {
             ttl: Some(64),
             bytes: 64,
             rtt_s: 0.000104,
-            tx_kernel: number % 2 == 0,
+            tx_kernel: number.is_multiple_of(2),
             rx_kernel: true,
             out_of_order: number == 3,
         }

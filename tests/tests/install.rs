@@ -1,5 +1,5 @@
-//! The README's install instructions: the Rust version it names is no older than the
-//! workspace's rust-version, and its install commands, run as written, put every tool, man page and
+//! The README's install instructions: the Rust version it names is the workspace's
+//! rust-version, and its install commands, run as written, put every tool, man page and
 //! completion where it says (a scratch HOME stands in for the user's).
 
 use benchmatrix_tests::{TOOLS, path_str, run, skip, target_dir, workspace_root};
@@ -38,7 +38,7 @@ fn version(v: &str) -> Vec<u32> {
 }
 
 #[test]
-fn readme_names_a_rust_version_no_older_than_the_workspaces() {
+fn readme_names_the_workspaces_rust_version() {
     let manifest =
         std::fs::read_to_string(workspace_root().join("Cargo.toml")).expect("Cargo.toml");
     let declared = manifest
@@ -52,11 +52,11 @@ fn readme_names_a_rust_version_no_older_than_the_workspaces() {
         .and_then(|(_, rest)| rest.split_once(" or newer"))
         .map(|(v, _)| v)
         .expect("README.md names the Rust it needs: \"- Rust X.Y or newer\"");
-    // The README names the oldest Rust the workspace builds with, never one older than the
-    // declared rust-version.
-    assert!(
-        version(named) >= version(declared),
-        "README.md names Rust {named}, older than rust-version = {declared}"
+    // The README names the oldest Rust the workspace builds with: the declared rust-version.
+    assert_eq!(
+        version(named),
+        version(declared),
+        "README.md names Rust {named}, the root Cargo.toml rust-version = {declared}"
     );
 }
 

@@ -140,11 +140,11 @@ pub fn series(
     sp: &mut Spawner,
 ) -> Result<Outcome, Failure> {
     let mut out = Outcome::default();
-    if let Some(c) = &plan.setup {
-        if let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true) {
-            out.stop = Some(helper_stop(signals, e, ctrl_c));
-            return Ok(out);
-        }
+    if let Some(c) = &plan.setup
+        && let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true)
+    {
+        out.stop = Some(helper_stop(signals, e, ctrl_c));
+        return Ok(out);
     }
     for i in 0..plan.warmup + plan.runs {
         let run = Run::nth(plan, i);

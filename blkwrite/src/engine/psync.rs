@@ -58,7 +58,7 @@ pub(super) fn run_sync(
         out.bytes += len;
         out.writes += 1;
         if let Flush::Every(n) = plan.flush
-            && out.writes % n == 0
+            && out.writes.is_multiple_of(n)
             && out.writes < plan.blocks
             && !periodic_flush(file, plan, out)
         {

@@ -153,14 +153,14 @@ impl<'a> Writer<'a> {
             self.check_stop(now, deadline, &mut ticker, out, tick);
             let pending = self.issue(out)?;
             if self.inflight == 0 {
-                if self.flush_due(out) {
-                    if let Flush::Every(n) = self.plan.flush {
-                        if !periodic_flush(self.file, self.plan, out) {
-                            break;
-                        }
-                        self.flush_at = (self.flush_at + n).min(self.plan.blocks);
-                        continue;
+                if self.flush_due(out)
+                    && let Flush::Every(n) = self.plan.flush
+                {
+                    if !periodic_flush(self.file, self.plan, out) {
+                        break;
                     }
+                    self.flush_at = (self.flush_at + n).min(self.plan.blocks);
+                    continue;
                 }
                 break;
             }

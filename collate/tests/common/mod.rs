@@ -191,11 +191,11 @@ pub fn doku_row(line: &str) -> Vec<DokuCell> {
             );
             break;
         }
-        if raw.is_empty() {
-            if let Some(last) = cells.last_mut() {
-                last.colspan += 1;
-                continue;
-            }
+        if raw.is_empty()
+            && let Some(last) = cells.last_mut()
+        {
+            last.colspan += 1;
+            continue;
         }
         let left = raw.len() - raw.trim_start().len();
         let right = raw.len() - raw.trim_end().len();
