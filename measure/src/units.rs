@@ -199,8 +199,8 @@ pub fn choose_scale(suffix: &str, typical: f64) -> Scale {
 }
 
 /// The power of ten of the leading digit of a finite, non-zero `v` (floor(log10|v|), exact):
-/// read from Rust's own shortest decimal form, not libm's log10, so that a tool that needs no
-/// other libm function does not load libm at every start (timecmd is timed as a whole).
+/// read from Rust's own shortest decimal form, so that it is never off by one where a float
+/// log10 rounds up across a power of ten (999.9999999999999 has exponent 2, not 3).
 pub fn decimal_exponent(v: f64) -> i32 {
     format!("{:e}", v.abs())
         .rsplit_once('e')

@@ -72,19 +72,29 @@ fn every_tool_has_the_skeleton() {
         assert_eq!(command().get_name(), *tool);
         let dir = workspace_root().join(tool).join("src");
         let lib = std::fs::read_to_string(dir.join("lib.rs")).expect("lib.rs");
-        assert!(lib.contains("pub fn run("), "{tool}: lib.rs lacks run()");
+        assert!(
+            lib.contains("pub fn run(args: Vec<OsString>) -> Exit"),
+            "{tool}: lib.rs lacks run(args) -> Exit"
+        );
+        assert!(
+            [
+                "impl measure::lifecycle::Tool for Tool",
+                "impl lifecycle::Tool for Tool",
+                "impl measure::Tool for Tool"
+            ]
+            .iter()
+            .any(|i| lib.contains(i)),
+            "{tool}: lib.rs has no Tool for the lifecycle"
+        );
         let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs");
         assert!(
             main.lines().count() <= 15,
             "{tool}: main.rs is more than a thin bin"
         );
-        // Or `status`, run's numeric twin, from a C entry point (timecmd), or the lifecycle
-        // running the library's Tool.
+        // Every main is the lifecycle running the library's Tool.
         assert!(
-            main.contains(&format!("{tool}::run"))
-                || main.contains(&format!("{tool}::status"))
-                || main.contains(&format!("lifecycle::main::<{tool}::Tool>")),
-            "{tool}: main calls the library's run"
+            main.contains(&format!("measure::lifecycle::main::<{tool}::Tool>()")),
+            "{tool}: main is not measure::lifecycle::main::<{tool}::Tool>()"
         );
     }
 }
