@@ -7,21 +7,11 @@ mod common;
 
 use common::BIN;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-/// Runs `args` (a shell command line after the binary) on a pty; what the terminal showed
-/// (stdout and stderr both), with the pty's CRLF turned into LF, and the exit status.
+/// Runs `args` (a shell command line after the binary) on a pty: the exit status and what the
+/// terminal showed.
 fn on_terminal(args: &str) -> Option<(i32, String)> {
-    if !testkit::need_tool("script") {
-        return None;
-    }
-    let out = Command::new("script")
-        .args(["-qec", &format!("{BIN} {args}"), "/dev/null"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
-    Some((out.status.code().unwrap_or(-1), shown))
+    testkit::on_terminal(&format!("{BIN} {args}"))
 }
 
 fn tmp() -> tempfile::TempDir {

@@ -23,21 +23,9 @@ fn records(text: &str) -> Vec<Record> {
         .collect()
 }
 
-/// Runs the demo on a pty (script -qec); stdout and stderr both land in the output.
+/// Runs the demo on a pty; stdout and stderr both land in the output.
 fn on_terminal(args: &str) -> Option<(i32, String)> {
-    if !testkit::need_tool("script") {
-        return None;
-    }
-    let cmd = format!("{} {args}", demo_path().display());
-    let out = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run script");
-    Some((
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    ))
+    testkit::on_terminal(&format!("{} {args}", demo_path().display()))
 }
 
 #[test]

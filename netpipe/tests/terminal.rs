@@ -10,20 +10,9 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Runs `cmd` (a shell command line) on a pty; returns its exit status and everything it
-/// wrote to the terminal (stdout and stderr both).
+/// Runs `cmd` (a shell command line) on a pty: its exit status and what the terminal showed.
 fn on_terminal(cmd: &str) -> Option<(i32, String)> {
-    if !need_tool("script") {
-        return None;
-    }
-    let (st, out, err) = run(
-        Command::new("script")
-            .args(["-qec", cmd, "/dev/null"])
-            .stdin(Stdio::null()),
-        LIMIT,
-    );
-    assert!(err.is_empty(), "script: {err}");
-    Some((st.code().unwrap_or(-1), out))
+    testkit::on_terminal(cmd)
 }
 
 fn no_json(text: &str) {

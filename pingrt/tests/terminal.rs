@@ -3,17 +3,11 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Stdio};
 
 /// What a person sees when `cmd` (a shell command line) runs on a terminal.
 fn on_a_terminal(cmd: &str) -> String {
-    let o = Command::new("script")
-        .args(["-qec", cmd, "/dev/null"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run script");
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{cmd}: {text}");
+    let (code, text) = testkit::on_terminal(cmd).expect("script(1) is installed");
+    assert_eq!(code, 0, "{cmd}: {text}");
     text
 }
 

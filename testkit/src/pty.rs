@@ -1,0 +1,47 @@
+//! A real terminal for a command: script(1) runs it on a new pseudo-terminal, so that a tool's
+//! terminal behaviour (human lines, no JSON) is tested as a person would see it.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest a command may run on the pty before the test gives up and ends it.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `cmdline` (a shell command line) on a pty with no input; returns its exit status and
+/// what the terminal showed (stdout and stderr both, the pty's CRLF turned into LF), or
+/// `None` after reporting a skip when script(1) is not installed.
+pub fn on_terminal(cmdline: &str) -> Option<(i32, String)> {
+    if !crate::need_tool("script") {
+        return None;
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", cmdline, "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run script: {e}"));
+    let mut out = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let end = Instant::now() + LIMIT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{cmdline:?} still runs on the pty after {LIMIT:?}");
+            }
+            Err(e) => panic!("cannot wait for script: {e}"),
+        }
+    };
+    let shown = reader.join().unwrap_or_default();
+    let text = String::from_utf8_lossy(&shown).replace("\r\n", "\n");
+    Some((status.code().unwrap_or(-1), text))
+}
