@@ -3,9 +3,9 @@
 //! O_EXCL; its size, block sizes, queue and place in the block stack for begin.
 
 use crate::direct::statx_dio;
+use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
 use crate::signature;
 use crate::sysblock::{device_name, holders, partitions, sysfs};
-use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;

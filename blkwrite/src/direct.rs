@@ -1,7 +1,7 @@
 //! O_DIRECT on a file: the alignment it needs there (statx, else the device beneath), and
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
-use crate::target::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
+use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;

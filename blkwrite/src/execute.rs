@@ -5,21 +5,13 @@ use crate::begin;
 use crate::cli::Opts;
 use crate::engine::{self, Outcome, Plan, Tick};
 use crate::human;
-use crate::outcome;
+use crate::outcome::{self, Job};
 use crate::pattern::Pool;
 use crate::target::Target;
 use measure::lifecycle::Session;
 use measure::writer::Values;
 use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
-
-/// What a run works on once set up: the options, the open target, the data and the plan.
-pub(crate) struct Job<'a> {
-    pub o: &'a Opts,
-    pub t: &'a Target,
-    pub pool: &'a Pool,
-    pub plan: &'a Plan,
-}
 
 /// Writes begin, makes the pool, and runs the write phase (or, with --verify-only, the
 /// read-back), ending with the summary.

@@ -9,6 +9,7 @@ mod direct;
 pub mod engine;
 mod execute;
 mod human;
+pub mod opened;
 mod outcome;
 pub mod pattern;
 mod setup;

@@ -1,14 +1,24 @@
 //! The records after the write phase: its figures, the sample, the read-back check, and the
 //! summary (with the human one and the exit status) for each way a run ends.
 
+use crate::cli::Opts;
 use crate::engine::{Flush, Outcome, Plan, Stop};
-use crate::execute::Job;
 use crate::human;
+use crate::pattern::Pool;
+use crate::target::Target;
 use crate::verify;
 use measure::lifecycle::Session;
 use measure::writer::{Summary, Values, info};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
+
+/// What a run works on once set up: the options, the open target, the data and the plan.
+pub(crate) struct Job<'a> {
+    pub o: &'a Opts,
+    pub t: &'a Target,
+    pub pool: &'a Pool,
+    pub plan: &'a Plan,
+}
 
 /// The write phase's figures: bytes, counts, the phases' times, throughput, latency.
 fn write_values(out: &Outcome, plan: &Plan) -> Values {

@@ -5,7 +5,7 @@
 use crate::fdio::{
     CHUNK, FdKind, drain_pipe, fd_kind, grow_pipe, is_append, is_dev_null, make_pipe, write_all,
 };
-use crate::sock;
+use crate::sock::{self, net_error};
 use crate::stdin::stdin_to_socket;
 use rustix::net::{RecvFlags, recv};
 use rustix::pipe::{SpliceFlags, splice};
@@ -100,14 +100,6 @@ pub fn transfer(s: Arc<Socket>, listener: bool, with_stdin: bool, idle: Option<D
     }
     let _ = s.shutdown(Shutdown::Both);
     m
-}
-
-pub fn net_error(e: &io::Error) -> String {
-    match e.raw_os_error() {
-        Some(libc::ECONNRESET) => "connection reset by peer".into(),
-        Some(libc::EPIPE) => "the peer closed the connection before all was sent".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// Where the socket's bytes go: stdout, straight or through a pipe of our own.

@@ -9,6 +9,15 @@ use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd};
 use std::time::{Duration, Instant};
 
+/// A socket error in words a person reads: a reset or a closed peer named as such.
+pub fn net_error(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::ECONNRESET) => "connection reset by peer".into(),
+        Some(libc::EPIPE) => "the peer closed the connection before all was sent".into(),
+        _ => e.to_string(),
+    }
+}
+
 /// How long a blocking call waits before the caller looks at the clock and the Ctrl-C flag.
 pub const TICK: Duration = Duration::from_millis(100);
 

@@ -2,8 +2,7 @@
 //! file, else read and send), then half-closes.
 
 use crate::fdio::{CHUNK, FdKind, fd_kind, grow_pipe};
-use crate::relay::net_error;
-use crate::sock;
+use crate::sock::{self, net_error};
 use rustix::fs::sendfile;
 use rustix::io::Errno;
 use rustix::pipe::{SpliceFlags, splice};
