@@ -4,7 +4,9 @@
 //!
 //! Every line a benchmatrix tool reports is one compact JSON object that stands alone, so that
 //! `cat`, `grep` and `tail` of many files keep their meaning. Each line is flushed as it is
-//! written. For example:
+//! written; a high-rate stream (`pingrt --flood`) may hold lines back for a bounded time (a
+//! fraction of a second), and its summary flushes them all ([`Reporter::batch`]). Every tool
+//! writes through the one [`Reporter`] and runs through [`lifecycle`]. For example:
 //!
 //! ```json
 //! {"schema":"benchmatrix/1","tool":"pingrt","version":"0.1.0","type":"sample","run":"7f3a9c1e0b2d",
