@@ -12,27 +12,20 @@ extern "C" fn on_signal(sig: libc::c_int) {
 }
 
 /// Installs handlers for SIGINT and SIGTERM that only record the signal, without SA_RESTART,
-/// so that a blocking call returns EINTR and the tool can finish its records. A signal the
-/// parent set to be ignored (`nohup`, a background job of a non-interactive shell) stays
-/// ignored, as the shell meant.
+/// so that a blocking call returns EINTR and the tool can finish its records. They are
+/// installed even where the parent ignored the signal: a non-interactive shell starts its
+/// background jobs with SIGINT ignored, and scripts stop a background listener with
+/// `kill -INT`, as ping and netcat are stopped.
 pub fn install() -> io::Result<()> {
     for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: sigaction reads the current disposition into a zeroed struct, then installs
-        // a zeroed struct with an empty mask and a handler that only stores to an atomic,
-        // which is async-signal-safe.
+        // SAFETY: sigaction with a zeroed struct, an empty mask and a handler that only
+        // stores to an atomic, which is async-signal-safe.
         let rc = unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 {
-                -1
-            } else if old.sa_sigaction == libc::SIG_IGN {
-                0
-            } else {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-                libc::sigemptyset(&mut sa.sa_mask);
-                sa.sa_flags = 0;
-                libc::sigaction(sig, &sa, std::ptr::null_mut())
-            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = 0;
+            libc::sigaction(sig, &sa, std::ptr::null_mut())
         };
         if rc != 0 {
             return Err(io::Error::last_os_error());

@@ -168,3 +168,26 @@ fn a_terminal_with_json_or_output_file() {
     assert_eq!(code, 2, "{text}");
     assert_eq!(text.matches("failed on purpose").count(), 1, "{text}");
 }
+
+#[test]
+fn ctrl_c_stops_a_background_job_of_a_script() {
+    // A non-interactive shell starts `&` jobs with SIGINT ignored; scripts still stop their
+    // listeners with kill -INT, and the summary is written.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("r.jsonl");
+    let script = format!(
+        "{} --wait -c 1 -o {} & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?",
+        demo_path().display(),
+        f.display()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "130");
+    let recs = records(&std::fs::read_to_string(&f).expect("read"));
+    let last = recs.last().expect("records");
+    assert_eq!(last.kind, Kind::Summary);
+    assert_eq!(last.status, Some(Status::Partial));
+}

@@ -14,6 +14,7 @@ struct Opts {
     fail: bool,
     no_summary: bool,
     payload: bool,
+    wait: bool,
 }
 
 struct Demo;
@@ -44,6 +45,7 @@ impl Tool for Demo {
                     .long("payload")
                     .action(ArgAction::SetTrue),
             )
+            .arg(Arg::new("wait").long("wait").action(ArgAction::SetTrue))
             .arg(measure::flags::quiet());
         measure::flags::record(cmd)
     }
@@ -58,6 +60,7 @@ impl Tool for Demo {
             fail: m.get_flag("fail"),
             no_summary: m.get_flag("no-summary"),
             payload: m.get_flag("payload"),
+            wait: m.get_flag("wait"),
         })
     }
 
@@ -84,6 +87,16 @@ impl Tool for Demo {
                 Values::new().with("op_s", 0.001 * (i + 1) as f64),
                 info(json!({"i": i})),
             )?;
+        }
+        if o.wait {
+            // Until Ctrl-C or SIGTERM, for at most 20 s.
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !measure::signal::interrupted() && std::time::Instant::now() < end {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            if measure::signal::interrupted() {
+                return Ok(Exit::Interrupted);
+            }
         }
         if o.fail {
             return Err(Failure::new(Exit::Cannot, "demo", "failed on purpose"));
