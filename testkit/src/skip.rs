@@ -14,10 +14,18 @@ pub fn skip(why: &str) {
         .name()
         .unwrap_or("(unnamed test)")
         .to_string();
-    let crate_name = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+    // The test binary's name without cargo's hash: `devices` of target/debug/deps/devices-1a2b.
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|s| {
+            s.rsplit_once('-')
+                .map_or(s.clone(), |(name, _)| name.to_string())
+        })
+        .unwrap_or_default();
     eprintln!("skipped: {why}");
     if let Some(path) = std::env::var_os(SKIP_LOG) {
-        let line = format!("{crate_name}::{test}: {why}\n");
+        let line = format!("{binary}::{test}: {why}\n");
         // One write of a short line to a file opened for appending lands whole, so tests
         // running in parallel (threads and processes) do not mix their lines.
         if let Ok(mut f) = std::fs::OpenOptions::new()
