@@ -53,6 +53,11 @@ impl lifecycle::Tool for Tool {
         format!("write to {}", o.target.display())
     }
 
+    /// The target: records written into it would be overwritten, or overwrite it.
+    fn guarded(o: &cli::Opts) -> Vec<std::path::PathBuf> {
+        vec![o.target.clone()]
+    }
+
     /// Opens the target and works out the plan, then writes (or verifies). A refusal writes
     /// begin with the options, and the lifecycle the failed summary.
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {

@@ -61,6 +61,7 @@ pub mod flags;
 pub mod human;
 pub mod label;
 pub mod lifecycle;
+pub mod overlap;
 pub mod record;
 pub mod reporter;
 pub mod signal;

@@ -90,6 +90,13 @@ pub trait Tool {
         Stdout::Records
     }
 
+    /// The files this run measures or writes payload to (blkwrite's target, the file a
+    /// command's output goes to): `-o` naming one of them is refused before anything is
+    /// written.
+    fn guarded(_o: &Self::Options) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
     /// Measures: writes begin, samples, intervals and the summary through `s`, and says how
     /// the run ended.
     fn run(o: Self::Options, s: &mut Session) -> Result<Exit, Failure>;
@@ -372,6 +379,12 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
     let quiet = switch(m, "quiet");
     let stderr_tty = io::stderr().is_terminal();
     let stdout_tty = io::stdout().is_terminal();
+    let payload = T::stdout(opts) == Stdout::Payload;
+    if let Some(path) = flag(m, "output").filter(|p| *p != "-") {
+        crate::overlap::check_output(path, &T::guarded(opts), payload)?;
+    } else if payload && !stderr_tty {
+        crate::overlap::check_stderr()?;
+    }
     let (out, human): (Option<Box<dyn Write + Send>>, bool) =
         match (flag(m, "output"), T::stdout(opts)) {
             (Some("-"), _) => (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty),

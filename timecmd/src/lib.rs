@@ -222,6 +222,14 @@ impl lifecycle::Tool for Tool {
         Stdout::Payload
     }
 
+    /// The file the command's output goes to (`--stdout FILE`), truncated before every run.
+    fn guarded(o: &plan::Plan) -> Vec<std::path::PathBuf> {
+        match &o.stdout {
+            spawn::Stdout::File(p) => vec![p.clone()],
+            _ => Vec::new(),
+        }
+    }
+
     fn run(o: plan::Plan, s: &mut Session) -> Result<Exit, Failure> {
         runner::run(&o, s).map(Exit::from_code)
     }
