@@ -31,6 +31,23 @@ pub fn args(cmd: Command) -> Command {
     )
 }
 
+/// Refuses text that would break a table or a line: control characters (a newline splits a
+/// row of the matrix, an escape sequence rewrites the terminal) and, with `what` naming the
+/// flag, an empty or blank value.
+pub fn check_text(what: &str, value: &str) -> Result<(), Failure> {
+    if value.trim().is_empty() {
+        return Err(Failure::usage(format!(
+            "{what} is empty: give a name such as para/lvm/san (a label) or 'icmp latency' (a name)"
+        )));
+    }
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(Failure::usage(format!(
+            "{what} {value:?} holds the control character {c:?}: labels, names and tags are one line of printable text"
+        )));
+    }
+    Ok(())
+}
+
 /// The label: `--label`, else `BENCH_LABEL` (when set and not empty), else the host name.
 pub fn resolve_label(
     flag: Option<&str>,
@@ -44,9 +61,13 @@ pub fn resolve_label(
                     "--label is empty: give an environment name such as para/lvm/san",
                 ));
             }
+            check_text("--label", l)?;
             l.to_string()
         }
-        (None, Some(e)) if !e.trim().is_empty() => e,
+        (None, Some(e)) if !e.trim().is_empty() => {
+            check_text("BENCH_LABEL", &e)?;
+            e
+        }
         _ => host.to_string(),
     };
     Ok(label)
@@ -72,6 +93,11 @@ pub fn parse_tags<'a>(
         if k.chars().any(|c| c.is_whitespace() || c == ',') {
             return Err(Failure::usage(format!(
                 "--tag {t}: a key cannot hold spaces or commas"
+            )));
+        }
+        if t.chars().any(|c| c.is_control()) {
+            return Err(Failure::usage(format!(
+                "--tag {t:?} holds a control character: a tag is one line of printable text"
             )));
         }
         out.insert(k.to_string(), v.to_string());
@@ -150,5 +176,20 @@ mod tests {
         assert_eq!(e.label, "x/y");
         assert_eq!(e.name, "row");
         assert_eq!(e.tags["k"], "v");
+    }
+
+    #[test]
+    fn control_characters_and_empty_names_are_refused() {
+        assert!(resolve_label(Some("a\nb"), None, "h").is_err());
+        assert!(resolve_label(None, Some("x\u{1b}[2J".into()), "h").is_err());
+        assert!(parse_tags(["k=a\tb"]).is_err());
+        assert!(check_text("--name", "").is_err());
+        assert!(check_text("--name", "  ").is_err());
+        let e = check_text("--name", "two\nrows").unwrap_err().to_string();
+        assert!(
+            e.contains("--name") && e.contains("control character"),
+            "{e}"
+        );
+        assert!(check_text("--name", "icmp domU<->dom0 / ü").is_ok());
     }
 }

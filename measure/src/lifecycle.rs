@@ -363,6 +363,7 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
     )?;
     let name_given = match flag(m, "name") {
         Some(n) => {
+            label::check_text("--name", n)?;
             env.name = n.to_string();
             true
         }

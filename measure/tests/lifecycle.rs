@@ -98,6 +98,10 @@ fn usage_errors_exit_2_without_records() {
         &["--nope"],
         &["--tag", "novalue"],
         &["--label", " "],
+        &["--name", ""],
+        &["--label", "two\nrows"],
+        &["--name", "a\u{1b}[2Jb"],
+        &["--tag", "k=a\rb"],
     ] {
         let out = demo(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
