@@ -28,6 +28,10 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
         // A flood probe answered at once leaves its send time as the loop's "now": the clock
         // is read once per probe (the send stamp), microseconds before the next one goes.
         let mut fresh: Option<i64> = None;
+        // Whether a probe went out since the socket was last read: at a short interval the
+        // loop goes from send to send, and what came meanwhile is read first (as ping does),
+        // before the receive buffer fills and the kernel drops replies that did arrive.
+        let mut unread = false;
         loop {
             if measure::signal::interrupted() {
                 return Ok(End::Interrupted);
@@ -53,7 +57,11 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                     }
                 }
             } else if now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0) {
+                if unread {
+                    self.wait_and_read(Some(0))?;
+                }
                 let (after, answered) = self.send_and_peek()?;
+                unread = !answered;
                 if answered {
                     fresh = Some(after);
                 }
@@ -72,6 +80,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                 wake = wake.min(d);
             }
             self.wait_and_read((wake != i64::MAX).then(|| wake - now))?;
+            unread = false;
         }
     }
 
