@@ -46,6 +46,8 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                 return Ok(End::Done);
             }
             let done_sending = !deadline_mode && count > 0 && c.sent >= count;
+            // Held back while the probe that last used the next sequence number is out.
+            let may_send = self.tracker.may_send();
             if done_sending {
                 if self.tracker.waiting() == 0 {
                     return Ok(End::Done);
@@ -56,7 +58,9 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                         continue;
                     }
                 }
-            } else if now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0) {
+            } else if may_send
+                && (now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0))
+            {
                 if unread {
                     self.wait_and_read(Some(0))?;
                 }
@@ -73,7 +77,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                 continue;
             }
             let mut wake = self.tracker.next_deadline().unwrap_or(i64::MAX);
-            if !done_sending {
+            if !done_sending && may_send {
                 wake = wake.min(next_send);
             }
             if let Some(d) = deadline_at {
