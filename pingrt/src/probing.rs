@@ -28,6 +28,10 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
         // A flood probe answered at once leaves its send time as the loop's "now": the clock
         // is read once per probe (the send stamp), microseconds before the next one goes.
         let mut fresh: Option<i64> = None;
+        // Whether a probe went out since the socket was last read: at a short interval the
+        // loop goes from send to send, and what came meanwhile is read first (as ping does),
+        // before the receive buffer fills and the kernel drops replies that did arrive.
+        let mut unread = false;
         loop {
             if measure::signal::interrupted() {
                 return Ok(End::Interrupted);
@@ -42,6 +46,8 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                 return Ok(End::Done);
             }
             let done_sending = !deadline_mode && count > 0 && c.sent >= count;
+            // Held back while the probe that last used the next sequence number is out.
+            let may_send = self.tracker.may_send();
             if done_sending {
                 if self.tracker.waiting() == 0 {
                     return Ok(End::Done);
@@ -52,8 +58,14 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                         continue;
                     }
                 }
-            } else if now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0) {
+            } else if may_send
+                && (now >= next_send || (self.cfg.flood && self.tracker.waiting() == 0))
+            {
+                if unread {
+                    self.wait_and_read(Some(0))?;
+                }
                 let (after, answered) = self.send_and_peek()?;
+                unread = !answered;
                 if answered {
                     fresh = Some(after);
                 }
@@ -65,13 +77,14 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                 continue;
             }
             let mut wake = self.tracker.next_deadline().unwrap_or(i64::MAX);
-            if !done_sending {
+            if !done_sending && may_send {
                 wake = wake.min(next_send);
             }
             if let Some(d) = deadline_at {
                 wake = wake.min(d);
             }
             self.wait_and_read((wake != i64::MAX).then(|| wake - now))?;
+            unread = false;
         }
     }
 

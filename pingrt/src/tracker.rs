@@ -167,8 +167,19 @@ impl Tracker {
         self.counts.sent
     }
 
-    /// Records probe `number` as sent between `before` and `after`. A probe still waiting in
-    /// the same 16-bit slot (65536 probes ago) times out first and is returned.
+    /// Whether the next probe may go out: the probe that last used its 16-bit sequence number
+    /// (65536 probes ago, or earlier) is settled. So no two probes with one sequence number are
+    /// ever out at once, and a reply matches the one probe with its sequence number that is
+    /// still outstanding; at most 65536 probes are outstanding.
+    pub fn may_send(&self) -> bool {
+        self.slots
+            .get(&wire_seq(self.counts.sent))
+            .is_none_or(|p| p.state != State::Waiting)
+    }
+
+    /// Records probe `number` as sent between `before` and `after`. The probe loop sends only
+    /// when [`Tracker::may_send`]; should a probe still wait in the same 16-bit slot, it times
+    /// out first and is returned.
     pub fn sent(&mut self, before: i64, after: i64) -> (Probe, Option<Probe>) {
         let number = self.counts.sent;
         let seq = wire_seq(number);
@@ -506,6 +517,45 @@ mod tests {
         // Probe 0 was evicted (timed out) when its slot was reused.
         assert_eq!(t.counts.timeouts, 1);
         assert_eq!(t.counts.received, 0);
+    }
+
+    #[test]
+    fn a_waiting_probe_holds_its_sequence_number_across_the_wrap() {
+        let mut t = Tracker::new(COOKIE, 56, 0);
+        let first = send(&mut t, 0);
+        for i in 1..65_536u64 {
+            assert!(t.may_send());
+            let p = send(&mut t, i as i64 * 10);
+            assert!(matches!(
+                reply(&mut t, &p, i as i64 * 10 + 5),
+                Outcome::Reply { .. }
+            ));
+        }
+        // Probe 65536 would reuse sequence 1 while probe 0 still waits: it may not go out.
+        assert_eq!(wire_seq(t.next_number()), first.seq);
+        assert!(!t.may_send());
+        assert_eq!(t.waiting(), 1);
+        match reply(&mut t, &first, 1_000_000) {
+            Outcome::Reply { probe, .. } => assert_eq!(probe.number, 0),
+            o => panic!("{o:?}"),
+        }
+        assert!(t.may_send());
+        let (next, evicted) = t.sent(2_000_000, 2_000_010);
+        assert_eq!((next.number, next.seq, evicted), (65_536, 1, None));
+        // A reply naming probe 0 again is late; probe 65536's own reply counts.
+        assert!(matches!(
+            reply(&mut t, &first, 2_000_020),
+            Outcome::Late { number: 0, .. }
+        ));
+        match reply(&mut t, &next, 2_000_030) {
+            Outcome::Reply { probe, .. } => assert_eq!(probe.number, 65_536),
+            o => panic!("{o:?}"),
+        }
+        let k = t.counts;
+        assert_eq!(
+            (k.sent, k.received, k.timeouts, k.late),
+            (65_537, 65_537, 0, 1)
+        );
     }
 
     #[test]

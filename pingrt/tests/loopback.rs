@@ -252,6 +252,52 @@ fn flood_accounts_for_every_probe() {
     assert!(r.samples().iter().any(|s| s.info["tx_stamp"] == "kernel"));
 }
 
+/// `-i 0` sends as fast as it can, reading what came back before each probe: every reply
+/// that arrived counts, one sample per probe.
+fn zero_interval_gets_every_reply(n: u64) {
+    let r = pingrt(None, &["-q", "-c", &n.to_string(), "-i", "0", "127.0.0.1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.v("sent_count"), n as f64);
+    assert_eq!(r.v("received_count"), n as f64);
+    assert_eq!(r.v("loss_ratio"), 0.0);
+    for k in [
+        "timeout_count",
+        "late_count",
+        "duplicate_count",
+        "corrupt_count",
+    ] {
+        assert_eq!(r.v(k), 0.0, "{k}");
+    }
+    let samples = r.samples();
+    assert_eq!(samples.len() as u64, n);
+    let mut probes: Vec<u64> = samples
+        .iter()
+        .filter(|s| s.value("rtt_s").is_some())
+        .filter_map(|s| s.info["probe"].as_u64())
+        .collect();
+    probes.sort_unstable();
+    assert!(probes.iter().copied().eq(0..n), "one sample per probe");
+    // The kernel's send stamps are still used at this rate.
+    assert!(samples.iter().any(|s| s.info["tx_stamp"] == "kernel"));
+}
+
+#[test]
+fn zero_interval_loses_no_reply() {
+    if !can_run("zero_interval", &[]) {
+        return;
+    }
+    zero_interval_gets_every_reply(5000);
+}
+
+#[test]
+fn zero_interval_across_the_sequence_wrap() {
+    if !can_run("zero_interval_wrap", &[]) {
+        return;
+    }
+    // 70000 probes: the 16-bit sequence number wraps once.
+    zero_interval_gets_every_reply(70_000);
+}
+
 #[test]
 fn sequence_wrap_keeps_every_probe_apart() {
     if !can_run("sequence_wrap", &[]) {

@@ -1,5 +1,6 @@
 //! pingrt across veth pairs between network namespaces the tests create: loss, duplicates,
-//! delay against real ping, ICMP errors, IPv6, raw and datagram sockets, a silent host.
+//! delay against real ping, ICMP errors, IPv6, raw and datagram sockets, a silent host, a
+//! reply held across the sequence wrap.
 
 mod common;
 use common::*;
@@ -408,4 +409,60 @@ fn raw_and_dgram_agree_on_loss_accounting() {
         assert_eq!(r.v("received_count"), 6.0, "{sock}");
         assert_eq!(r.v("loss_ratio"), 0.25, "{sock}");
     }
+}
+
+#[test]
+fn a_probe_still_out_holds_its_sequence_number_across_the_wrap() {
+    if !can_run("wrap_hold", &["ip"]) {
+        return;
+    }
+    let net = Net::pair();
+    // Probe 0's reply (sequence 1) comes after 10 s, well after the next 65535 probes at -i 0
+    // (about 4 s here): probe 65536 would reuse sequence 1, so it waits for that reply
+    // rather than give probe 0 up.
+    let delay = Duration::from_secs(10);
+    let first = std::sync::atomic::AtomicBool::new(true);
+    let _resp = Responder::start(&net.s, move |seq| {
+        let held = seq == 1 && first.swap(false, std::sync::atomic::Ordering::SeqCst);
+        vec![(if held { delay } else { Duration::ZERO }, Damage::None)]
+    });
+    let n = 65_600u64;
+    let t0 = std::time::Instant::now();
+    let r = pingrt(
+        Some(&net.c),
+        &[
+            "-q",
+            "-c",
+            &n.to_string(),
+            "-i",
+            "0",
+            "-s",
+            "16",
+            "-W",
+            "15",
+            net.s4,
+        ],
+    );
+    let took = t0.elapsed();
+    let summary = r.summary().values.clone();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.v("sent_count"), n as f64);
+    // Probe 0 was answered, not given up when its sequence number came round again.
+    let samples = r.samples();
+    assert_eq!(samples.len() as u64, n);
+    let p0 = samples
+        .iter()
+        .find(|s| s.info["probe"] == 0)
+        .expect("probe 0");
+    let rtt = p0.value("rtt_s");
+    assert!(
+        rtt.is_some_and(|v| v >= delay.as_secs_f64()),
+        "probe 0: {:?}; took {took:?}; {summary:?}",
+        p0.info
+    );
+    for k in ["late_count", "duplicate_count"] {
+        assert_eq!(r.v(k), 0.0, "{k}: {summary:?}");
+    }
+    // A request the kernel dropped under load is a timeout; every reply that came counts.
+    assert_eq!(r.v("received_count") + r.v("timeout_count"), n as f64);
 }
