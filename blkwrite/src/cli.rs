@@ -31,7 +31,8 @@ throughput_bytes_per_s), summary (the same figures plus the read-back check). Th
 stdout when it is a pipe or a file (or with --json), and to -o FILE, appended. On a terminal \
 without -o there is no JSON: a progress line on stderr while writing (as dd status=progress) \
 and a summary to read (bytes written, time, throughput, the write and flush phases, latency \
-percentiles). Exit: 0 ok, 1 --verify found bad blocks, 2 could not do the job (usage, \
+percentiles). Exit: 0 ok, 1 --verify found bad blocks or nothing was written (--time ended \
+before the first write), 2 could not do the job (usage, \
 refusal, ENOSPC, EIO), 130 Ctrl-C.";
 
 const EXAMPLES: &str = "\
@@ -167,7 +168,7 @@ pub fn command() -> Command {
                 .long("time")
                 .value_name("DURATION")
                 .value_parser(|s: &str| measure::units::parse_seconds(s))
-                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached"),
+                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached"),
         )
         .arg(
             Arg::new("verify")
@@ -266,6 +267,11 @@ impl Opts {
             ));
         }
         let iodepth = m.get_one::<u32>("iodepth").copied().unwrap_or(1);
+        if m.get_one::<Duration>("time").is_some_and(|t| t.is_zero()) {
+            return Err(Failure::usage(
+                "--time 0 leaves no time to write: give a positive duration such as 10s or 500ms, or leave --time out",
+            ));
+        }
         Ok(Opts {
             target: m
                 .get_one::<PathBuf>("target")

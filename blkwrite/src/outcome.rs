@@ -71,6 +71,13 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
         sinfo.insert("errno".into(), json!(e));
     }
     match out.stop {
+        Stop::Done | Stop::Time if out.bytes == 0 => {
+            // A run that wrote nothing measured nothing: never an ok figure.
+            let msg = nothing_written(out.stop, o);
+            s.sample_failed(&msg, sinfo.clone())?;
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg))
+        }
         Stop::Done | Stop::Time => {
             s.sample(values.clone(), sinfo.clone())?;
             if o.verify {
@@ -98,6 +105,17 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
             fail_summary(s, job, &msg, values, sinfo)?;
             Err(Failure::new(Exit::Cannot, o.target.display(), msg))
         }
+    }
+}
+
+/// Why a write phase that ended without an error wrote no byte.
+fn nothing_written(stop: Stop, o: &Opts) -> String {
+    match (stop, o.time) {
+        (Stop::Time, Some(t)) => format!(
+            "nothing was written: the --time limit ({}) ended before the first write; give a longer --time",
+            measure::units::format_seconds(t.as_secs_f64())
+        ),
+        _ => "nothing was written".into(),
     }
 }
 

@@ -366,6 +366,29 @@ fn usage_errors() {
 }
 
 #[test]
+fn a_run_that_writes_nothing_is_a_failure() {
+    let d = tmp();
+    let p = d.path().join("z");
+    let p = p.to_str().unwrap();
+    // The time limit ends before the first write: measured nothing, so failed and exit 1.
+    let r = blkwrite(&["-s", "1M", "--time", "1ns", p]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["status"], "failed", "{s}");
+    let e = s["error"].as_str().unwrap();
+    assert!(
+        e.contains("nothing was written") && e.contains("--time"),
+        "{e}"
+    );
+    assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+    // Options that ask for nothing are usage errors.
+    for args in [["-s", "0", "-b", "4k"], ["-s", "1M", "--time", "0"]] {
+        let r = blkwrite(&[args[0], args[1], args[2], args[3], p]);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
 fn tmpfs_direct_is_refused_or_reported() {
     let shm = std::path::Path::new("/dev/shm");
     let is_tmpfs = std::fs::read_to_string("/proc/self/mountinfo")

@@ -12,7 +12,7 @@ on\t''
 off\t''"
 complete -c blkwrite -l seed -d 'Seed for the random data and offsets (default: a fresh one, reported in begin)' -r
 complete -c blkwrite -l iodepth -d 'Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring' -r
-complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached' -r
+complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached' -r
 complete -c blkwrite -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c blkwrite -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c blkwrite -l name -d 'What is measured, the matrix row (default: derived from the command)' -r

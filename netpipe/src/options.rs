@@ -72,6 +72,11 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             "--time 0: give a positive duration such as 10 or 500ms",
         ));
     }
+    if m.get_one::<u64>("bytes") == Some(&0) {
+        return Err(Failure::usage(
+            "--bytes 0 asks to move nothing: give a positive size such as --bytes 1G, or leave --bytes out to move data until EOF or Ctrl-C",
+        ));
+    }
     if dur(m, "interval").is_some_and(|d| d < Duration::from_millis(10)) {
         return Err(Failure::usage(
             "--interval: give at least 10ms, e.g. 1 or 500ms",
