@@ -181,7 +181,7 @@ pub fn command() -> Command {
                 .long("verify-only")
                 .action(ArgAction::SetTrue)
                 .conflicts_with_all(["verify", "time"])
-                .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern"),
+                .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)"),
         )
         .arg(
             Arg::new("keep")

@@ -181,6 +181,27 @@ fn fail_summary(
     summarize(s, job, summary)
 }
 
+/// A target shorter than what was to be checked: both sizes, and what its bytes held.
+fn short_text(o: &Opts, size: u64, have: u64, c: &verify::Checked) -> String {
+    let found = match c.first_bad_offset {
+        None => format!("the {} bytes it has match", c.bytes),
+        Some(off) => format!(
+            "{} of the {} blocks it has differ, the first at offset {off}",
+            c.bad_blocks, c.blocks
+        ),
+    };
+    let asked = match (o.size, o.count) {
+        (None, Some(n)) => format!("-c {n} x --bs {}", crate::cli::compact_size(o.bs)),
+        _ => "--size".into(),
+    };
+    format!(
+        "verify: {} is {have} bytes, shorter than {asked}: {size} bytes ({}); {found}, and the last {} bytes are missing",
+        o.target.display(),
+        crate::cli::compact_size(size),
+        size - have.min(size)
+    )
+}
+
 /// Reads back the first `written` blocks and writes the summary with what it found.
 pub(crate) fn verify_phase(
     s: &mut Session,
@@ -216,6 +237,12 @@ pub(crate) fn verify_phase(
             } else {
                 "throughput_bytes_per_s"
             };
+            if let Some(have) = c.short_of {
+                sinfo.insert("target_bytes".into(), json!(have));
+                let msg = short_text(o, job.plan.size, have, &c);
+                fail_summary(s, job, &msg, values, sinfo)?;
+                return Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg));
+            }
             if c.bad_blocks > 0 {
                 let msg = format!(
                     "verify: {} of {} blocks differ from what was written, the first at offset {}",

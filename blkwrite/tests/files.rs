@@ -244,6 +244,34 @@ fn verify_passes_then_catches_a_corrupted_block() {
 }
 
 #[test]
+fn verify_only_on_a_short_file_checks_what_is_there() {
+    let d = tmp();
+    let f = d.path().join("short");
+    let p = f.to_str().unwrap();
+    let w = blkwrite(&["-s", "3M", "--seed", "9", "--keep", p]);
+    assert_eq!(w.code, 0, "{}", w.stderr);
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(50_000)
+        .unwrap();
+    let r = blkwrite(&["--verify-only", "-s", "3M", "--seed", "9", p]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["status"], "failed");
+    let e = s["error"].as_str().unwrap();
+    assert!(
+        e.contains("50000 bytes, shorter than --size: 3145728"),
+        "{e}"
+    );
+    assert!(e.contains("the 50000 bytes it has match"), "{e}");
+    assert_eq!(r.value("verified_bytes"), 50_000.0);
+    assert_eq!(r.value("verify_bad_block_count"), 0.0);
+    assert_eq!(s["info"]["target_bytes"], 50_000);
+}
+
+#[test]
 fn io_uring_random_periodic_flush_and_verify() {
     let d = tmp();
     let f = d.path().join("u");

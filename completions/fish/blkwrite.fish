@@ -21,7 +21,7 @@ complete -c blkwrite -l fdatasync -d 'Flush with fdatasync instead of fsync (dd 
 complete -c blkwrite -l dsync -d 'Open with O_DSYNC: every write durable before it returns (dd oflag=dsync)'
 complete -c blkwrite -l random -d 'Random offsets within --size, each block written once (fio --rw=randwrite)'
 complete -c blkwrite -l verify -d 'After the flush, read everything written back and check it'
-complete -c blkwrite -l verify-only -d 'Write nothing: check a target written before with the same --seed, --bs, --size, --pattern'
+complete -c blkwrite -l verify-only -d 'Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)'
 complete -c blkwrite -l keep -d 'Keep the file blkwrite created (it is removed at the end by default)'
 complete -c blkwrite -l force -d 'Overwrite an existing regular file in place (it is not truncated, and kept)'
 complete -c blkwrite -l force-device -d 'Write a block device (never one mounted, in use, or holding a signature)'
