@@ -118,6 +118,7 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
     if let Some(l) = m.get_one::<String>("listen") {
         Ok(Endpoint::Listen(
             addr::parse_listen(l, fam).map_err(Failure::usage)?,
+            l.clone(),
         ))
     } else if let Some(c) = m.get_one::<String>("connect") {
         Ok(Endpoint::Connect(
@@ -158,8 +159,8 @@ fn default_name(plan: &Plan) -> String {
     match (&plan.endpoint, plan.role) {
         (Endpoint::Connect(t, _), Role::Send) => format!("tcp send to {t}"),
         (Endpoint::Connect(t, _), Role::Recv) => format!("tcp recv from {t}"),
-        (Endpoint::Listen(a), Role::Send) => format!("tcp send on {}", addr::show(a)),
-        (Endpoint::Listen(a), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
+        (Endpoint::Listen(a, _), Role::Send) => format!("tcp send on {}", addr::show(a)),
+        (Endpoint::Listen(a, _), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
     }
 }
 
