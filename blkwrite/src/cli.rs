@@ -21,7 +21,8 @@ It replaces `time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'`, 
 page-cache speed, a global sync of every dirty page on the machine, and the device.
 
 Safety: it creates a new file by default (removed at the end unless --keep) and refuses an \
-existing file without --force and a block device without --force-device. It refuses, even \
+existing file without --force, a block device without --force-device, and a symlink to a \
+missing file (dd would create the link's target; blkwrite does not follow a link to create). It refuses, even \
 then, a device that is mounted, in use by LVM, device-mapper or md, holds partitions, or holds \
 a file system, swap, LVM2, LUKS, md or partition-table signature.
 

@@ -417,6 +417,21 @@ fn a_run_that_writes_nothing_is_a_failure() {
 }
 
 #[test]
+fn a_dangling_symlink_is_refused_by_name() {
+    let d = tmp();
+    let link = d.path().join("dangling");
+    std::os::unix::fs::symlink("missing", &link).unwrap();
+    let r = blkwrite(&["-s", "1M", link.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("is a symlink to missing"), "{}", r.stderr);
+    assert!(r.stderr.contains("remove the link"), "{}", r.stderr);
+    assert!(
+        !d.path().join("missing").exists(),
+        "nothing created through the link"
+    );
+}
+
+#[test]
 fn tmpfs_direct_is_refused_or_reported() {
     let shm = std::path::Path::new("/dev/shm");
     let is_tmpfs = std::fs::read_to_string("/proc/self/mountinfo")
