@@ -21,7 +21,8 @@ It replaces `time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'`, 
 page-cache speed, a global sync of every dirty page on the machine, and the device.
 
 Safety: it creates a new file by default (removed at the end unless --keep) and refuses an \
-existing file without --force and a block device without --force-device. It refuses, even \
+existing file without --force, a block device without --force-device, and a symlink to a \
+missing file (dd would create the link's target; blkwrite does not follow a link to create). It refuses, even \
 then, a device that is mounted, in use by LVM, device-mapper or md, holds partitions, or holds \
 a file system, swap, LVM2, LUKS, md or partition-table signature.
 
@@ -31,7 +32,8 @@ throughput_bytes_per_s), summary (the same figures plus the read-back check). Th
 stdout when it is a pipe or a file (or with --json), and to -o FILE, appended. On a terminal \
 without -o there is no JSON: a progress line on stderr while writing (as dd status=progress) \
 and a summary to read (bytes written, time, throughput, the write and flush phases, latency \
-percentiles). Exit: 0 ok, 1 --verify found bad blocks, 2 could not do the job (usage, \
+percentiles). Exit: 0 ok, 1 --verify found bad blocks or nothing was written (--time ended \
+before the first write), 2 could not do the job (usage, \
 refusal, ENOSPC, EIO), 130 Ctrl-C.";
 
 const EXAMPLES: &str = "\
@@ -167,7 +169,7 @@ pub fn command() -> Command {
                 .long("time")
                 .value_name("DURATION")
                 .value_parser(|s: &str| measure::units::parse_seconds(s))
-                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached"),
+                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached"),
         )
         .arg(
             Arg::new("verify")
@@ -180,7 +182,7 @@ pub fn command() -> Command {
                 .long("verify-only")
                 .action(ArgAction::SetTrue)
                 .conflicts_with_all(["verify", "time"])
-                .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern"),
+                .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)"),
         )
         .arg(
             Arg::new("keep")
@@ -266,6 +268,11 @@ impl Opts {
             ));
         }
         let iodepth = m.get_one::<u32>("iodepth").copied().unwrap_or(1);
+        if m.get_one::<Duration>("time").is_some_and(|t| t.is_zero()) {
+            return Err(Failure::usage(
+                "--time 0 leaves no time to write: give a positive duration such as 10s or 500ms, or leave --time out",
+            ));
+        }
         Ok(Opts {
             target: m
                 .get_one::<PathBuf>("target")

@@ -71,6 +71,13 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
         sinfo.insert("errno".into(), json!(e));
     }
     match out.stop {
+        Stop::Done | Stop::Time if out.bytes == 0 => {
+            // A run that wrote nothing measured nothing: never an ok figure.
+            let msg = nothing_written(out.stop, o);
+            s.sample_failed(&msg, sinfo.clone())?;
+            fail_summary(s, job, &msg, values, sinfo)?;
+            Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg))
+        }
         Stop::Done | Stop::Time => {
             s.sample(values.clone(), sinfo.clone())?;
             if o.verify {
@@ -98,6 +105,17 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
             fail_summary(s, job, &msg, values, sinfo)?;
             Err(Failure::new(Exit::Cannot, o.target.display(), msg))
         }
+    }
+}
+
+/// Why a write phase that ended without an error wrote no byte.
+fn nothing_written(stop: Stop, o: &Opts) -> String {
+    match (stop, o.time) {
+        (Stop::Time, Some(t)) => format!(
+            "nothing was written: the --time limit ({}) ended before the first write; give a longer --time",
+            measure::units::format_seconds(t.as_secs_f64())
+        ),
+        _ => "nothing was written".into(),
     }
 }
 
@@ -163,6 +181,27 @@ fn fail_summary(
     summarize(s, job, summary)
 }
 
+/// A target shorter than what was to be checked: both sizes, and what its bytes held.
+fn short_text(o: &Opts, size: u64, have: u64, c: &verify::Checked) -> String {
+    let found = match c.first_bad_offset {
+        None => format!("the {} bytes it has match", c.bytes),
+        Some(off) => format!(
+            "{} of the {} blocks it has differ, the first at offset {off}",
+            c.bad_blocks, c.blocks
+        ),
+    };
+    let asked = match (o.size, o.count) {
+        (None, Some(n)) => format!("-c {n} x --bs {}", crate::cli::compact_size(o.bs)),
+        _ => "--size".into(),
+    };
+    format!(
+        "verify: {} is {have} bytes, shorter than {asked}: {size} bytes ({}); {found}, and the last {} bytes are missing",
+        o.target.display(),
+        crate::cli::compact_size(size),
+        size - have.min(size)
+    )
+}
+
 /// Reads back the first `written` blocks and writes the summary with what it found.
 pub(crate) fn verify_phase(
     s: &mut Session,
@@ -198,6 +237,12 @@ pub(crate) fn verify_phase(
             } else {
                 "throughput_bytes_per_s"
             };
+            if let Some(have) = c.short_of {
+                sinfo.insert("target_bytes".into(), json!(have));
+                let msg = short_text(o, job.plan.size, have, &c);
+                fail_summary(s, job, &msg, values, sinfo)?;
+                return Err(Failure::new(Exit::MeasuredFailure, o.target.display(), msg));
+            }
             if c.bad_blocks > 0 {
                 let msg = format!(
                     "verify: {} of {} blocks differ from what was written, the first at offset {}",

@@ -26,33 +26,7 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
         flags |= libc::O_DSYNC;
     }
     match meta {
-        None => {
-            if spec.read_only {
-                return Err(fail(format!(
-                    "{shown} does not exist: --verify-only reads back a file written before"
-                )));
-            }
-            // The mount that will hold the file: asked once, for this check and the facts.
-            let place = Probe::system().path_facts(p);
-            if place.as_ref().is_some_and(|f| f.fs_type == "devtmpfs") {
-                return Err(fail(format!(
-                    "{shown} does not exist, and blkwrite does not create a file under /dev \
-                     (a mistyped device name would fill memory): name an existing block device"
-                )));
-            }
-            // Created without O_DIRECT first: a file system that refuses O_DIRECT must not
-            // leave us unsure whether the file was made.
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(p)
-                .map_err(|e| Failure::new(Exit::Cannot, format!("creating {shown}"), e))?;
-            let cleanup = Cleanup {
-                path: (!spec.keep).then(|| p.clone()),
-            };
-            direct::finish_file(spec, Kind::NewFile, flags, cleanup, place)
-        }
+        None => new_file(spec, flags),
         Some(m) if m.file_type().is_file() => {
             if !spec.force && !spec.read_only {
                 return Err(fail(format!(
@@ -90,6 +64,58 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
             describe_type(&m.file_type())
         ))),
     }
+}
+
+/// A target that does not exist: refused where it is a dangling symlink, under /dev or for
+/// --verify-only; else created (O_EXCL) and set up.
+fn new_file(spec: &OpenSpec, flags: i32) -> Result<Target, Failure> {
+    let p = &spec.path;
+    let shown = p.display();
+    if let Some(f) = dangling(p) {
+        return Err(f);
+    }
+    if spec.read_only {
+        return Err(fail(format!(
+            "{shown} does not exist: --verify-only reads back a file written before"
+        )));
+    }
+    // The mount that will hold the file: asked once, for this check and the facts.
+    let place = Probe::system().path_facts(p);
+    if place.as_ref().is_some_and(|f| f.fs_type == "devtmpfs") {
+        return Err(fail(format!(
+            "{shown} does not exist, and blkwrite does not create a file under /dev \
+             (a mistyped device name would fill memory): name an existing block device"
+        )));
+    }
+    // Created without O_DIRECT first: a file system that refuses O_DIRECT must not
+    // leave us unsure whether the file was made.
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(p)
+        .map_err(|e| Failure::new(Exit::Cannot, format!("creating {shown}"), e))?;
+    let cleanup = Cleanup {
+        path: (!spec.keep).then(|| p.clone()),
+    };
+    direct::finish_file(spec, Kind::NewFile, flags, cleanup, place)
+}
+
+/// The refusal for a symlink whose target does not exist: dd would create the target through
+/// it, but blkwrite creates a file only where none is (O_EXCL), and a link may point anywhere.
+fn dangling(p: &std::path::Path) -> Option<Failure> {
+    let to = std::fs::read_link(p).ok()?;
+    let resolved = match p.parent() {
+        Some(dir) if to.is_relative() => dir.join(&to),
+        _ => to.clone(),
+    };
+    Some(fail(format!(
+        "{} is a symlink to {}, which does not exist: blkwrite does not follow a symlink to \
+         create a file; name the file itself ({}) to create it there, or remove the link",
+        p.display(),
+        to.display(),
+        resolved.display()
+    )))
 }
 
 fn describe_type(t: &std::fs::FileType) -> &'static str {

@@ -16,6 +16,9 @@ pub struct Checked {
     pub blocks: u64,
     pub bad_blocks: u64,
     pub first_bad_offset: Option<u64>,
+    /// The target's length, when it ends before the end of a block to check: only the bytes
+    /// it has are checked, and the rest are missing.
+    pub short_of: Option<u64>,
     pub secs: f64,
     /// Where the data was read from: `device` (O_DIRECT, or the cache dropped after a
     /// flush) or `page-cache` (buffered and unflushed: the cache may answer).
@@ -49,6 +52,9 @@ pub fn check(
         .read(true)
         .custom_flags(if direct { libc::O_DIRECT } else { 0 })
         .open(path)?;
+    let meta = f.metadata()?;
+    // A block device's length is not in its metadata; the plan never exceeds it.
+    let have = if meta.is_file() { meta.len() } else { u64::MAX };
     let mut source = "device";
     if !direct {
         // Advice (its result does not matter): drop the clean cached pages, so that the
@@ -87,7 +93,14 @@ pub fn check(
         let got = read_full(&f, &mut buf[..rl], off)?;
         for k in 0..n {
             let b = first + k;
-            let (boff, len) = plan.extent(b);
+            let (boff, full) = plan.extent(b);
+            let len = full.min(have.saturating_sub(boff));
+            if len < full {
+                c.short_of = Some(have);
+            }
+            if len == 0 {
+                continue;
+            }
             let lo = ((b - first) * bs) as usize;
             let hi = lo + len as usize;
             let ok = hi <= got && buf[lo..hi] == pool.block(b)[..len as usize];

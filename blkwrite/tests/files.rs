@@ -244,6 +244,34 @@ fn verify_passes_then_catches_a_corrupted_block() {
 }
 
 #[test]
+fn verify_only_on_a_short_file_checks_what_is_there() {
+    let d = tmp();
+    let f = d.path().join("short");
+    let p = f.to_str().unwrap();
+    let w = blkwrite(&["-s", "3M", "--seed", "9", "--keep", p]);
+    assert_eq!(w.code, 0, "{}", w.stderr);
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(50_000)
+        .unwrap();
+    let r = blkwrite(&["--verify-only", "-s", "3M", "--seed", "9", p]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["status"], "failed");
+    let e = s["error"].as_str().unwrap();
+    assert!(
+        e.contains("50000 bytes, shorter than --size: 3145728"),
+        "{e}"
+    );
+    assert!(e.contains("the 50000 bytes it has match"), "{e}");
+    assert_eq!(r.value("verified_bytes"), 50_000.0);
+    assert_eq!(r.value("verify_bad_block_count"), 0.0);
+    assert_eq!(s["info"]["target_bytes"], 50_000);
+}
+
+#[test]
 fn io_uring_random_periodic_flush_and_verify() {
     let d = tmp();
     let f = d.path().join("u");
@@ -363,6 +391,44 @@ fn usage_errors() {
     let help = Command::new(BIN).arg("--help").output().unwrap();
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("EXAMPLES"));
+}
+
+#[test]
+fn a_run_that_writes_nothing_is_a_failure() {
+    let d = tmp();
+    let p = d.path().join("z");
+    let p = p.to_str().unwrap();
+    // The time limit ends before the first write: measured nothing, so failed and exit 1.
+    let r = blkwrite(&["-s", "1M", "--time", "1ns", p]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["status"], "failed", "{s}");
+    let e = s["error"].as_str().unwrap();
+    assert!(
+        e.contains("nothing was written") && e.contains("--time"),
+        "{e}"
+    );
+    assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+    // Options that ask for nothing are usage errors.
+    for args in [["-s", "0", "-b", "4k"], ["-s", "1M", "--time", "0"]] {
+        let r = blkwrite(&[args[0], args[1], args[2], args[3], p]);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn a_dangling_symlink_is_refused_by_name() {
+    let d = tmp();
+    let link = d.path().join("dangling");
+    std::os::unix::fs::symlink("missing", &link).unwrap();
+    let r = blkwrite(&["-s", "1M", link.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("is a symlink to missing"), "{}", r.stderr);
+    assert!(r.stderr.contains("remove the link"), "{}", r.stderr);
+    assert!(
+        !d.path().join("missing").exists(),
+        "nothing created through the link"
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ on\t''
 off\t''"
 complete -c blkwrite -l seed -d 'Seed for the random data and offsets (default: a fresh one, reported in begin)' -r
 complete -c blkwrite -l iodepth -d 'Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring' -r
-complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds) even if --size is not reached' -r
+complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached' -r
 complete -c blkwrite -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c blkwrite -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c blkwrite -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
@@ -21,7 +21,7 @@ complete -c blkwrite -l fdatasync -d 'Flush with fdatasync instead of fsync (dd 
 complete -c blkwrite -l dsync -d 'Open with O_DSYNC: every write durable before it returns (dd oflag=dsync)'
 complete -c blkwrite -l random -d 'Random offsets within --size, each block written once (fio --rw=randwrite)'
 complete -c blkwrite -l verify -d 'After the flush, read everything written back and check it'
-complete -c blkwrite -l verify-only -d 'Write nothing: check a target written before with the same --seed, --bs, --size, --pattern'
+complete -c blkwrite -l verify-only -d 'Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)'
 complete -c blkwrite -l keep -d 'Keep the file blkwrite created (it is removed at the end by default)'
 complete -c blkwrite -l force -d 'Overwrite an existing regular file in place (it is not truncated, and kept)'
 complete -c blkwrite -l force-device -d 'Write a block device (never one mounted, in use, or holding a signature)'

@@ -52,7 +52,7 @@ complete -c netpipe -n "__fish_netpipe_needs_command" -a "recv" -d 'Receive and 
 complete -c netpipe -n "__fish_netpipe_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9; not 0), then close (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
@@ -82,7 +82,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l json -d 'Record
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s h -l help -d 'Print help'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l listen -d 'Listen for the peer on PORT (all addresses) or ADDR:PORT' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect -d 'Connect to the peer at HOST:PORT ([V6ADDR]:PORT for IPv6)' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bytes -d 'Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9; not 0), then close (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r

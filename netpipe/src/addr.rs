@@ -59,6 +59,40 @@ pub fn parse_listen(s: &str, fam: Family) -> Result<SocketAddr, String> {
     resolve_one(host, port, fam, "--listen")
 }
 
+/// What a failed listen says: `cannot listen on ADDR (as typed)` and the cause with what to
+/// do about it; `typed` is the option as the user gave it (`--listen 2222`, `-l 2222`).
+pub fn listen_failed(a: &SocketAddr, typed: &str, e: &std::io::Error) -> (String, String) {
+    use std::io::ErrorKind;
+    let port = a.port();
+    let flag = typed.split(' ').next().unwrap_or(typed);
+    let hint = match e.kind() {
+        ErrorKind::AddrInUse => format!(
+            "is port {port} taken by another program (ss -ltnp 'sport = :{port}' shows it)? \
+             stop it, or pick another port with {flag}"
+        ),
+        ErrorKind::AddrNotAvailable => format!(
+            "{} is not an address of this host: give one of its addresses, or only the port, with {flag}",
+            a.ip()
+        ),
+        ErrorKind::PermissionDenied if port < 1024 => {
+            format!("ports below 1024 need root: pick port 1024 or above with {flag}")
+        }
+        _ => String::new(),
+    };
+    let shown = show(a);
+    let what = if typed.ends_with(&format!(" {shown}")) {
+        format!("cannot listen on {shown}")
+    } else {
+        format!("cannot listen on {shown} ({typed})")
+    };
+    let why = if hint.is_empty() {
+        e.to_string()
+    } else {
+        format!("{e}: {hint}")
+    };
+    (what, why)
+}
+
 /// The wildcard address for a listener on `port`.
 pub fn wildcard(port: u16, fam: Family) -> SocketAddr {
     match fam {

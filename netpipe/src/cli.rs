@@ -26,7 +26,7 @@ headline, throughput_bits_per_s, is the receiver's: its own clock from the first
 The sender reports its own figure (first byte written until the peer closed) and says so.
 
 Exit status: 0 ok; 1 the run worked but measured a failure (refused, reset, timeout, a short \
-transfer); 2 could not do the job (usage, cannot listen); 130 after Ctrl-C, summary written.";
+transfer, nothing moved); 2 could not do the job (usage, cannot listen); 130 after Ctrl-C, summary written.";
 
 const AFTER_HELP: &str = "\
 EXAMPLES
@@ -223,7 +223,7 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .long("bytes")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9), then close (default: until EOF / Ctrl-C)"),
+                .help("Move SIZE bytes in all (4k = 4096, 5G, 1.5GiB; 5GB = 5e9; not 0), then close (default: until EOF / Ctrl-C)"),
         )
         .arg(
             Arg::new("time")

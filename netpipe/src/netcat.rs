@@ -76,11 +76,8 @@ pub fn run(plan: NcPlan, out: &mut Session) -> Result<Exit, Failure> {
             }
             Err(e) => {
                 out.begin(begin)?;
-                Err(Failure::new(
-                    Exit::Cannot,
-                    format!("cannot listen on {}", addr::show(&a)),
-                    e,
-                ))
+                let (what, why) = addr::listen_failed(&a, &format!("-l {}", a.port()), &e);
+                Err(Failure::new(Exit::Cannot, what, why))
             }
         },
         None => {

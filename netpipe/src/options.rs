@@ -72,6 +72,11 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             "--time 0: give a positive duration such as 10 or 500ms",
         ));
     }
+    if m.get_one::<u64>("bytes") == Some(&0) {
+        return Err(Failure::usage(
+            "--bytes 0 asks to move nothing: give a positive size such as --bytes 1G, or leave --bytes out to move data until EOF or Ctrl-C",
+        ));
+    }
     if dur(m, "interval").is_some_and(|d| d < Duration::from_millis(10)) {
         return Err(Failure::usage(
             "--interval: give at least 10ms, e.g. 1 or 500ms",
@@ -113,6 +118,7 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
     if let Some(l) = m.get_one::<String>("listen") {
         Ok(Endpoint::Listen(
             addr::parse_listen(l, fam).map_err(Failure::usage)?,
+            l.clone(),
         ))
     } else if let Some(c) = m.get_one::<String>("connect") {
         Ok(Endpoint::Connect(
@@ -153,8 +159,8 @@ fn default_name(plan: &Plan) -> String {
     match (&plan.endpoint, plan.role) {
         (Endpoint::Connect(t, _), Role::Send) => format!("tcp send to {t}"),
         (Endpoint::Connect(t, _), Role::Recv) => format!("tcp recv from {t}"),
-        (Endpoint::Listen(a), Role::Send) => format!("tcp send on {}", addr::show(a)),
-        (Endpoint::Listen(a), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
+        (Endpoint::Listen(a, _), Role::Send) => format!("tcp send on {}", addr::show(a)),
+        (Endpoint::Listen(a, _), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
     }
 }
 

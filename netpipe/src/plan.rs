@@ -34,7 +34,8 @@ impl Role {
 /// Where the streams come from.
 #[derive(Clone, Debug)]
 pub enum Endpoint {
-    Listen(SocketAddr),
+    /// The address, and the --listen value as typed (for messages).
+    Listen(SocketAddr, String),
     Connect(String, Vec<SocketAddr>),
 }
 
@@ -74,7 +75,7 @@ impl Plan {
     /// The parameters for the begin record.
     pub fn info(&self) -> Map<String, Value> {
         let (mode, target) = match &self.endpoint {
-            Endpoint::Listen(a) => ("listen", addr::show(a)),
+            Endpoint::Listen(a, _) => ("listen", addr::show(a)),
             Endpoint::Connect(t, _) => ("connect", t.clone()),
         };
         info(json!({

@@ -30,7 +30,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
     let mut begin = plan.info();
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
-        Endpoint::Listen(a) => match sock::listen_any(*a, plan.v6_only, &plan.opts) {
+        Endpoint::Listen(a, typed) => match sock::listen_any(*a, plan.v6_only, &plan.opts) {
             Ok(l) => {
                 if let Some(bound) = l.local_addr().ok().and_then(|a| a.as_socket()) {
                     begin.insert("listen".into(), json!(addr::show(&bound)));
@@ -38,10 +38,11 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
                 Some(l)
             }
             Err(e) => {
-                let msg = format!("cannot listen on {}: {e}", addr::show(a));
+                let (what, why) = addr::listen_failed(a, &format!("--listen {typed}"), &e);
                 out.begin(begin)?;
-                write_summary(out, &plan, &tally, Status::Failed, Some(msg.clone()))?;
-                return Err(Failure::new(Exit::Cannot, "listen", msg_cause(&msg)));
+                let msg = format!("{what}: {why}");
+                write_summary(out, &plan, &tally, Status::Failed, Some(msg))?;
+                return Err(Failure::new(Exit::Cannot, what, why));
             }
         },
         Endpoint::Connect(..) => None,
@@ -59,7 +60,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
         ));
     }
     let result = match (&plan.endpoint, &listener) {
-        (Endpoint::Listen(_), Some(l)) => serve(&plan, l, out, &mut tally),
+        (Endpoint::Listen(..), Some(l)) => serve(&plan, l, out, &mut tally),
         (Endpoint::Connect(target, addrs), _) => {
             connect_session(&plan, target, addrs, out, &mut tally)
         }
@@ -79,12 +80,6 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
         say(&e);
     }
     Ok(code)
-}
-
-fn msg_cause(m: &str) -> String {
-    m.split_once(": ")
-        .map(|(_, c)| c.to_string())
-        .unwrap_or_else(|| m.to_string())
 }
 
 /// Serves sessions on a listener: one, or one after another with --keep-open.

@@ -32,6 +32,23 @@ pub struct Tally {
     pub omit_short: bool,
 }
 
+/// Why a run that ended without an error measured no byte.
+fn nothing_moved(plan: &Plan, t: &Tally) -> String {
+    let verb = match plan.role {
+        Role::Send => "sent",
+        Role::Recv => "received",
+    };
+    if t.bytes > 0 {
+        format!(
+            "nothing was measured: all {} bytes were {verb} within the --omit warm-up ({}); give a shorter --omit or move more data",
+            t.bytes,
+            format_seconds(plan.omit.as_secs_f64())
+        )
+    } else {
+        format!("nothing was {verb}: the connection closed before the first byte")
+    }
+}
+
 /// Status, error and exit code from what happened.
 pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     let unlimited = plan.bytes.is_none() && plan.time.is_none();
@@ -70,7 +87,7 @@ pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     if t.measured_bytes == 0 {
         return (
             Status::Failed,
-            Some("no bytes were transferred".into()),
+            Some(nothing_moved(plan, t)),
             Exit::MeasuredFailure,
         );
     }

@@ -204,3 +204,34 @@ fn connect_timeout_into_a_black_hole() {
     assert!(err.contains("no answer within"), "{err}");
     assert_eq!(summary(&records(&out))["status"], "failed");
 }
+
+#[test]
+fn a_port_in_use_is_named_with_what_to_do() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let at = format!("127.0.0.1:{port}");
+    let (st, out, err) = run(
+        np().args(["recv", "--listen", &at]).stdin(Stdio::null()),
+        LIMIT,
+    );
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("cannot listen on {at}")), "{err}");
+    assert!(
+        err.contains("in use") && err.contains("another port with --listen"),
+        "{err}"
+    );
+    let r = records(&out);
+    assert!(summary(&r)["error"].as_str().unwrap().contains(&at));
+    // Netcat mode names the port and its own flag.
+    let (st, _, err) = run(
+        np().args(["-l", "-s", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null()),
+        LIMIT,
+    );
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&at) && err.contains("another port with -l"),
+        "{err}"
+    );
+    drop(taken);
+}

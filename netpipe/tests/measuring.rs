@@ -195,11 +195,34 @@ fn a_small_locked_window_still_moves_every_byte() {
 
 #[test]
 fn zero_bytes_agree_and_fail_the_measurement() {
-    let (lc, lr, cc, cr) = pair("recv", &[], "send", &["--bytes", "0"]);
-    assert_eq!(num(summary(&lr), "received_bytes"), 0.0);
-    assert_eq!(num(summary(&cr), "sent_bytes"), 0.0);
-    assert_eq!((lc, cc), (1, 1));
-    assert_eq!(summary(&lr)["status"], "failed");
+    // Asking for nothing is a usage error on either side, before any connection.
+    for role in ["send", "recv"] {
+        let (code, recs, err) = connect(role, 9, &["--bytes", "0"]);
+        assert_eq!(code, 2, "{role}: {err}");
+        assert!(
+            err.contains("--bytes 0") && err.contains("--bytes 1G"),
+            "{err}"
+        );
+        assert!(recs.iter().all(|r| r["status"] != "ok"), "{recs:?}");
+    }
+    // A peer that connects and sends nothing: the receiver measured nothing, a failure.
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    drop(std::net::TcpStream::connect(("127.0.0.1", port)).unwrap());
+    let (st, _, err) = l.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    let lr = read_records(&recs);
+    let s = summary(&lr);
+    assert_eq!(num(s, "received_bytes"), 0.0);
+    assert_eq!(s["status"], "failed");
+    assert!(
+        s["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was received"),
+        "{s}"
+    );
 }
 
 #[test]
