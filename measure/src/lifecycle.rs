@@ -283,7 +283,9 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     let leaf = leaf(&m);
     let opts = T::options(leaf).map_err(own)?;
     if !T::RECORDS {
-        // No summary to finish, so Ctrl-C keeps its default: it ends the tool at once.
+        // No summary to finish, so Ctrl-C has its default action: it ends the tool at once.
+        crate::signal::default_action()
+            .map_err(|e| own(Failure::new(Exit::Cannot, "setting up Ctrl-C", e)))?;
         let mut s = Session::new(Envelope::new(T::NAME, T::VERSION, ""), None, false);
         return T::run(opts, &mut s).map_err(own);
     }

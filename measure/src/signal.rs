@@ -34,6 +34,19 @@ pub fn install() -> io::Result<()> {
     Ok(())
 }
 
+/// Gives SIGINT and SIGTERM their default action (the process ends), for a tool that writes
+/// no records and so has no summary to finish: even where the parent ignored them, as a
+/// non-interactive shell does for its background jobs, `kill -INT` ends it.
+pub fn default_action() -> io::Result<()> {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: SIG_DFL installs no handler, so no code of ours runs in signal context.
+        if unsafe { libc::signal(sig, libc::SIG_DFL) } == libc::SIG_ERR {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// Whether SIGINT or SIGTERM arrived since [`install`].
 pub fn interrupted() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
