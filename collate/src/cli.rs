@@ -20,8 +20,9 @@ the summaries, for a metric that only summaries carry), in a unit chosen per row
 headline that aggregates a per-sample metric (wall_median_s over the runs' wall_s,
 rtt_mean_s over the probes' rtt_s) is shown from those samples, so that every run counts.
 
-Every line is checked strictly (measure's reader): a line that is not JSON, not a record or
-of an unknown schema stops collate with FILE:LINE: what is wrong, and exit 2, because a
+Every line is checked strictly (measure's reader): a line that is not JSON, not a record,
+of an unknown schema or with a key twice in one object (which of the two would count?)
+stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
 says so on stderr. Blank lines are skipped. The input is read once, streaming; memory holds
 the cells' values, nothing for begin and interval lines.

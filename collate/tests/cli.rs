@@ -57,6 +57,14 @@ fn bad_lines_stop_with_file_and_line() {
             &good.replace("1.25", "\"fast\""),
             "values key \"x_s\" must be a number",
         ),
+        (
+            &good.replace("\"x_s\":1.25", "\"x_s\":1.25,\"x_s\":5"),
+            "duplicate key \"x_s\" in \"values\"",
+        ),
+        (
+            &good.replace("\"label\":\"e\"", "\"label\":\"e\",\"label\":\"f\""),
+            "duplicate key \"label\"",
+        ),
     ];
     for (bad, why) in cases {
         std::fs::write(&f, format!("{good}\n\n{bad}\n{good}\n")).unwrap();
