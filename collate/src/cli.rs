@@ -24,8 +24,10 @@ Every line is checked strictly (measure's reader): a line that is not JSON, not 
 of an unknown schema or with a key twice in one object (which of the two would count?)
 stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
-says so on stderr. Blank lines are skipped. The input is read once, streaming; memory holds
-the cells' values, nothing for begin and interval lines.
+says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
+seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
+input is read once, streaming; memory holds the cells' values, nothing for begin and
+interval lines.
 
 Statistics follow benchstat: ± is the 95% confidence interval of the median from order
 statistics (shown from 6 values on); --baseline compares every cell with the baseline
