@@ -33,7 +33,8 @@ Statistics follow benchstat: ± is the 95% confidence interval of the median fro
 statistics (shown from 6 values on); --baseline compares every cell with the baseline
 column of its row by a Mann-Whitney U test and shows the change of the statistic (+20%,
 -3.1%) where p < 0.05, ~ where the difference is not significant, and ? where there are too
-few values to tell. Missing cells show as -, never as 0.
+few values to tell; against a baseline of 0 a significant change is the difference in the
+row's unit (+3.0 ms, +0.5%). Missing cells show as -, never as 0.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).
