@@ -20,17 +20,21 @@ the summaries, for a metric that only summaries carry), in a unit chosen per row
 headline that aggregates a per-sample metric (wall_median_s over the runs' wall_s,
 rtt_mean_s over the probes' rtt_s) is shown from those samples, so that every run counts.
 
-Every line is checked strictly (measure's reader): a line that is not JSON, not a record or
-of an unknown schema stops collate with FILE:LINE: what is wrong, and exit 2, because a
+Every line is checked strictly (measure's reader): a line that is not JSON, not a record,
+of an unknown schema or with a key twice in one object (which of the two would count?)
+stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
-says so on stderr. Blank lines are skipped. The input is read once, streaming; memory holds
-the cells' values, nothing for begin and interval lines.
+says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
+seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
+input is read once, streaming; memory holds the cells' values, nothing for begin and
+interval lines.
 
 Statistics follow benchstat: ± is the 95% confidence interval of the median from order
 statistics (shown from 6 values on); --baseline compares every cell with the baseline
 column of its row by a Mann-Whitney U test and shows the change of the statistic (+20%,
 -3.1%) where p < 0.05, ~ where the difference is not significant, and ? where there are too
-few values to tell. Missing cells show as -, never as 0.
+few values to tell; against a baseline of 0 a significant change is the difference in the
+row's unit (+3.0 ms, +0.5%). Missing cells show as -, never as 0.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).

@@ -76,6 +76,12 @@ struct Lite {
     group: (u32, u32),
     headline: Option<(u32, u32)>,
     vals: (u32, u32),
+    /// The identity of the record (run, seq) and its line in its input, for the check for
+    /// repeats; `repeat` when it repeats a record read before (and is left out).
+    run: (u32, u32),
+    seq: u64,
+    line: u64,
+    repeat: bool,
 }
 
 /// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
@@ -115,6 +121,11 @@ impl Batch {
 
     /// Adds a sample or summary (other types are left out) grouped by `group_dims`.
     pub fn push(&mut self, r: &Record, group_dims: &[Dim]) {
+        self.push_at(r, group_dims, 0);
+    }
+
+    /// As [`Batch::push`], for the record read at `line` of its input.
+    pub fn push_at(&mut self, r: &Record, group_dims: &[Dim], line: u64) {
         if !matches!(r.kind, Kind::Sample | Kind::Summary) {
             return;
         }
@@ -134,6 +145,7 @@ impl Batch {
             (Kind::Summary, Some(h)) => Some(self.push_str(h)),
             _ => None,
         };
+        let run = self.push_str(&r.run);
         let va = self.vals.len() as u32;
         for (k, v) in &r.values {
             if let Some(x) = v.as_f64() {
@@ -147,7 +159,23 @@ impl Batch {
             group,
             headline,
             vals: (va, self.vals.len() as u32),
+            run,
+            seq: r.seq,
+            line,
+            repeat: false,
         });
+    }
+
+    /// The (run, type, seq) of record `i` and its line.
+    pub fn identity(&self, i: usize) -> (&str, Kind, u64, u64) {
+        let l = &self.recs[i];
+        let run = &self.buf[l.run.0 as usize..l.run.1 as usize];
+        (run, l.kind, l.seq, l.line)
+    }
+
+    /// Marks record `i` as a repeat of one read before: the collector leaves it out.
+    pub fn set_repeat(&mut self, i: usize) {
+        self.recs[i].repeat = true;
     }
 
     pub fn len(&self) -> usize {
@@ -247,7 +275,9 @@ impl Collector {
     /// Adds every record of a batch, in order.
     pub fn add_batch(&mut self, b: &Batch) {
         for i in 0..b.len() {
-            self.add(b.get(i));
+            if !b.recs[i].repeat {
+                self.add(b.get(i));
+            }
         }
     }
 

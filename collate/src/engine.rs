@@ -60,6 +60,9 @@ fn collect(o: &Opts) -> Result<Collector, Failure> {
             report.examples.join("; ")
         );
     }
+    for w in report.repeats.warnings() {
+        let _ = writeln!(err, "collate: {w}");
+    }
     if collector.samples + collector.summaries == 0 {
         return Err(Failure::new(
             Exit::MeasuredFailure,

@@ -15,6 +15,7 @@ pub mod filter;
 pub mod matrix;
 pub mod read;
 pub mod render;
+pub mod repeats;
 pub mod stats;
 
 use clap::{ArgMatches, Command};

@@ -8,6 +8,7 @@
 
 use crate::collect::Batch;
 use crate::dims::Dim;
+use crate::repeats::Repeats;
 use measure::{Exit, Failure, Record};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -44,6 +45,8 @@ pub struct ReadReport {
     pub skipped: u64,
     /// The first few skipped lines' messages.
     pub examples: Vec<String>,
+    /// The records read twice (counted once).
+    pub repeats: Repeats,
 }
 
 /// Lines per block handed to a worker (at most).
@@ -64,6 +67,7 @@ struct Block {
 /// A parsed block: what collate keeps of its samples and summaries (begin and interval
 /// lines are checked and dropped here, so they cost no memory), and its invalid lines.
 struct Parsed {
+    file: Arc<str>,
     batch: Batch,
     bad: Vec<(Place, String)>,
     lines: u64,
@@ -80,7 +84,7 @@ fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
     for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
         lines += 1;
         match parse_raw(raw) {
-            Ok(Some(r)) => batch.push(&r, group_dims),
+            Ok(Some(r)) => batch.push_at(&r, group_dims, b.first_line + i as u64),
             Ok(None) => {}
             Err(why) => {
                 let place = Place {
@@ -94,7 +98,13 @@ fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
     let mut text = b.text;
     text.clear();
     let _ = pool.try_send(text);
-    let _ = b.reply.send(Parsed { batch, bad, lines });
+    let file = b.file;
+    let _ = b.reply.send(Parsed {
+        file,
+        batch,
+        bad,
+        lines,
+    });
 }
 
 /// One raw line: `None` for a blank line (skipped: concatenated files often have them),
@@ -294,7 +304,9 @@ fn consume(
                 report.examples.push(format!("{place}: {why}"));
             }
         }
-        sink(&parsed.batch)?;
+        let mut batch = parsed.batch;
+        report.repeats.mark(&mut batch, &parsed.file);
+        sink(&batch)?;
     }
     Ok(())
 }

@@ -57,6 +57,14 @@ fn bad_lines_stop_with_file_and_line() {
             &good.replace("1.25", "\"fast\""),
             "values key \"x_s\" must be a number",
         ),
+        (
+            &good.replace("\"x_s\":1.25", "\"x_s\":1.25,\"x_s\":5"),
+            "duplicate key \"x_s\" in \"values\"",
+        ),
+        (
+            &good.replace("\"label\":\"e\"", "\"label\":\"e\",\"label\":\"f\""),
+            "duplicate key \"label\"",
+        ),
     ];
     for (bad, why) in cases {
         std::fs::write(&f, format!("{good}\n\n{bad}\n{good}\n")).unwrap();
@@ -463,4 +471,48 @@ fn a_median_headline_is_shown_from_the_runs_samples() {
     // Every run counts: a ± spread and a significant delta.
     assert!(row.contains('±'), "{row}");
     assert!(row.contains("+97%"), "{row}");
+}
+
+#[test]
+fn a_record_read_twice_counts_once_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    let mut lines: Vec<String> = (0..7u64)
+        .map(|i| sample("e", "row", json!({"x_s": 1.0 + (i * i) as f64}), i))
+        .collect();
+    lines.push(sample("e2", "row", json!({"x_s": 3.0}), 0));
+    let text = lines.join("\n") + "\n";
+    std::fs::write(&f, &text).unwrap();
+    let path = f.to_str().unwrap();
+    let once = run(&[path, "-f", "json"], "");
+    assert_eq!(code(&once), 0, "{}", stderr(&once));
+    assert_eq!(stderr(&once), "", "no warning for a file read once");
+    let twice = run(&[path, path, "-f", "json"], "");
+    assert_eq!(code(&twice), 0, "{}", stderr(&twice));
+    assert_eq!(
+        stdout(&twice),
+        stdout(&once),
+        "the same figures, the same CI"
+    );
+    let err = stderr(&twice);
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one warning per pair of inputs: {err}"
+    );
+    let want = format!("collate: {path}:1 repeats the record at {path}:1 (run ");
+    assert!(err.starts_with(&want), "{err}");
+    assert!(
+        err.contains(", sample seq 0) and 7 more records of"),
+        "{err}"
+    );
+    // Concatenated on stdin: the places are lines of the one input.
+    let piped = run(&["-f", "json"], &(text.clone() + &text));
+    assert_eq!(stdout(&piped), stdout(&once));
+    let err = stderr(&piped);
+    assert!(
+        err.starts_with("collate: -:9 repeats the record at -:1 ("),
+        "{err}"
+    );
+    assert!(err.contains("and 7 more records of - again in -"), "{err}");
 }

@@ -351,3 +351,60 @@ fn json_carries_the_statistics() {
     assert_eq!(rows[1]["source"], "summaries");
     assert!(rows[1]["cells"][2].is_null());
 }
+
+/// A baseline of 0 (no loss, no major faults) against a cell that differs significantly:
+/// the change is the difference in the row's unit in every format that shows deltas, and
+/// every other cell reads as before.
+#[test]
+fn a_significant_change_from_zero_shows_the_difference() {
+    let mut lines = Vec::new();
+    for (label, loss, faults, wall) in [("base", 0.0, 0.0, 1.0), ("lossy", 0.005, 3.0, 2.0)] {
+        for i in 0..6u64 {
+            let w = wall + i as f64 * 0.01;
+            let v =
+                serde_json::json!({"loss_ratio": loss, "maj_faults_count": faults, "wall_s": w});
+            lines.push(sample(label, "probe", v, i));
+        }
+    }
+    let input = lines.join("\n") + "\n";
+    let args = [
+        "--metric",
+        "loss_ratio,maj_faults_count,wall_s",
+        "--baseline",
+        "base",
+    ];
+    let csv = run(&[&args[..], &["-f", "csv"]].concat(), &input);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    let text = stdout(&csv);
+    assert!(
+        text.contains("probe: loss (%),0.0,0.5 ±0.0% +0.5%\n"),
+        "{text}"
+    );
+    assert!(text.contains("probe: maj_faults,0,3 ±0.0% +3\n"), "{text}");
+    assert!(text.contains(",1.02 ±2%,2.02 ±1% +98%\n"), "{text}");
+    let html = stdout(&run(&[&args[..], &["-f", "html"]].concat(), &input));
+    assert!(
+        html.contains("<td class=\"up\" title=\"n=6\">0.5 ±0.0% +0.5%</td>"),
+        "{html}"
+    );
+    let json = stdout(&run(&[&args[..], &["-f", "json"]].concat(), &input));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["dims"]["metric"] == "maj_faults_count")
+        .unwrap();
+    let compare = &row["cells"][1]["compare"];
+    assert_eq!(compare["significant"], true, "{compare}");
+    assert_eq!(compare["delta"], 3.0, "{compare}");
+    assert!(compare["delta_pct"].is_null(), "{compare}");
+    for f in ["text", "markdown", "dokuwiki"] {
+        let out = stdout(&run(&[&args[..], &["-f", f]].concat(), &input));
+        assert!(
+            out.contains("0.5 ±0.0% +0.5%") && out.contains("3 ±0.0% +3"),
+            "{f}: {out}"
+        );
+        assert!(out.contains("Where the baseline is 0"), "{f}: {out}");
+    }
+}

@@ -26,13 +26,19 @@ fn compare(base: &[f64], base_value: f64, cell: &[f64], value: f64) -> Delta {
         };
     }
     let p = stats::mann_whitney(base, cell).map(|t| t.p).unwrap_or(1.0);
-    if p < ALPHA && base_value != 0.0 {
+    // The mark follows the test; only how the change is shown depends on the baseline.
+    if p >= ALPHA {
+        Delta::Same { p }
+    } else if base_value != 0.0 {
         Delta::Change {
             pct: (value - base_value) / base_value.abs() * 100.0,
             p,
         }
     } else {
-        Delta::Same { p }
+        Delta::Diff {
+            diff: value - base_value,
+            p,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The notes under the matrix: what ± is, what the deltas are against and what `~` and `?`
 //! mean, and which rows come from summaries rather than samples.
 
-use super::table::Row;
+use super::table::{Delta, Row};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::stats;
 
@@ -27,6 +27,13 @@ pub(super) fn notes(o: &Options, rows: &[Row], any_ci: bool, any_few: bool) -> V
         let mut n = format!(
             "Deltas are against {b}, where a Mann-Whitney U test finds a difference at p < {ALPHA}; ~ means no significant difference."
         );
+        let any_diff = rows
+            .iter()
+            .flat_map(|r| r.cells.iter().flatten())
+            .any(|c| matches!(c.delta, Some(Delta::Diff { .. })));
+        if any_diff {
+            n.push_str(" Where the baseline is 0 a change is the difference in the row's unit (+3.0 ms), as no percentage of 0 exists.");
+        }
         if any_few {
             n.push_str(" ? means too few values to tell: even values entirely apart could not reach p < 0.05 (4 against 4 can).");
         }

@@ -85,6 +85,20 @@ pub fn fmt_delta(pct: f64) -> String {
     }
 }
 
+/// A difference from a baseline of 0 in the row's display unit, with the row's decimals:
+/// `+3.0 ms`, `+0.50%` (a ratio is shown in %), `+12` (a count).
+pub fn fmt_diff(diff: f64, decimals: usize, scale: &Scale) -> String {
+    // -0 reads as +0: the two medians are the same, the distributions are not.
+    let v = if diff == 0.0 { 0.0 } else { scale.apply(diff) };
+    let sign = if v >= 0.0 { "+" } else { "" };
+    let num = fmt_fixed(v, decimals);
+    match scale.unit {
+        "" => format!("{sign}{num}"),
+        "%" => format!("{sign}{num}%"),
+        unit => format!("{sign}{num} {unit}"),
+    }
+}
+
 /// Writes the text of every cell of `r`, with the decimals its display values share.
 pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
     let scale = &r.scale;
@@ -113,6 +127,10 @@ fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> Stri
         Some(Delta::Change { pct, .. }) => {
             t.push(' ');
             t.push_str(&fmt_delta(*pct));
+        }
+        Some(Delta::Diff { diff, .. }) => {
+            t.push(' ');
+            t.push_str(&fmt_diff(*diff, decimals, scale));
         }
         Some(Delta::Same { .. }) => t.push_str(" ~"),
         Some(Delta::TooFew { .. }) => t.push_str(" ?"),
@@ -144,5 +162,21 @@ mod tests {
         assert_eq!(fmt_fixed(230.0, 0), "230");
         assert_eq!(fmt_fixed(1.5, 2), "1.50");
         assert_eq!(fmt_spread(100.0, 99.7, 100.2).as_deref(), Some("±0.3%"));
+        let ms = Scale {
+            unit: "ms",
+            factor: 1e-3,
+        };
+        assert_eq!(fmt_diff(3e-3, 1, &ms), "+3.0 ms");
+        assert_eq!(fmt_diff(-2.5e-3, 1, &ms), "-2.5 ms");
+        let pct = Scale {
+            unit: "%",
+            factor: 0.01,
+        };
+        assert_eq!(fmt_diff(0.005, 1, &pct), "+0.5%");
+        let count = Scale {
+            unit: "",
+            factor: 1.0,
+        };
+        assert_eq!(fmt_diff(12.0, 0, &count), "+12");
     }
 }

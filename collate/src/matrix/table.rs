@@ -10,6 +10,9 @@ pub enum Delta {
     Baseline,
     /// A significant change of `pct` percent (p < alpha).
     Change { pct: f64, p: f64 },
+    /// A significant change (p < alpha) from a baseline of 0, where a percentage has no
+    /// meaning: `diff` is the difference from the baseline in base units.
+    Diff { diff: f64, p: f64 },
     /// No significant difference.
     Same { p: f64 },
     /// Too few samples: even a complete separation could not reach alpha.

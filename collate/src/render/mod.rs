@@ -328,7 +328,8 @@ fn html(t: &Table) -> String {
                 Some(c) => {
                     let class = match &c.delta {
                         Some(Delta::Change { pct, .. }) if *pct > 0.0 => " class=\"up\"",
-                        Some(Delta::Change { .. }) => " class=\"down\"",
+                        Some(Delta::Diff { diff, .. }) if *diff > 0.0 => " class=\"up\"",
+                        Some(Delta::Change { .. } | Delta::Diff { .. }) => " class=\"down\"",
                         Some(Delta::Baseline) => " class=\"baseline\"",
                         _ => "",
                     };
@@ -429,6 +430,9 @@ fn json_doc(t: &Table) -> String {
                                 Delta::Baseline => json!({"baseline": true}),
                                 Delta::Change { pct, p } => {
                                     json!({"delta_pct": num(*pct), "p": num(*p), "significant": true})
+                                }
+                                Delta::Diff { diff, p } => {
+                                    json!({"delta_pct": Value::Null, "delta": num(*diff), "p": num(*p), "significant": true})
                                 }
                                 Delta::Same { p } => {
                                     json!({"delta_pct": Value::Null, "p": num(*p), "significant": false})

@@ -8,14 +8,29 @@ use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_collate");
 
+/// A run id for the records of one (label, name and tags), as if each were a run of its own
+/// (a record is identified by its run, type and seq), the same from test to test.
+pub fn run_id(label: &str, name: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in label.bytes().chain([0]).chain(name.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:012x}", h & 0xffff_ffff_ffff)
+}
+
 /// One record line.
 pub fn line(kind: &str, label: &str, name: &str, values: Value, seq: u64, extra: Value) -> String {
     let mut r = json!({
         "schema": "benchmatrix/1", "tool": "fixture", "version": "0.1.0", "type": kind,
-        "run": "0123456789ab", "seq": seq, "at": "2026-11-30T13:00:00.000000Z",
+        "run": run_id(label, name), "seq": seq, "at": "2026-11-30T13:00:00.000000Z",
         "host": "h1", "label": label, "name": name, "values": values, "info": {}
     });
     if let (Some(obj), Value::Object(extra)) = (r.as_object_mut(), extra) {
+        let tags = extra.get("tags").map(Value::to_string).unwrap_or_default();
+        obj.insert(
+            "run".into(),
+            json!(run_id(label, &format!("{name}\0{tags}"))),
+        );
         for (k, v) in extra {
             obj.insert(k, v);
         }
