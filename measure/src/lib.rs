@@ -52,6 +52,10 @@
 //! `_ratio` (0..1), `_count`. A key without one of these suffixes is rejected, and so is a
 //! value that is not a finite JSON number.
 //!
+//! A line that holds a key twice in any of its objects (the envelope, `values`, `info`,
+//! `tags`) is rejected: JSON leaves duplicates undefined and a reader would keep one of them
+//! silently.
+//!
 //! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
 //! contract as a JSON Schema.
 
