@@ -34,6 +34,51 @@ pub fn cmd(program: &str, args: &[&str]) -> Result<Output, String> {
     }
 }
 
+/// Makes each namespace in `names`, with loopback up, and notes it in `made` (for Drop) as
+/// soon as it exists.
+pub(crate) fn namespaces(names: &[&str], made: &mut Vec<String>) -> Result<(), String> {
+    for ns in names {
+        cmd("ip", &["netns", "add", ns])?;
+        made.push(ns.to_string());
+        cmd("ip", &["-n", ns, "link", "set", "lo", "up"])?;
+    }
+    Ok(())
+}
+
+/// One end of a veth link: namespace, interface, IPv4 address (/24), IPv6 address (/64).
+pub(crate) type End<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+/// A veth link between two namespaces with their addresses, up.
+pub(crate) fn link(a: End, b: End) -> Result<(), String> {
+    cmd(
+        "ip",
+        &[
+            "link", "add", a.1, "netns", a.0, "type", "veth", "peer", "name", b.1, "netns", b.0,
+        ],
+    )?;
+    for (ns, ifn, v4, v6) in [a, b] {
+        cmd(
+            "ip",
+            &["-n", ns, "addr", "add", &format!("{v4}/24"), "dev", ifn],
+        )?;
+        cmd(
+            "ip",
+            &[
+                "-n",
+                ns,
+                "addr",
+                "add",
+                &format!("{v6}/64"),
+                "dev",
+                ifn,
+                "nodad",
+            ],
+        )?;
+        cmd("ip", &["-n", ns, "link", "set", ifn, "up"])?;
+    }
+    Ok(())
+}
+
 /// The address of host A (namespace `a`) on the veth; it exists only inside the namespaces.
 pub const A_ADDR: &str = "10.231.7.1";
 /// The address of host B (namespace `b`) on the veth.
@@ -67,41 +112,11 @@ impl NetPair {
             b_if: format!("bm{id}b"),
             made: Vec::new(),
         };
-        for ns in [net.a.clone(), net.b.clone()] {
-            cmd("ip", &["netns", "add", &ns])?;
-            net.made.push(ns.clone());
-            cmd("ip", &["-n", &ns, "link", "set", "lo", "up"])?;
-        }
-        cmd(
-            "ip",
-            &[
-                "link", "add", &net.a_if, "netns", &net.a, "type", "veth", "peer", "name",
-                &net.b_if, "netns", &net.b,
-            ],
-        )?;
-        for (ns, ifn, addr, addr6) in [
+        namespaces(&[&net.a.clone(), &net.b.clone()], &mut net.made)?;
+        link(
             (&net.a, &net.a_if, A_ADDR, A_ADDR6),
             (&net.b, &net.b_if, B_ADDR, B_ADDR6),
-        ] {
-            cmd(
-                "ip",
-                &["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", ifn],
-            )?;
-            cmd(
-                "ip",
-                &[
-                    "-n",
-                    ns,
-                    "addr",
-                    "add",
-                    &format!("{addr6}/64"),
-                    "dev",
-                    ifn,
-                    "nodad",
-                ],
-            )?;
-            cmd("ip", &["-n", ns, "link", "set", ifn, "up"])?;
-        }
+        )?;
         Ok(net)
     }
 

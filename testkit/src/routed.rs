@@ -1,7 +1,7 @@
 //! Three network namespaces in a row, client - router - server, on two veth links with IPv4
 //! and IPv6 routes through the router: a server one routed hop away (TTL, ICMP errors).
 
-use crate::netns::{cmd, unique};
+use crate::netns::{cmd, link, namespaces, unique};
 
 /// The client's address on the first link (/24); the router's side of it is [`R_ADDR`].
 pub const C_ADDR: &str = "10.231.8.1";
@@ -35,40 +35,6 @@ pub struct Routed {
     made: Vec<String>,
 }
 
-/// One end of a veth link: namespace, interface, IPv4 address (/24), IPv6 address (/64).
-type End<'a> = (&'a str, &'a str, &'a str, &'a str);
-
-/// A veth link between two namespaces with their addresses, up.
-fn link(a: End, b: End) -> Result<(), String> {
-    cmd(
-        "ip",
-        &[
-            "link", "add", a.1, "netns", a.0, "type", "veth", "peer", "name", b.1, "netns", b.0,
-        ],
-    )?;
-    for (ns, ifn, v4, v6) in [a, b] {
-        cmd(
-            "ip",
-            &["-n", ns, "addr", "add", &format!("{v4}/24"), "dev", ifn],
-        )?;
-        cmd(
-            "ip",
-            &[
-                "-n",
-                ns,
-                "addr",
-                "add",
-                &format!("{v6}/64"),
-                "dev",
-                ifn,
-                "nodad",
-            ],
-        )?;
-        cmd("ip", &["-n", ns, "link", "set", ifn, "up"])?;
-    }
-    Ok(())
-}
-
 /// Default routes of `ns` through `via4` and `via6`.
 fn default_routes(ns: &str, via4: &str, via6: &str) -> Result<(), String> {
     cmd("ip", &["-n", ns, "route", "add", "default", "via", via4])?;
@@ -94,11 +60,10 @@ impl Routed {
             s_if: format!("bm{id}d"),
             made: Vec::new(),
         };
-        for ns in [net.c.clone(), net.r.clone(), net.s.clone()] {
-            cmd("ip", &["netns", "add", &ns])?;
-            net.made.push(ns.clone());
-            cmd("ip", &["-n", &ns, "link", "set", "lo", "up"])?;
-        }
+        namespaces(
+            &[&net.c.clone(), &net.r.clone(), &net.s.clone()],
+            &mut net.made,
+        )?;
         link(
             (&net.c, &net.c_if, C_ADDR, C_ADDR6),
             (&net.r, &net.r_c_if, R_ADDR, R_ADDR6),
