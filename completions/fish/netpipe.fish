@@ -27,7 +27,7 @@ end
 complete -c netpipe -n "__fish_netpipe_needs_command" -s p -d 'With -l: the port to listen on; else the local source port (nc -p)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -s s -d 'Local address to bind (nc -s); with -l, the address to listen on' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -s w -d 'Connect and idle timeout (nc -w), e.g. 5 or 500ms' -r
-complete -c netpipe -n "__fish_netpipe_needs_command" -l window -d 'Socket send and receive buffers (default: the kernel\'s autotuning)' -r
+complete -c netpipe -n "__fish_netpipe_needs_command" -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l idle-timeout -d 'End a connection on which nothing arrives for this long (default: wait forever, like nc)' -r
 complete -c netpipe -n "__fish_netpipe_needs_command" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r

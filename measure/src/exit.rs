@@ -56,12 +56,6 @@ impl From<u8> for Exit {
     }
 }
 
-impl PartialEq<u8> for Exit {
-    fn eq(&self, other: &u8) -> bool {
-        self.code() == *other
-    }
-}
-
 /// An error that carries its exit status; the lifecycle prints it as `tool: context: cause`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {

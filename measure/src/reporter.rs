@@ -1,7 +1,7 @@
 //! The record writer: one compact line per record, the envelope borrowed, flushed as it is
 //! written (or batched, bounded in time, for high-rate streams).
 
-use crate::record::{Kind, Record, SCHEMA, Status};
+use crate::record::{Kind, SCHEMA, Status};
 use crate::writer::{Envelope, Summary, Values};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -203,18 +203,6 @@ impl Reporter {
         }
     }
 
-    /// Writes one whole record as a line (its envelope as given) and flushes it.
-    pub fn write(&mut self, r: &Record) -> io::Result<()> {
-        if let Some(out) = self.out.as_mut() {
-            serde_json::to_writer(&mut self.line, r).map_err(io::Error::other)?;
-            self.line.push(b'\n');
-            let res = out.write_all(&self.line).and_then(|()| out.flush());
-            self.line.clear();
-            return res;
-        }
-        Ok(())
-    }
-
     pub fn begin(&mut self, info: Map<String, Value>) -> io::Result<()> {
         self.emit(Kind::Begin, Body::info(&info))
     }
@@ -350,6 +338,7 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Record;
     use crate::record::parse_line;
     use crate::writer::info;
     use std::sync::{Arc, Mutex};

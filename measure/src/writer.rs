@@ -54,11 +54,6 @@ pub fn new_run_id() -> String {
     format!("{:012x}", random_u64() & 0xffff_ffff_ffff)
 }
 
-/// The current time as RFC 3339 UTC with microseconds.
-pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_micros(SystemTime::now()).to_string()
-}
-
 /// Measurements for a record's `values`: finite numbers under keys with a unit suffix.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Values(pub Map<String, Value>);

@@ -141,19 +141,8 @@ fn netcat(cmd: Command) -> Command {
             "Accepted for nc compatibility: the human summary shows when stderr is a terminal",
         ),
     )
-    .arg(
-        Arg::new("window")
-            .long("window")
-            .value_name("SIZE")
-            .value_parser(|s: &str| measure::units::parse_size(s))
-            .help("Socket send and receive buffers (default: the kernel's autotuning)"),
-    )
-    .arg(
-        Arg::new("no-delay")
-            .long("no-delay")
-            .action(ArgAction::SetTrue)
-            .help("Disable Nagle's algorithm (TCP_NODELAY)"),
-    )
+    .arg(window())
+    .arg(no_delay())
     .arg(
         Arg::new("args")
             .value_name("[HOST] PORT")
@@ -260,22 +249,28 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
     measure::flags::record(common(tuning(cmd, name), false).arg(measure::flags::quiet()))
 }
 
+/// `--window SIZE`, in both modes.
+fn window() -> Arg {
+    Arg::new("window")
+        .long("window")
+        .value_name("SIZE")
+        .value_parser(|s: &str| measure::units::parse_size(s))
+        .help("Socket send and receive buffers, e.g. 4M (default: the kernel's autotuning)")
+}
+
+/// `--no-delay`, in both modes.
+fn no_delay() -> Arg {
+    Arg::new("no-delay")
+        .long("no-delay")
+        .action(ArgAction::SetTrue)
+        .help("Disable Nagle's algorithm (TCP_NODELAY)")
+}
+
 /// Socket, TCP and buffer flags of the measuring subcommands.
 fn tuning(cmd: Command, name: &str) -> Command {
     let cmd = cmd
-        .arg(
-            Arg::new("window")
-                .long("window")
-                .value_name("SIZE")
-                .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Socket send and receive buffers, e.g. 4M (default: the kernel's autotuning)"),
-        )
-        .arg(
-            Arg::new("no-delay")
-                .long("no-delay")
-                .action(ArgAction::SetTrue)
-                .help("Disable Nagle's algorithm (TCP_NODELAY)"),
-        )
+        .arg(window())
+        .arg(no_delay())
         .arg(
             Arg::new("congestion")
                 .long("congestion")
