@@ -2,14 +2,15 @@
 //! results collate into two columns, against a peer in a network namespace (IPv4 and IPv6),
 //! and with a failing step whose neighbours' results are kept.
 
-use benchmatrix_tests::suite::{OTHER_HOST, folders, peer_tag, script, step};
+use benchmatrix_tests::suite::{
+    OTHER_HOST, folders, listening, peer_tag, script, script_env, script_path, step,
+};
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
-use benchmatrix_tests::{bin, decode, empty_dir, explain, need_root, need_tool, ok, path_str as s};
-use measure::{Kind, Record};
+use benchmatrix_tests::{decode, empty_dir, explain, need_root, need_tool, ok, path_str as s, run};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
-use testkit::{B_ADDR, B_ADDR6, NetPair, Spawned, free_port};
+use testkit::{B_ADDR, B_ADDR6, Captured, NetPair, free_port};
 
 const LABEL_A: &str = "para/lvm/san";
 const LABEL_B: &str = "para/xfs/disc";
@@ -20,7 +21,7 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
     ("netpipe", "network throughput loopback->this", 2),
     ("pingrt", "latency for icmp this<->loopback", 20),
     ("timecmd", "time tar xjf tree.tar.bz2", 2),
-    ("timecmd", "time make -j2", 2),
+    ("timecmd", "time make", 2),
     (
         "blkwrite",
         "time to write a 16M block file (buffered+fsync)",
@@ -96,7 +97,7 @@ fn check_two_column_wiki(text: &str) {
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
         assert!(number(&cells[0]), "{title}: {cells:?}");
-        if title.starts_with("time make -j") {
+        if title.starts_with("time make (") {
             assert_eq!(cells[1], "-", "make did not run in the second column");
         } else {
             assert!(number(&cells[1]), "{title}: {cells:?}");
@@ -164,7 +165,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         &res.join("para_xfs_disc.jsonl"),
         LABEL_B,
         Some("bm-other-host"),
-        &["time make -j2"],
+        &["time make"],
     );
     check_two_column_wiki(&String::from_utf8_lossy(&second.stdout));
     for d in [&work, &scratch, &disk] {
@@ -199,23 +200,20 @@ fn check_peer_results(file: &Path, addr: &str) {
     }
 }
 
-/// What the script tells the user to run on the peer, started in namespace `ns`: the sink
-/// (its records to `log`) and the source.
-fn start_peer(ns: &str, log: &Path) -> (Spawned, Spawned) {
-    let mut sink = Spawned::start(
-        NetPair::exec(ns, bin("netpipe"))
-            .args(["recv", "--listen", "6200", "--keep-open", "--label", "peer"])
-            .args(["-o", s(log)])
-            .stdout(Stdio::null()),
-    );
-    let mut source = Spawned::start(
-        NetPair::exec(ns, bin("netpipe"))
-            .args(["send", "--listen", "6201", "--keep-open", "--label", "peer"])
-            .stdout(Stdio::null()),
-    );
-    sink.wait_listening(6200, Duration::from_secs(10));
-    source.wait_listening(6201, Duration::from_secs(10));
-    (sink, source)
+/// What the script tells the user to run on the peer, `./benchmatrix --serve --port 6200`,
+/// started in namespace `ns` in `cwd`, its output kept in files.
+fn start_peer(ns: &str, cwd: &Path, tmpdir: &Path) -> Captured {
+    let mut c = NetPair::exec(ns, "sh");
+    c.arg(script_path()).args(["--serve", "--port", "6200"]);
+    let serve = Captured::start(script_env(&mut c, cwd, tmpdir));
+    for port in [6200, 6201] {
+        let ok = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(25));
+            listening(ns).contains(&port)
+        });
+        assert!(ok, "--serve does not listen on {port} in {ns}");
+    }
+    serve
 }
 
 #[test]
@@ -225,9 +223,10 @@ fn script_measures_against_a_namespace_peer() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
-    let peer_log = tmp.path().join("peer.jsonl");
+    let peer_dir = tmp.path().join("peer");
+    std::fs::create_dir(&peer_dir).unwrap();
     let net = NetPair::new().expect("namespaces and veth");
-    let (sink, source) = start_peer(&net.b, &peer_log);
+    let serve = start_peer(&net.b, &peer_dir, &scratch);
 
     // The script run from host a against the peer at `addr`, with `extra` arguments.
     let peer_run = |addr: &str, label: &str, extra: &[&str]| -> Output {
@@ -241,14 +240,7 @@ fn script_measures_against_a_namespace_peer() {
     };
     let out = peer_run(B_ADDR, "domu/peer", &[]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("netpipe recv --listen 6200 --keep-open"),
-        "{err}"
-    );
-    assert!(
-        err.contains("netpipe send --listen 6201 --keep-open"),
-        "{err}"
-    );
+    assert!(err.contains("serving on ports 6200 and 6201"), "{err}");
     check_peer_results(&res.join("domu_peer.jsonl"), B_ADDR);
     let matrix = String::from_utf8_lossy(&out.stdout);
     for name in PEER_ROWS {
@@ -261,17 +253,34 @@ fn script_measures_against_a_namespace_peer() {
     let out6 = peer_run(B_ADDR6, "domu/peer6", &["--no-matrix"]);
     assert!(out6.stdout.is_empty(), "--no-matrix");
     check_peer_results(&res.join("domu_peer6.jsonl"), B_ADDR6);
-    // The peer's sink saw the script's connections.
-    let peer: Vec<Record> = decode(&std::fs::read_to_string(&peer_log).unwrap());
+    // The peer serves until SIGTERM, then ends with no process and no port left behind, and
+    // its records are nowhere: no results folder of its own, none in the measuring side's.
+    assert!(serve.signal(libc::SIGTERM), "SIGTERM to --serve");
+    let (st, _, err) = serve.wait_output(Duration::from_secs(20));
+    assert_eq!(st.code(), Some(143), "{err}");
     assert!(
-        peer.iter()
-            .any(|r| r.kind == Kind::Sample && r.value("received_bytes").is_some_and(|b| b > 0.0)),
-        "the peer's records: {peer:?}"
+        err.contains("serving: netpipe recv on port 6200 and netpipe send on port 6201"),
+        "{err}"
     );
+    assert!(err.contains("stopped serving: no listener left"), "{err}");
+    assert_eq!(listening(&net.b), [0u16; 0], "ports left in {}", net.b);
+    let left = run(Command::new("ip").args(["netns", "pids", &net.b]));
+    assert!(
+        left.stdout.is_empty(),
+        "processes left in {}: {}",
+        net.b,
+        explain(&left)
+    );
+    empty_dir(&peer_dir);
+    let mut files: Vec<_> = std::fs::read_dir(&res)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["domu_peer.jsonl", "domu_peer6.jsonl"]);
     empty_dir(&work);
     empty_dir(&scratch);
-    drop(source);
-    drop(sink);
 }
 
 #[test]
