@@ -3,13 +3,14 @@
 //! per connection and the summary.
 
 use crate::addr;
+use crate::agree::{self, Hello};
 use crate::cpu::Cpu;
 use crate::ctl::Ctl;
 use crate::end::{End, Outcome};
 use crate::human::say;
 use crate::interval::Watch;
 use crate::live::{self, Live};
-use crate::plan::{Endpoint, Plan};
+use crate::plan::{Endpoint, Plan, Role};
 use crate::samples::{self, Ended};
 use crate::sock::{self, TICK, WaitEnd};
 use crate::summary::{Tally, human_summary, verdict, write_summary};
@@ -34,6 +35,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
             Ok(l) => {
                 if let Some(bound) = l.local_addr().ok().and_then(|a| a.as_socket()) {
                     begin.insert("listen".into(), json!(addr::show(&bound)));
+                    begin.insert("port".into(), json!(bound.port()));
                 }
                 Some(l)
             }
@@ -153,11 +155,13 @@ fn session(
     out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
-    let ctl = Arc::new(Ctl::new(plan.bytes, plan.run_for(), plan.idle));
+    let mut ctl = Ctl::new(plan.bytes, plan.run_for(), plan.idle);
+    ctl.greet = greeting(plan, listener.is_none());
+    let ctl = Arc::new(ctl);
     let cpu0 = Cpu::now();
     let mut live: Vec<Live> = Vec::new();
     for (s, p) in first {
-        live.push(live::spawn(plan, &ctl, s, p)?);
+        live.push(live::spawn(plan, &ctl, s, p, live.len())?);
     }
     let mut watch = Watch::new(plan, t.sessions, out);
     supervise(plan, &ctl, &mut live, listener, &mut watch, out, t)?;
@@ -176,6 +180,19 @@ fn session(
         out,
         t,
     )
+}
+
+/// What this side says of a session in its netpipe/1 hello (agree.rs).
+fn greeting(plan: &Plan, connecting: bool) -> Hello {
+    let streams = plan.parallel.unwrap_or(usize::from(connecting));
+    Hello {
+        role: if plan.role == Role::Send { b'S' } else { b'R' },
+        streams: streams.min(usize::from(u16::MAX)) as u16,
+        index: 0,
+        token: agree::token(),
+        bytes: plan.bytes.unwrap_or(u64::MAX),
+        time_ns: plan.time.map_or(0, |t| t.as_nanos() as u64),
+    }
 }
 
 /// Watches the streams until every one has ended: passes Ctrl-C on to them, takes in the
@@ -232,7 +249,10 @@ fn take_joining(
 ) -> Result<(), Failure> {
     for _ in 0..64 {
         match sock::accept_ready(l) {
-            Ok(Some((s, p))) => live.push(live::spawn(plan, ctl, s, p)?),
+            Ok(Some((s, p))) => {
+                let i = live.len();
+                live.push(live::spawn(plan, ctl, s, p, i)?);
+            }
             _ => break,
         }
         if live.len() >= want {
@@ -247,13 +267,8 @@ fn join(live: Vec<Live>) -> Vec<Ended> {
     live.into_iter()
         .map(|l| {
             let out = l.handle.join().unwrap_or_else(|_| Outcome {
-                end: End::Failed("a stream thread panicked".into()),
                 bytes: l.prog.bytes(),
-                first_ns: None,
-                end_ns: None,
-                tcp: None,
-                peer_closed: false,
-                method: "",
+                ..Outcome::nothing(End::Failed("a stream thread panicked".into()), "")
             });
             Ended {
                 out,
