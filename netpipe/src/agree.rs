@@ -195,6 +195,44 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
     }
 }
 
+/// What a listener sees, without waiting, at the head of a connection it has accepted.
+#[derive(Debug)]
+pub enum Peeked {
+    /// The peer's hello (taken off the stream).
+    Hello(Hello),
+    /// A plain peer: data that is no hello, the end of the stream, or an error.
+    Raw,
+    /// Nothing yet, or part of a hello.
+    NotYet,
+}
+
+/// Looks, without blocking, for the hello of a peer in `role` (b'S' or b'R').
+pub fn peek_hello(s: &Socket, role: u8) -> Peeked {
+    let mut b = [0u8; HELLO_LEN];
+    match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
+        Ok((0, _)) => Peeked::Raw,
+        Ok((n, _)) => {
+            let prefix = [&MAGIC[..], b"HELO"].concat();
+            let k = n.min(prefix.len());
+            if b[..k] != prefix[..k] {
+                return Peeked::Raw;
+            }
+            if n < HELLO_LEN {
+                return Peeked::NotYet;
+            }
+            match Hello::decode(&b).filter(|h| h.role == role) {
+                Some(h) => {
+                    let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
+                    Peeked::Hello(h)
+                }
+                None => Peeked::Raw,
+            }
+        }
+        Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => Peeked::NotYet,
+        Err(_) => Peeked::Raw,
+    }
+}
+
 /// What a held-back receive gave.
 pub enum Held {
     /// Data bytes now known to be data (0: look again).

@@ -28,18 +28,17 @@ struct Share<'a> {
     start: Option<u64>,
 }
 
-/// Writes one sample per stream of session number `t.sessions - 1` and adds the session to
-/// the tally. `omit` is the warm-up's end and each stream's bytes by then; `from_listener`
+/// Writes one sample per stream of session number `sess` and adds the session to the tally. `omit` is the warm-up's end and each stream's bytes by then; `from_listener`
 /// says whether the streams were accepted (the error text says "from", else "to").
 pub fn write(
     plan: &Plan,
+    sess: u64,
     ended: &[Ended],
     omit: Option<&(u64, Vec<u64>)>,
     from_listener: bool,
     out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
-    let sess = t.sessions - 1;
     let mut s_first: Option<u64> = None;
     let mut s_end: Option<u64> = None;
     let mut s_bytes = 0u64;

@@ -4,6 +4,7 @@
 use crate::agree::{self, Held, Hello};
 use crate::ctl::{Ctl, Progress};
 use crate::end::{End, Outcome, classify};
+use crate::live::Pre;
 use crate::lowat::Lowat;
 use crate::sock;
 use crate::source::Source;
@@ -16,9 +17,24 @@ use std::time::{Duration, Instant};
 /// Sends from `src` until the budget, the time limit, Ctrl-C or a fault; then half-closes
 /// and waits for the peer to close, so that the end time covers delivery. Stream `index` of
 /// its session greets a netpipe peer first (agree.rs).
-pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source, index: u16) -> Outcome {
+pub fn send(
+    s: &Socket,
+    ctl: &Ctl,
+    prog: &Progress,
+    src: &mut Source,
+    index: u16,
+    pre: Pre,
+) -> Outcome {
     let me = Hello { index, ..ctl.greet };
-    let peer = match agree::greet_as_sender(s, &me, ctl) {
+    let greeted = match pre {
+        None => agree::greet_as_sender(s, &me, ctl),
+        Some(Some(h)) if !agree::write_within(s, &me.encode(), Duration::from_secs(1)) => {
+            let _ = h;
+            Err("the receiver took the connection but not our hello".into())
+        }
+        Some(p) => Ok(p),
+    };
+    let peer = match greeted {
         Ok(p) => p,
         Err(why) => {
             ctl.finish(prog, None);
@@ -194,9 +210,14 @@ pub fn recv(
     prog: &Progress,
     buf: &mut [MaybeUninit<u8>],
     index: u16,
+    pre: Pre,
 ) -> Outcome {
     let me = Hello { index, ..ctl.greet };
-    let peer = match agree::greet_as_receiver(s, &me, ctl) {
+    let greeted = match pre {
+        None => agree::greet_as_receiver(s, &me, ctl),
+        Some(p) => Ok(p),
+    };
+    let peer = match greeted {
         Ok(p) => p,
         Err(e) => {
             ctl.finish(prog, None);
