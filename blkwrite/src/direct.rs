@@ -102,7 +102,7 @@ fn reopen_direct(
     flags: i32,
     dio: Option<(u32, u32)>,
 ) -> Result<Option<String>, Failure> {
-    let mut not_honoured = direct_not_honoured(&target.file);
+    let mut not_honoured = direct_not_honoured(&target.file, spec.read_only);
     if not_honoured.is_none() && dio == Some((0, 0)) {
         not_honoured = Some("the file system reports no direct-I/O support for it (statx)".into());
     }
@@ -133,16 +133,20 @@ const TMPFS_MAGIC: u32 = 0x0102_1994;
 const RAMFS_MAGIC: u32 = 0x8584_58f6;
 const BTRFS_SUPER_MAGIC: u32 = 0x9123_683e;
 
-/// Why O_DIRECT on this open file would not reach the device, if it would not.
+/// Why O_DIRECT on this open file would not reach the device, if it would not; `read_only`
+/// asks for reads alone (btrfs reads checksummed files directly, and only buffers writes).
 // f_type's type differs between architectures; the magic numbers are 32 bits wide.
 #[allow(clippy::unnecessary_cast)]
-fn direct_not_honoured(f: &File) -> Option<String> {
+fn direct_not_honoured(f: &File, read_only: bool) -> Option<String> {
     let sfs = rustix::fs::fstatfs(f).ok()?;
     let t = sfs.f_type as u32;
     if t == TMPFS_MAGIC || t == RAMFS_MAGIC {
-        return Some("tmpfs/ramfs keeps the data in memory and buffers O_DIRECT writes".into());
+        return Some(
+            "tmpfs/ramfs keeps the data in memory, so O_DIRECT has no device to reach".into(),
+        );
     }
-    if t == BTRFS_SUPER_MAGIC
+    if !read_only
+        && t == BTRFS_SUPER_MAGIC
         && rustix::fs::ioctl_getflags(f).is_ok_and(|fl| !fl.contains(IFlags::NOCOW))
     {
         return Some(
