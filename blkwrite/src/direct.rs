@@ -2,6 +2,7 @@
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
 use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
+use crate::sysblock::{loop_cache_note, scheduler};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;
@@ -21,6 +22,7 @@ pub(crate) fn finish_file(
     let shown = p.display();
     let plain = open_with(p, spec.read_only, flags)
         .map_err(|e| Failure::new(Exit::Cannot, format!("opening {shown}"), e))?;
+    let cached_loop = place.as_ref().and_then(|f| loop_cache_note(&f.stack));
     let (facts, fs_lbs) = file_facts(place);
     let mut target = Target {
         file: plain,
@@ -51,7 +53,11 @@ pub(crate) fn finish_file(
              or give --direct=try to run anyway and report direct_effective: false"
         )));
     }
-    target.direct_note = not_honoured;
+    target.direct_note = match not_honoured {
+        Some(why) => Some(why),
+        None if target.direct_effective => cached_loop,
+        None => None,
+    };
     Ok(target)
 }
 
@@ -70,6 +76,7 @@ fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
     let mut m = f.to_info();
     m.insert("logical_block_size".into(), json!(lbs));
     m.insert("rotational".into(), json!(rot));
+    m.insert("scheduler".into(), json!(scheduler(&f.stack)));
     (m, lbs)
 }
 

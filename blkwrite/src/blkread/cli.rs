@@ -45,6 +45,19 @@ EXAMPLES:
   Buffered reads of a file after evicting its cached pages:
     blkread --drop-cache /var/tmp/file";
 
+/// The summary values --headline may name.
+pub const HEADLINES: [&str; 9] = [
+    "throughput_bytes_per_s",
+    "reads_per_s",
+    "latency_min_s",
+    "latency_mean_s",
+    "latency_p50_s",
+    "latency_p90_s",
+    "latency_p99_s",
+    "latency_p99_9_s",
+    "latency_max_s",
+];
+
 fn size_arg(id: &'static str) -> Arg {
     Arg::new(id).value_parser(|s: &str| measure::units::parse_size(s))
 }
@@ -145,6 +158,13 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Evict the target's own pages from the page cache before reading (posix_fadvise DONTNEED)"),
         )
+        .arg(
+            Arg::new("headline")
+                .long("headline")
+                .value_name("KEY")
+                .value_parser(HEADLINES)
+                .help("The summary value a matrix shows by default (default: reads_per_s with --random, else throughput_bytes_per_s); e.g. latency_p99_s for a latency row"),
+        )
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)
 }
@@ -164,6 +184,8 @@ pub struct Opts {
     pub create: Option<u64>,
     pub keep: bool,
     pub drop_cache: bool,
+    /// The summary's headline key.
+    pub headline: String,
 }
 
 impl Opts {
@@ -223,6 +245,14 @@ impl Opts {
             create,
             keep: m.get_flag("keep"),
             drop_cache: m.get_flag("drop_cache"),
+            headline: m.get_one::<String>("headline").cloned().unwrap_or_else(|| {
+                if random {
+                    "reads_per_s"
+                } else {
+                    "throughput_bytes_per_s"
+                }
+                .into()
+            }),
         })
     }
 }

@@ -28,6 +28,7 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "create_bytes": o.create,
         "keep": o.keep,
         "drop_cache": o.drop_cache,
+        "headline": o.headline,
     }))
 }
 
@@ -142,11 +143,7 @@ pub(crate) fn finish(
     if let Some(e) = out.errno {
         sinfo.insert("errno".into(), json!(e));
     }
-    let headline = if o.random {
-        "reads_per_s"
-    } else {
-        "throughput_bytes_per_s"
-    };
+    let headline = o.headline.as_str();
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),
         Stop::Done | Stop::Time if out.bytes == 0 => {
