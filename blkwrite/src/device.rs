@@ -5,7 +5,7 @@
 use crate::blkid;
 use crate::direct::statx_dio;
 use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
-use crate::sysblock::{device_name, holders, partitions, sysfs};
+use crate::sysblock::{device_name, holders, loop_cache_note, partitions, sysfs};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
@@ -67,12 +67,13 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
         set_direct(&file)
             .map_err(|e| Failure::new(Exit::Cannot, format!("setting O_DIRECT on {shown}"), e))?;
     }
+    let (layer, _) = Probe::system().block_layer(&name);
     Ok(Target {
         file,
         path: p.clone(),
         kind: Kind::BlockDevice,
         direct_effective: direct,
-        direct_note: None,
+        direct_note: direct.then(|| loop_cache_note(&[layer])).flatten(),
         align: Align {
             offset: align.1,
             mem: align.0,
@@ -208,6 +209,7 @@ fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64)
         && let Some(b) = &layer.detail
     {
         facts.insert("loop_backing_file".into(), json!(b));
+        facts.insert("loop_direct_io".into(), json!(layer.direct_io));
     }
     facts.insert("device_size_bytes".into(), json!(size));
     facts.insert("logical_block_size".into(), json!(lbs));

@@ -4,6 +4,7 @@
 
 mod begin;
 pub mod blkid;
+pub mod blkread;
 pub mod cli;
 mod device;
 mod direct;

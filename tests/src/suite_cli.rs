@@ -14,7 +14,8 @@ make\"), never by host or a machine's parameter, so that every machine's results
 peer's address, make's job count and such are in tags (peer, jobs).
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, and a block file written buffered+fsync and with O_DIRECT. It
+make -jN of trees it generates, a block file written buffered+fsync and with O_DIRECT, then
+read back with O_DIRECT at random (4 KiB, one at a time and 32 in flight) and in sequence. It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
@@ -36,7 +37,7 @@ Examples:
   Measure the link to a peer (dom0), which serves for the time of the run:
       ./benchmatrix --serve                                 (on dom0)
       ./benchmatrix --label para/lvm/san --peer dom0        (here)
-  Only the block writes, 4G on the file system under test:
+  Only the disk steps, a 4G file on the file system under test:
       ./benchmatrix --only disk --disk-size 4G --dir /mnt/san
   A short trial run that keeps its records out of the matrix folder:
       ./benchmatrix --runs 2 --disk-size 64M --results /tmp/trial
@@ -48,7 +49,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, timecmd, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -131,8 +132,8 @@ pub fn command() -> Command {
         .arg(valued("serve-time", "DUR", "with --serve: stop after DUR, e.g. 10m (default: serve until stopped)"))
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
         .arg(valued("dir", "DIR", "where to write the block file, in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
-        .arg(valued("disk-size", "SIZE", "size of the block file (default 1G)"))
-        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)"))
+        .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
+        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 3 times, or N when fewer"))
         .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))
         .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))

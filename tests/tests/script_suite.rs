@@ -22,12 +22,21 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
     ("pingrt", "latency for icmp this<->loopback", 20),
     ("timecmd", "time tar xjf tree.tar.bz2", 2),
     ("timecmd", "time make", 2),
+    ("blkwrite", "disk write (buffered+fsync)", 2),
+    ("blkwrite", "disk write (O_DIRECT)", 2),
+    ("blkread", "disk random read, one at a time (O_DIRECT)", 2),
     (
-        "blkwrite",
-        "time to write a 16M block file (buffered+fsync)",
-        1,
+        "blkread",
+        "disk random read latency p50, one at a time (O_DIRECT)",
+        2,
     ),
-    ("blkwrite", "time to write a 16M block file (O_DIRECT)", 1),
+    (
+        "blkread",
+        "disk random read latency p99, one at a time (O_DIRECT)",
+        2,
+    ),
+    ("blkread", "disk random read, many in flight (O_DIRECT)", 2),
+    ("blkread", "disk sequential read (O_DIRECT)", 2),
 ];
 
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
@@ -49,8 +58,26 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
     for name in &SCRIPT_ROWS[..3] {
         peer_tag(&recs, name.1, "127.0.0.1");
     }
-    let direct = step(&recs, "blkwrite", SCRIPT_ROWS[6].1);
+    let direct = step(&recs, "blkwrite", "disk write (O_DIRECT)");
     assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+    let seq = step(&recs, "blkread", "disk sequential read (O_DIRECT)");
+    assert_eq!(seq[0].value("read_bytes"), Some(16.0 * 1048576.0));
+    // The parameters are tags, so that rows line up across machines whatever the size.
+    for r in recs.iter().filter(|r| r.name.starts_with("disk ")) {
+        assert_eq!(
+            r.tags.get("size").map(String::as_str),
+            Some("16M"),
+            "{}",
+            r.to_line()
+        );
+    }
+    let p99 = recs.iter().find(|r| {
+        r.kind == measure::Kind::Summary && r.name.starts_with("disk random read latency p99")
+    });
+    assert_eq!(
+        p99.and_then(|r| r.headline.as_deref()),
+        Some("latency_p99_s")
+    );
 }
 
 /// Whether a C compiler for the script's make step is installed.
