@@ -125,7 +125,7 @@ pub fn finish(
         values: vals,
         info: sinfo,
     };
-    let text = s.human().on().then(|| human(o, sc, &summary));
+    let text = s.human().on().then(|| human(o, &summary));
     s.summary(summary)?;
     if let (Some(t), Exit::Ok | Exit::Interrupted) = (text, exit) {
         s.human().summary(&t);
@@ -137,14 +137,14 @@ pub fn finish(
 }
 
 /// The summary for a person: one line per phase, its rate and latency percentiles.
-fn human(o: &Opts, sc: &Scratch, summary: &Summary) -> String {
+fn human(o: &Opts, summary: &Summary) -> String {
     let v = &summary.values.0;
     let get = |k: &str| v.get(k).and_then(Value::as_f64);
     let mut out = format!(
         "fsmeta: {} files of {} bytes in {}{}\n",
         get("files_count").unwrap_or(0.0),
         o.size,
-        sc.path.display(),
+        o.dir.display(),
         match &summary.error {
             Some(e) => format!(": {e}"),
             None => String::new(),
@@ -158,9 +158,9 @@ fn human(o: &Opts, sc: &Scratch, summary: &Summary) -> String {
             get(&format!("{}_latency_{q}_s", p.as_str())).map_or("-".into(), format_seconds)
         };
         out.push_str(&format!(
-            "  {:<7} {:>10}/s  p50 {}  p99 {}  p99.9 {}  max {}\n",
+            "  {:<7} {:>10}  p50 {}  p99 {}  p99.9 {}  max {}\n",
             p.as_str(),
-            measure::units::sig3(rate),
+            measure::human::value_text(p.rate_key(), rate),
             lat("p50"),
             lat("p99"),
             lat("p99_9"),

@@ -252,3 +252,26 @@ fn files_with_data_and_fsync_on_a_loop_file_system() {
     );
     assert_eq!(listing(m.path()), before);
 }
+
+#[test]
+fn a_terminal_gets_a_summary_to_read_and_no_json() {
+    let d = TempDir::with_content("fsmeta-tty");
+    let before = listing(&d.0);
+    let Some((code, shown)) = testkit::on_terminal(&format!("{BIN} -n 300 '{}'", d.path())) else {
+        return;
+    };
+    assert_eq!(code, 0, "{shown}");
+    assert!(!shown.contains('{'), "no JSON on a terminal: {shown}");
+    let last: Vec<&str> = shown.lines().rev().take(4).collect();
+    assert!(
+        last[3].contains(&format!("fsmeta: 300 files of 0 bytes in {}", d.path())),
+        "{shown}"
+    );
+    for (line, phase) in last[..3].iter().rev().zip(["create", "stat", "unlink"]) {
+        assert!(
+            line.trim_start().starts_with(phase) && line.contains("/s") && line.contains("p99.9"),
+            "{shown}"
+        );
+    }
+    assert_eq!(listing(&d.0), before);
+}

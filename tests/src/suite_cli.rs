@@ -13,7 +13,8 @@ named by role (\"network throughput this->peer\", \"latency for icmp this<->loop
 host, so that every machine's results line up; the peer's address is in the tag peer.
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, and a block file written buffered+fsync and with O_DIRECT. It
+make -jN of trees it generates, a block file written buffered+fsync and with O_DIRECT, and
+16384 files created, stat'ed and unlinked (part of the disk step, on the --dir file system). It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
@@ -42,7 +43,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, fsmeta, timecmd, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -117,7 +118,7 @@ pub fn command() -> Command {
         .arg(valued("peer", "HOST", "measure network and ICMP against HOST, which runs the two listeners the script prints (netpipe recv --listen PORT and netpipe send --listen PORT+1)").value_hint(ValueHint::Hostname))
         .arg(valued("port", "PORT", "first of two TCP ports for the peer's listeners (default 5201)"))
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
-        .arg(valued("dir", "DIR", "where to write the block file, in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
+        .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
         .arg(valued("disk-size", "SIZE", "size of the block file (default 1G)"))
         .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)"))
         .arg(valued("jobs", "N", "make -jN (default: the number of CPUs)"))

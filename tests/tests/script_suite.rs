@@ -27,7 +27,13 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
         1,
     ),
     ("blkwrite", "time to write a 16M block file (O_DIRECT)", 1),
+    // One fsmeta run: its summary is the create row's, its samples 16 per phase.
+    ("fsmeta", "file metadata (create)", 48),
 ];
+
+/// The matrix rows of fsmeta's stat and unlink samples (no summary of their own), after its
+/// create row.
+const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
 
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
 fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
@@ -50,6 +56,15 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
     }
     let direct = step(&recs, "blkwrite", SCRIPT_ROWS[6].1);
     assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+    let files = step(&recs, "fsmeta", SCRIPT_ROWS[7].1);
+    for row in FILE_ROWS {
+        assert_eq!(files.iter().filter(|r| r.name == row).count(), 16, "{row}");
+    }
+    let meta = recs
+        .iter()
+        .find(|r| r.kind == Kind::Summary && r.tool == "fsmeta")
+        .expect("fsmeta's summary");
+    assert_eq!(meta.value("files_count"), Some(16384.0));
 }
 
 /// Whether a C compiler for the script's make step is installed.
@@ -64,7 +79,7 @@ fn has_c_compiler() -> bool {
 
 /// The text matrix of the first run: one row per step.
 fn check_text_matrix(matrix: &str) {
-    for (_, name, _) in SCRIPT_ROWS {
+    for name in SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS) {
         assert_eq!(
             matrix
                 .lines()
@@ -86,7 +101,7 @@ fn check_two_column_wiki(text: &str) {
         "{text}"
     );
     let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
-    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS).collect();
     assert_eq!(names, want, "{text}");
     let number = |c: &str| {
         c.split_whitespace()
