@@ -2,7 +2,7 @@ complete -c benchmatrix -l label -d 'environment label, levels separated by / (d
 complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which runs the two listeners the script prints (netpipe recv --listen PORT and netpipe send --listen PORT+1)' -r -f -a "(__fish_print_hostnames)"
 complete -c benchmatrix -l port -d 'first of two TCP ports for the peer\'s listeners (default 5201)' -r
 complete -c benchmatrix -l net-time -d 'length of each network transfer (default 1s)' -r
-complete -c benchmatrix -l dir -d 'where to write the block file, in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
+complete -c benchmatrix -l dir -d 'where to write the block file and the metadata step\'s files, each in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -l disk-size -d 'size of the block file (default 1G)' -r
 complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)' -r
 complete -c benchmatrix -l jobs -d 'make -jN (default: the number of CPUs)' -r
