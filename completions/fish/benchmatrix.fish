@@ -3,7 +3,7 @@ complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which
 complete -c benchmatrix -l port -d 'first of the two TCP ports of --serve and --peer (default 5301)' -r
 complete -c benchmatrix -l serve-time -d 'with --serve: stop after DUR, e.g. 10m (default: serve until stopped)' -r
 complete -c benchmatrix -l net-time -d 'length of each network transfer (default 1s)' -r
-complete -c benchmatrix -l dir -d 'where to write the block file, in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
+complete -c benchmatrix -l dir -d 'where to write the block file and the metadata step\'s files, each in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -l disk-size -d 'size of the block file (default 1G)' -r
 complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)' -r
 complete -c benchmatrix -l jobs -d 'make -jN, recorded in the tag jobs (default: the number of CPUs)' -r

@@ -15,7 +15,9 @@ peer's address, make's job count and such are in tags (peer, jobs).
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
 make -jN of trees it generates, a block file written buffered+fsync and with O_DIRECT, then
-read back with O_DIRECT at random (4 KiB, one at a time and 32 in flight) and in sequence. It
+read back with O_DIRECT at random (4 KiB, one at a time and 32 in flight) and in sequence,
+and 16384 files created, stat'ed and unlinked (part of the disk step, on the --dir file
+system). It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
@@ -49,7 +51,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -131,7 +133,7 @@ pub fn command() -> Command {
         )
         .arg(valued("serve-time", "DUR", "with --serve: stop after DUR, e.g. 10m (default: serve until stopped)"))
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
-        .arg(valued("dir", "DIR", "where to write the block file, in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
+        .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
         .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
         .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 3 times, or N when fewer"))
         .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))

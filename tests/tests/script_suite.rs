@@ -37,7 +37,13 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
     ),
     ("blkread", "disk random read, many in flight (O_DIRECT)", 2),
     ("blkread", "disk sequential read (O_DIRECT)", 2),
+    // One fsmeta run: its summary is the create row's, its samples 16 per phase.
+    ("fsmeta", "file metadata (create)", 48),
 ];
+
+/// The matrix rows of fsmeta's stat and unlink samples (no summary of their own), after its
+/// create row.
+const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
 
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
 fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
@@ -78,6 +84,15 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
         p99.and_then(|r| r.headline.as_deref()),
         Some("latency_p99_s")
     );
+    let files = step(&recs, "fsmeta", "file metadata (create)");
+    for row in FILE_ROWS {
+        assert_eq!(files.iter().filter(|r| r.name == row).count(), 16, "{row}");
+    }
+    let meta = recs
+        .iter()
+        .find(|r| r.kind == Kind::Summary && r.tool == "fsmeta")
+        .expect("fsmeta's summary");
+    assert_eq!(meta.value("files_count"), Some(16384.0));
 }
 
 /// Whether a C compiler for the script's make step is installed.
@@ -92,7 +107,7 @@ fn has_c_compiler() -> bool {
 
 /// The text matrix of the first run: one row per step.
 fn check_text_matrix(matrix: &str) {
-    for (_, name, _) in SCRIPT_ROWS {
+    for name in SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS) {
         assert_eq!(
             matrix
                 .lines()
@@ -114,7 +129,7 @@ fn check_two_column_wiki(text: &str) {
         "{text}"
     );
     let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
-    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS).collect();
     assert_eq!(names, want, "{text}");
     let number = |c: &str| {
         c.split_whitespace()
