@@ -15,6 +15,7 @@ pub type CommandFn = fn() -> clap::Command;
 pub const TOOLS: &[(&str, CommandFn)] = &[
     ("blkwrite", blkwrite::command),
     ("collate", collate::command),
+    ("cpumem", cpumem::command),
     ("netpipe", netpipe::command),
     ("pingrt", pingrt::command),
     ("timecmd", timecmd::command),
