@@ -6,7 +6,7 @@ complete -c benchmatrix -l dir -d 'where to write the block file, in a scratch d
 complete -c benchmatrix -l disk-size -d 'size of the block file (default 1G)' -r
 complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)' -r
 complete -c benchmatrix -l jobs -d 'make -jN (default: the number of CPUs)' -r
-complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,disk (comma-separated)' -r
+complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)' -r
 complete -c benchmatrix -l results -d 'results directory (default: results)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -s f -l format -d 'matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)' -r -f -a "text\t''
 dokuwiki\t''

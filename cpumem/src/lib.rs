@@ -179,14 +179,14 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
     let mut probes = Map::new();
     let mut last: Option<(&str, &Stats)> = None;
     let mut errors = Vec::new();
-    let mut text = String::new();
+    let mut table: Vec<(String, String)> = Vec::new();
     for (name, e) in ended {
         let st = match e {
             Ended::Done(st) | Ended::Interrupted(Some(st)) => st,
             Ended::Interrupted(None) => continue,
             Ended::Failed(why) => {
                 errors.push(format!("{name}: {why}"));
-                text.push_str(&format!("{name}: failed: {why}\n"));
+                table.push((name.clone(), "failed".into()));
                 continue;
             }
         };
@@ -196,8 +196,8 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         info.insert("batches".into(), json!(st.batches));
         info.insert("ops_per_batch".into(), json!(st.ops_per_batch));
         probes.insert(st.spec.only.into(), Value::Object(info));
-        text.push_str(&engine::line(st));
-        text.push('\n');
+        let median = measure::human::value_text(st.spec.key, st.median);
+        table.push((name.clone(), median));
         last = Some((name, st));
     }
     let code = engine::exit_of(ended.iter().map(|(_, e)| e));
@@ -210,6 +210,7 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
     if let Some((name, _)) = last {
         s.reporter().set_name(name);
     }
+    let text = summary_text(status, error.as_deref(), &table);
     s.summary(Summary {
         status,
         error,
@@ -219,4 +220,22 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
     })?;
     s.human().summary(&text);
     Ok(code)
+}
+
+/// The human summary: the status, then each probe's row and median, aligned.
+fn summary_text(status: Status, error: Option<&str>, table: &[(String, String)]) -> String {
+    let word = match status {
+        Status::Ok => "ok",
+        Status::Partial => "partial",
+        Status::Failed => "failed",
+    };
+    let mut out = match error {
+        Some(e) => format!("cpumem: {word}: {e}\n"),
+        None => format!("cpumem: {word}, medians of the batches:\n"),
+    };
+    let width = table.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    for (name, v) in table {
+        out.push_str(&format!("  {name:<width$}  {v}\n"));
+    }
+    out
 }

@@ -13,7 +13,9 @@ named by role (\"network throughput this->peer\", \"latency for icmp this<->loop
 host, so that every machine's results line up; the peer's address is in the tag peer.
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, and a block file written buffered+fsync and with O_DIRECT. It
+make -jN of trees it generates, the CPU and memory costs (cpumem: system call, pipe round trip,
+spawn, page fault, memory bandwidth and latency, clock read; a row each), and a block file
+written buffered+fsync and with O_DIRECT. It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
@@ -42,7 +44,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, cpumem, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -121,7 +123,7 @@ pub fn command() -> Command {
         .arg(valued("disk-size", "SIZE", "size of the block file (default 1G)"))
         .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)"))
         .arg(valued("jobs", "N", "make -jN (default: the number of CPUs)"))
-        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,disk (comma-separated)"))
+        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
         .arg(
             valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)")
