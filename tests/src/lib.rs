@@ -18,6 +18,7 @@ pub const TOOLS: &[(&str, CommandFn)] = &[
     ("blkread", blkwrite::blkread::command),
     ("blkwrite", blkwrite::command),
     ("collate", collate::command),
+    ("cpumem", cpumem::command),
     ("fsmeta", fsmeta::command),
     ("ingest", ingest::command),
     ("netpipe", netpipe::command),

@@ -14,10 +14,11 @@ make\"), never by host or a machine's parameter, so that every machine's results
 peer's address, make's job count and such are in tags (peer, jobs).
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, a block file written buffered+fsync and with O_DIRECT, then
-read back with O_DIRECT at random (4 KiB, one at a time and 32 in flight) and in sequence,
-and 16384 files created, stat'ed and unlinked (part of the disk step, on the --dir file
-system). It
+make -jN of trees it generates, the CPU and memory costs (cpumem: system call, pipe round trip,
+spawn, page fault, memory bandwidth and latency, clock read; a row each), a block file written
+buffered+fsync and with O_DIRECT, then read back with O_DIRECT at random (4 KiB, one at a time
+and 32 in flight) and in sequence, and 16384 files created, stat'ed and unlinked (part of the
+disk step, on the --dir file system). It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
@@ -51,7 +52,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -137,7 +138,7 @@ pub fn command() -> Command {
         .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
         .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 3 times, or N when fewer"))
         .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))
-        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,disk (comma-separated)"))
+        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
         .arg(
             valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)")

@@ -10,7 +10,7 @@ use std::time::Duration;
 use testkit::Spawned;
 
 const BENCHES: [&str; 6] = [
-    "netpipe", "blkwrite", "fsmeta", "timecmd", "pingrt", "collate",
+    "netpipe", "blkwrite", "fsmeta", "timecmd", "pingrt", "cpumem", "collate",
 ];
 
 /// Removes the scratch directory even when the test fails.

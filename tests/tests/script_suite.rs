@@ -45,6 +45,50 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
 /// create row.
 const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
 
+/// The rows of the cpu step (cpumem with its defaults: 10 batches a probe), in the matrix
+/// after make's.
+const CPU_ROWS: [&str; 9] = [
+    "system call round trip",
+    "pipe round trip between two processes",
+    "process spawn and wait",
+    "page fault on first touch",
+    "memory read bandwidth",
+    "memory write bandwidth",
+    "memory copy bandwidth",
+    "memory load latency, random chase",
+    "monotonic clock read",
+];
+
+/// Every row of a full run, in the matrix's order.
+fn all_rows() -> Vec<&'static str> {
+    let names: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    [&names[..5], &CPU_ROWS[..], &names[5..], &FILE_ROWS[..]].concat()
+}
+
+/// Checks the cpu step's records: one cpumem run, ok, ten samples in each of its rows.
+fn check_cpu_step(recs: &[Record], ran: bool) {
+    let cpumem: Vec<&Record> = recs.iter().filter(|r| r.tool == "cpumem").collect();
+    if !ran {
+        assert!(cpumem.is_empty(), "the cpu step ran");
+        return;
+    }
+    let sums: Vec<&&Record> = cpumem.iter().filter(|r| r.kind == Kind::Summary).collect();
+    assert_eq!(sums.len(), 1, "one cpumem run");
+    assert_eq!(
+        sums[0].status,
+        Some(measure::Status::Ok),
+        "{}",
+        sums[0].to_line()
+    );
+    for row in CPU_ROWS {
+        let n = cpumem
+            .iter()
+            .filter(|r| r.kind == Kind::Sample && r.name == row)
+            .count();
+        assert_eq!(n, 10, "{row}: samples");
+    }
+}
+
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
 fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
     let recs = decode(&std::fs::read_to_string(file).expect("the results file"));
@@ -54,6 +98,7 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
             assert_eq!(r.host, h, "{}", r.to_line());
         }
     }
+    check_cpu_step(&recs, !skipped.contains(&"cpu"));
     for (tool, name, count) in SCRIPT_ROWS {
         if skipped.contains(name) {
             assert!(recs.iter().all(|r| r.name != *name), "{name} ran");
@@ -107,7 +152,7 @@ fn has_c_compiler() -> bool {
 
 /// The text matrix of the first run: one row per step.
 fn check_text_matrix(matrix: &str) {
-    for name in SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS) {
+    for name in all_rows() {
         assert_eq!(
             matrix
                 .lines()
@@ -129,8 +174,7 @@ fn check_two_column_wiki(text: &str) {
         "{text}"
     );
     let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
-    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).chain(FILE_ROWS).collect();
-    assert_eq!(names, want, "{text}");
+    assert_eq!(names, all_rows(), "{text}");
     let number = |c: &str| {
         c.split_whitespace()
             .next()
@@ -139,8 +183,11 @@ fn check_two_column_wiki(text: &str) {
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
         assert!(number(&cells[0]), "{title}: {cells:?}");
-        if title.starts_with("time make (") {
-            assert_eq!(cells[1], "-", "make did not run in the second column");
+        if title.starts_with("time make (") || CPU_ROWS.contains(&split_title(title).0) {
+            assert_eq!(
+                cells[1], "-",
+                "make and cpu did not run in the second column"
+            );
         } else {
             assert!(number(&cells[1]), "{title}: {cells:?}");
         }
@@ -193,7 +240,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         empty_dir(d);
     }
 
-    // A second machine (a host name of its own; no make step, to keep the test short), the
+    // A second machine (a host name of its own; no make and cpu steps, to keep the test short), the
     // block file in the default scratch directory under the working one, the DokuWiki matrix.
     let only = ["--label", LABEL_B, "--only", "net,icmp,tar,disk"];
     let second = script(
@@ -207,7 +254,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         &res.join("para_xfs_disc.jsonl"),
         LABEL_B,
         Some("bm-other-host"),
-        &["time make"],
+        &["time make", "cpu"],
     );
     check_two_column_wiki(&String::from_utf8_lossy(&second.stdout));
     for d in [&work, &scratch, &disk] {

@@ -158,7 +158,7 @@ const CARGO_STAND_IN: &str = r#"#!/bin/sh
 { printf '%s\n' "$*"; if [ -t 2 ]; then echo 'stderr: terminal'; else echo 'stderr: pipe'; fi; } >>"$STAND_IN_LOG"
 case " $* " in *" --quiet "*) ;; *) echo '   Compiling the tools (stand-in)' >&2 ;; esac
 mkdir -p "$CARGO_TARGET_DIR/release"
-for t in netpipe pingrt blkwrite blkread fsmeta timecmd collate; do
+for t in netpipe pingrt blkwrite blkread fsmeta timecmd cpumem collate; do
     [ -e "$CARGO_TARGET_DIR/release/$t" ] || ln -s "$STAND_IN_TOOLS/$t" "$CARGO_TARGET_DIR/release/$t"
 done
 "#;
