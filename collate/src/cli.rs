@@ -119,7 +119,7 @@ pub fn command() -> Command {
             Arg::new("transpose")
                 .long("transpose")
                 .action(ArgAction::SetTrue)
-                .help("Swap rows and columns (not for svg)"),
+                .help("Swap rows and columns (text, dokuwiki, markdown, html, json)"),
         )
         .arg(
             Arg::new("stat")
@@ -139,6 +139,18 @@ pub fn command() -> Command {
                 .long("no-ci")
                 .action(ArgAction::SetTrue)
                 .help("Do not show the ± confidence interval"),
+        )
+        .arg(
+            Arg::new("include-partial")
+                .long("include-partial")
+                .action(ArgAction::SetTrue)
+                .help("Count the values of runs that did not finish (summary not ok, or none), marked *"),
+        )
+        .arg(
+            Arg::new("latest")
+                .long("latest")
+                .action(ArgAction::SetTrue)
+                .help("Keep only each cell's newest run (by the records' time)"),
         )
         .arg(
             Arg::new("skip-invalid")
@@ -177,6 +189,17 @@ impl Opts {
                 d.key()
             )));
         }
+        if m.get_flag("transpose") && matches!(format, Format::Svg | Format::Csv) {
+            return Err(Failure::usage(format!(
+                "--transpose with -f {}: {}; leave --transpose out, or swap --rows and --cols",
+                get("format").unwrap_or(""),
+                if format == Format::Svg {
+                    "the chart draws a panel per row and a bar per column, and a transposed row would mix units"
+                } else {
+                    "the CSV is tidy, one line per cell, the same either way"
+                }
+            )));
+        }
         let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
         let metrics = metric_choice(get("metric"))?;
         let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
@@ -199,6 +222,8 @@ impl Opts {
                 baseline: get("baseline").map(str::to_string),
                 columns,
                 show_ci: !m.get_flag("no-ci"),
+                include_partial: m.get_flag("include-partial"),
+                latest: m.get_flag("latest"),
             },
             files: m
                 .get_many::<String>("files")
