@@ -24,21 +24,7 @@ pub(super) fn notes(
     let mut notes = Vec::new();
     notes.extend(left_out);
     if o.include_partial {
-        let partial: Vec<&RunInfo> = runs.iter().filter(|r| !r.complete()).collect();
-        if rows
-            .iter()
-            .flat_map(|r| r.cells.iter().flatten())
-            .any(|c| c.partial > 0)
-        {
-            notes.push(format!(
-                "* marks a cell with values of runs that did not finish (--include-partial): {}.",
-                partial
-                    .iter()
-                    .map(|r| format!("run {} ({})", r.id, r.why()))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ));
-        }
+        notes.extend(partial(rows, runs));
     }
     if let Some(n) = pooled(rows, columns) {
         notes.push(n);
@@ -194,4 +180,24 @@ pub fn fmt_p(p: f64) -> String {
     } else {
         format!("{p:.3}")
     }
+}
+
+/// With `--include-partial`: what * means, and which runs did not finish.
+fn partial(rows: &[Row], runs: &[RunInfo]) -> Option<String> {
+    if !rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.partial > 0)
+    {
+        return None;
+    }
+    let list: Vec<String> = runs
+        .iter()
+        .filter(|r| !r.complete())
+        .map(|r| format!("run {} ({})", r.id, r.why()))
+        .collect();
+    Some(format!(
+        "* marks a cell with values of runs that did not finish (--include-partial): {}.",
+        list.join("; ")
+    ))
 }

@@ -175,12 +175,9 @@ fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool, b: Bett
         Some(Delta::TooFew { .. }) => t.push_str(" ?"),
         _ => {}
     }
-    match cell.verdict(b) {
-        Some(v @ (Verdict::Better | Verdict::Worse)) => {
-            t.push(' ');
-            t.push_str(v.word());
-        }
-        _ => {}
+    if let Some(v @ (Verdict::Better | Verdict::Worse)) = cell.verdict(b) {
+        t.push(' ');
+        t.push_str(v.word());
     }
     t
 }
