@@ -9,7 +9,7 @@ complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar an
 complete -c benchmatrix -l jobs -d 'make -jN, recorded in the tag jobs (default: the number of CPUs)' -r
 complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,disk (comma-separated)' -r
 complete -c benchmatrix -l results -d 'results directory (default: results)' -r -f -a "(__fish_complete_directories)"
-complete -c benchmatrix -s f -l format -d 'matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)' -r -f -a "text\t''
+complete -c benchmatrix -s f -l format -d 'matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg); html is also written to report.html in the results directory' -r -f -a "text\t''
 dokuwiki\t''
 markdown\t''
 html\t''

@@ -141,7 +141,7 @@ pub fn command() -> Command {
         .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
         .arg(
-            valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg)")
+            valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg); html is also written to report.html in the results directory")
                 .short('f')
                 .value_parser(["text", "dokuwiki", "markdown", "html", "csv", "json", "svg"])
                 .hide_possible_values(true),
