@@ -9,7 +9,7 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 use testkit::Spawned;
 
-const BENCHES: [&str; 6] = [
+const BENCHES: [&str; 7] = [
     "netpipe", "blkwrite", "fsmeta", "timecmd", "pingrt", "cpumem", "collate",
 ];
 

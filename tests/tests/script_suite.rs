@@ -7,6 +7,7 @@ use benchmatrix_tests::suite::{
 };
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
 use benchmatrix_tests::{decode, empty_dir, explain, need_root, need_tool, ok, path_str as s, run};
+use measure::{Kind, Record};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
