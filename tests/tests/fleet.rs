@@ -37,6 +37,30 @@ const DEAD: usize = 4;
 /// The marker line the README puts before the fleet's command, which this test runs.
 const README_MARK: &str = "<!-- tests/tests/fleet.rs runs this command -->";
 
+/// sshd's privilege separation folder, which its package makes at boot: made when missing,
+/// and then removed on drop (after the daemons, declared later, have ended).
+struct PrivsepDir(bool);
+
+impl PrivsepDir {
+    const PATH: &str = "/run/sshd";
+
+    fn make() -> PrivsepDir {
+        let made = !Path::new(Self::PATH).exists();
+        if made {
+            std::fs::create_dir(Self::PATH).expect("/run/sshd");
+        }
+        PrivsepDir(made)
+    }
+}
+
+impl Drop for PrivsepDir {
+    fn drop(&mut self) {
+        if self.0 {
+            let _ = std::fs::remove_dir(Self::PATH);
+        }
+    }
+}
+
 /// The ssh key pair `name` (ed25519, no passphrase) made in `dir`; returns the private key.
 fn keygen(dir: &Path, name: &str) -> PathBuf {
     let key = dir.join(name);
@@ -254,8 +278,7 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
         testkit::skip("sshd is not installed (openssh-server)");
         return;
     }
-    // sshd's privilege separation folder, which its package makes at boot.
-    std::fs::create_dir_all("/run/sshd").expect("/run/sshd");
+    let _privsep = PrivsepDir::make();
     let tmp = tempfile::tempdir().expect("tempdir");
     let net = Bridge::new(HOSTS.len() + 1).expect("namespaces on a bridge");
     net.shape(SHAPED, RATE.0).expect("tc tbf");
@@ -289,6 +312,14 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     assert!(out.contains("benchmatrix failed on dead "), "{out}");
     check_results(&tmp.path().join("results"));
 
+    for peer in ["h1", "h2"] {
+        let log = std::fs::read_to_string(tmp.path().join(peer).join("serve.log"));
+        let log = log.expect("the peer's serve.log");
+        assert!(
+            log.contains("stopped serving: no listener left"),
+            "{peer}: {log}"
+        );
+    }
     for ((name, i, _, _), d) in HOSTS.iter().zip(&daemons) {
         let ns = &net.hosts[*i];
         assert_eq!(listening(ns), [22], "only sshd listens on {name}");
