@@ -15,7 +15,7 @@ Formats (told from the content, or named by the first word):
   iperf3     iperf3 -J (TCP and UDP, -P, -R, --bidir) and iperf3 --json-stream: a sample per \
 run, its headline throughput_bits_per_s the receiver's end.sum_received.bits_per_second; \
 received and sent bytes, the sender's bits/s, retransmits, UDP jitter_s, lost_count and \
-loss_ratio, CPU ratios; with --bidir the reverse direction as reverse_* keys; an interval \
+loss_ratio, CPU seconds per second (its CPU percentages / 100); with --bidir the reverse direction as reverse_* keys; an interval \
 record per reported interval (and direction).
   fio        fio --output-format=json or json+ (fio 2.x and 3.x): a sample per job and \
 direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_bytes_per_s \

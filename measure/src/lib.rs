@@ -61,6 +61,7 @@
 
 pub mod envfacts;
 pub mod exit;
+pub mod fields;
 pub mod flags;
 pub mod human;
 pub mod label;
