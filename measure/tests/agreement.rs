@@ -63,9 +63,15 @@ fn at_choice() -> impl Strategy<Value = Option<Value>> {
     ]
 }
 
-/// The fields of a line, in envelope order.
-fn line() -> impl Strategy<Value = Map<String, Value>> {
-    let envelope = (
+/// The field names, in the order of [`envelope`] then [`body`].
+const NAMES: [&str; 16] = [
+    "schema", "tool", "version", "type", "run", "seq", "at", "host", "label", "name", "tags",
+    "status", "error", "headline", "values", "info",
+];
+
+/// Choices for the first eight fields (schema to host).
+fn envelope() -> impl Strategy<Value = [Option<Value>; 8]> {
+    (
         pick(&[
             "\"benchmatrix/1\"",
             "\"benchmatrix/1\"",
@@ -102,8 +108,13 @@ fn line() -> impl Strategy<Value = Map<String, Value>> {
         ]),
         at_choice(),
         pick(&["\"h\"", "\"\"", "1", "-"]),
-    );
-    let body = (
+    )
+        .prop_map(|e| [e.0, e.1, e.2, e.3, e.4, e.5, e.6, e.7])
+}
+
+/// Choices for the last eight fields (label to info).
+fn body() -> impl Strategy<Value = [Option<Value>; 8]> {
+    (
         pick(&["\"l\"", "\"\"", "[]", "-"]),
         pick(&["\"n\"", "\"\"", "-"]),
         pick(&["-", "{}", "{\"k\":\"v\"}", "{\"k\":1}", "[]", "null"]),
@@ -135,18 +146,16 @@ fn line() -> impl Strategy<Value = Map<String, Value>> {
             "null",
         ]),
         pick(&["-", "{}", "{\"a\":[1,{\"b\":null}]}", "[]", "null"]),
-    );
-    (envelope, body).prop_map(|(e, b)| {
-        let names = [
-            "schema", "tool", "version", "type", "run", "seq", "at", "host", "label", "name",
-            "tags", "status", "error", "headline", "values", "info",
-        ];
-        let vals = [
-            e.0, e.1, e.2, e.3, e.4, e.5, e.6, e.7, b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7,
-        ];
-        names
+    )
+        .prop_map(|b| [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7])
+}
+
+/// A line of random choices, in envelope order.
+fn line() -> impl Strategy<Value = Map<String, Value>> {
+    (envelope(), body()).prop_map(|(e, b)| {
+        NAMES
             .iter()
-            .zip(vals)
+            .zip(e.into_iter().chain(b))
             .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
             .collect()
     })
@@ -162,11 +171,7 @@ fn near() -> impl Strategy<Value = Map<String, Value>> {
             r#"{"schema":"benchmatrix/1","tool":"t","version":"0","type":"sample","run":"r","seq":3,"at":"2026-11-30T13:00:00Z","host":"h","label":"l","name":"n","values":{"x_s":1},"info":{"a":1}}"#
         };
         let mut m: Map<String, Value> = serde_json::from_str(base).expect("base line");
-        let names = [
-            "schema", "tool", "version", "type", "run", "seq", "at", "host", "label", "name", "tags",
-            "status", "error", "headline", "values", "info",
-        ];
-        for k in [names[i], names[j]] {
+        for k in [NAMES[i], NAMES[j]] {
             match random.get(k) {
                 Some(v) => drop(m.insert(k.to_string(), v.clone())),
                 None => drop(m.remove(k)),
