@@ -87,6 +87,22 @@ fn fio_2_reports_microseconds_and_kib() {
 }
 
 #[test]
+fn fio_text_before_its_json_is_skipped_and_text_after_it_named() {
+    let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
+    let text =
+        format!("seqwrite: Laying out IO file (1 file / 64KiB)\n{json}fio: a late message\n");
+    let run = ingest_stdin(&["fio", "-"], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.headline(), ("writes_per_s".into(), 8192.0));
+    let lines = text.lines().count();
+    let warning = run.summary().info["warning"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(warning.starts_with(&format!("stdin:{lines}:")), "{warning}");
+}
+
+#[test]
 fn hyperfine_commands_are_rows_of_their_own() {
     let run = ingest(&[&data("hyperfine-1.11.json")]);
     assert_eq!(run.code, 0, "{}", run.stderr);
