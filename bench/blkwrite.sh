@@ -5,7 +5,8 @@
 #   SCRATCH_DIR  where the test files go (default: a new directory under /var/tmp)
 #   ROUNDS       rounds per case, the tools alternating A B (C) A B (C)... (default 5)
 #   SIZE         bytes per run, dd/fio sizes (default 256M)
-# Environment: BLKWRITE=path to the binary (default: cargo build --release, then target/release);
+# Environment: BLKWRITE=path to the binary (default: cargo build --release, then target/release),
+#   INGEST likewise (it reads fio's JSON, the text before it included);
 #   CASES=the cases to run, of seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32
 #   (default: all four), e.g. CASES=seq-direct-4M bench/blkwrite.sh DIR 7 2G, then the random
 #   ones at a smaller SIZE, each under its own lock on a shared machine.
@@ -48,6 +49,10 @@ if [ -z "${BLKWRITE:-}" ]; then
 	(cd "$here" && cargo build --release -q -p blkwrite)
 	BLKWRITE=$here/target/release/blkwrite
 fi
+if [ -z "${INGEST:-}" ]; then
+	(cd "$here" && cargo build --release -q -p ingest)
+	INGEST=$here/target/release/ingest
+fi
 
 bytes=$("$BLKWRITE" --help >/dev/null && awk -v s="$size" 'BEGIN {
 	n = s + 0; u = substr(s, length(n "") + 1)
@@ -71,7 +76,8 @@ run() {
 		own=$(printf '%s\n' "$out" | jq -r 'select(.type=="summary") | .values.throughput_bytes_per_s')
 		phase=$(printf '%s\n' "$out" | jq -r 'select(.type=="summary") | .values.write_phase_bytes_per_s')
 		;;
-	fio) own=$(printf '%s\n' "$out" | sed -n '/^{/,$p' | jq -r '.jobs[0].write.bw_bytes') ;;
+	# fio's write bw_bytes, as ingest carries it over (its summary's throughput_bytes_per_s).
+	fio) own=$(printf '%s\n' "$out" | "$INGEST" fio -q -o - | jq -r 'select(.type=="summary") | .values.throughput_bytes_per_s') ;;
 	dd) own=$(printf '%s\n' "$out" | awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") { printf "%.0f", $1 / $(i - 1) } }') ;;
 	esac
 	[ "$tool" = "${tool#blkwrite}" ] && phase=$own

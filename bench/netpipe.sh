@@ -14,6 +14,7 @@ ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
 COUNT_MB=${COUNT_MB:-2048}
 NP=${NETPIPE:-target/release/netpipe}
+INGEST=${INGEST:-target/release/ingest}
 PORT=$((20000 + $$ % 20000))
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -23,6 +24,9 @@ for t in iperf3 nc dd jq awk; do
 done
 if [ ! -x "$NP" ]; then
     cargo build --release -p netpipe >&2
+fi
+if [ ! -x "$INGEST" ]; then
+    cargo build --release -p ingest >&2
 fi
 
 now() { date +%s.%N; }
@@ -48,9 +52,10 @@ run_iperf3() {
     wait_listen "$PORT"
     timeout 60 iperf3 -c 127.0.0.1 -p "$PORT" -t "$SECS" -J >"$TMP/ip.json"
     wait $srv || true
-    # bits/s, and CPU seconds (user+sys, both ends) per GB moved.
-    jq -r '.end.sum_received.bits_per_second as $b
-        | "\($b) \((.end.cpu_utilization_percent.host_total + .end.cpu_utilization_percent.remote_total) / 100 / ($b / 8e9))"' "$TMP/ip.json"
+    # bits/s, and CPU seconds (user+sys, both ends) per GB moved, from ingest's summary
+    # (end.sum_received.bits_per_second; the CPU percentages / 100).
+    "$INGEST" iperf3 -q -o - "$TMP/ip.json" | jq -r 'select(.type == "summary") | .values
+        | "\(.throughput_bits_per_s) \((.host_cpu_seconds_per_s + .remote_cpu_seconds_per_s) / (.throughput_bits_per_s / 8e9))"'
 }
 
 # One netpipe run with send method $1 (default: no --send-method): prints the receiver's bits

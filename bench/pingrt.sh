@@ -14,6 +14,7 @@
 # Needs: ping (iputils), jq, awk; root for intervals below 0.2 s, flood and the veth path.
 set -eu
 BIN=${1:-target/release/pingrt}
+INGEST=${INGEST:-$(dirname "$BIN")/ingest}
 ROUNDS=${ROUNDS:-5}
 COUNT=${COUNT:-50}
 SIZE=${SIZE:-56}
@@ -21,6 +22,7 @@ FLOOD=${FLOOD:-20000}
 RTT=${RTT:-1}
 if [ "$(id -u)" = 0 ]; then INTERVAL=${INTERVAL:-0.05}; else INTERVAL=${INTERVAL:-0.2}; fi
 [ -x "$BIN" ] || { echo "bench: $BIN not found; build with cargo build --release -p pingrt" >&2; exit 2; }
+[ -x "$INGEST" ] || { echo "bench: $INGEST not found; build with cargo build --release -p ingest (or set INGEST)" >&2; exit 2; }
 for t in ping jq awk; do
     command -v "$t" >/dev/null 2>&1 || { echo "bench: needs $t" >&2; exit 2; }
 done
@@ -34,9 +36,10 @@ trap cleanup EXIT INT TERM
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-# Per-probe RTTs in seconds, one per line.
+# Per-probe RTTs in seconds, one per line: ping's text as ingest reads it, then the same
+# selection as pingrt's records.
 ping_rtts() { # PREFIX... HOST
-    "$@" 2>/dev/null | sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | awk '{printf "%.9f\n", $1/1000}'
+    "$@" 2>/dev/null | "$INGEST" ping -q -o - | jq -r 'select(.type=="sample" and .values.rtt_s != null) | .values.rtt_s'
 }
 pingrt_rtts() {
     "$@" 2>/dev/null | jq -r 'select(.type=="sample" and .values.rtt_s != null) | .values.rtt_s'

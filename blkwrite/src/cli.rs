@@ -153,8 +153,8 @@ pub fn command() -> Command {
             Arg::new("seed")
                 .long("seed")
                 .value_name("N")
-                .value_parser(value_parser!(u64))
-                .help("Seed for the random data and offsets (default: a fresh one, reported in begin)"),
+                .value_parser(value_parser!(u64).range(0..=measure::fields::MAX_SEQ))
+                .help("Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one, reported in begin)"),
         )
         .arg(
             Arg::new("iodepth")

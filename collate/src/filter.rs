@@ -302,7 +302,7 @@ mod tests {
     fn rec(name: &str, label: &str, disk: &str) -> Record {
         let line =
             serde_json::json!({"schema":"benchmatrix/1","tool":"t","version":"0","type":"sample",
-            "run":"0","seq":0,"at":"x","host":"h","label":label,"name":name,
+            "run":"0","seq":0,"at":"2026-11-30T13:00:00Z","host":"h","label":label,"name":name,
             "tags":{"disk":disk},"values":{"x_s":1.0}})
             .to_string();
         measure::parse_line(&line).unwrap()

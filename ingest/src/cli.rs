@@ -15,12 +15,13 @@ Formats (told from the content, or named by the first word):
   iperf3     iperf3 -J (TCP and UDP, -P, -R, --bidir) and iperf3 --json-stream: a sample per \
 run, its headline throughput_bits_per_s the receiver's end.sum_received.bits_per_second; \
 received and sent bytes, the sender's bits/s, retransmits, UDP jitter_s, lost_count and \
-loss_ratio, CPU ratios; with --bidir the reverse direction as reverse_* keys; an interval \
+loss_ratio, CPU seconds per second (its CPU percentages / 100); with --bidir the reverse direction as reverse_* keys; an interval \
 record per reported interval (and direction).
   fio        fio --output-format=json or json+ (fio 2.x and 3.x): a sample per job and \
 direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_bytes_per_s \
 (bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
-(latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped.
+(latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped; text after it is \
+named in the summary's info.warning.
   hyperfine  hyperfine --export-json: a sample per run (wall_s, its exit code), the command as \
 the row name; hyperfine's mean, median, min, max, user and system time in the summary.
   ping       iputils ping text (with or without -D time stamps; BSD's and busybox's too): an \

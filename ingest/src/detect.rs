@@ -60,11 +60,22 @@ pub fn detect(input: &Input) -> Option<Format> {
             || line.contains(" : xmt/rcv/%loss")
             || line.contains(" is alive")
             || line.ends_with(" is unreachable")
+            || counts(line)
         {
             return Some(Format::Fping);
         }
     }
     None
+}
+
+/// Whether `line` is fping -C's summary of a host: `HOST : 0.45 0.41 - 0.39`.
+fn counts(line: &str) -> bool {
+    line.split_once(" : ").is_some_and(|(_, rest)| {
+        !rest.trim().is_empty()
+            && rest
+                .split_whitespace()
+                .all(|t| t == "-" || t.parse::<f64>().is_ok())
+    })
 }
 
 /// The iperf3 format of an input said to be iperf3's.

@@ -20,7 +20,7 @@ const DIRECTIONS: [(&str, &str); 3] = [
 
 /// fio's JSON, after whatever text fio printed before it (job layout, warnings).
 pub fn convert(input: &Input) -> Result<Converted, Failure> {
-    let (doc, start) = read(input)?;
+    let (doc, start, trailing) = read(input)?;
     let place = input.place(input.line_of(start));
     let jobs = doc
         .get("jobs")
@@ -53,6 +53,11 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
         _ => "fio".to_string(),
     };
     let mut end = acc.end(jobs.len());
+    if let Some(line) = trailing {
+        // fio's own messages after its JSON (2>&1): kept as a warning, not read.
+        let w = format!("{}: text after fio's JSON, not read", input.place(line));
+        end.info.insert("warning".into(), json!(w));
+    }
     end.at = at.clone();
     Ok(Converted {
         tool: "fio",
@@ -66,8 +71,8 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
     })
 }
 
-/// The JSON document and where it starts.
-fn read(input: &Input) -> Result<(Value, usize), Failure> {
+/// The JSON document, where it starts, and the line where text follows it, if any.
+fn read(input: &Input) -> Result<(Value, usize, Option<usize>), Failure> {
     let start = json_start(&input.text).ok_or_else(|| {
         bad(
             &input.place(1),
@@ -75,7 +80,7 @@ fn read(input: &Input) -> Result<(Value, usize), Failure> {
         )
     })?;
     match document(input, start, WHAT)? {
-        Doc::Whole(v, _) => Ok((v, start)),
+        Doc::Whole(v, trailing) => Ok((v, start, trailing)),
         Doc::Truncated(_, line) => Err(bad(
             &input.place(line),
             format!("the input ends early: expected all of {WHAT}"),

@@ -268,8 +268,18 @@ fn run_values(
         return None;
     }
     if let Some(cpu) = end.get("cpu_utilization_percent") {
-        copy_scaled(&mut values, "host_cpu_ratio", cpu.get("host_total"), -2);
-        copy_scaled(&mut values, "remote_cpu_ratio", cpu.get("remote_total"), -2);
+        copy_scaled(
+            &mut values,
+            "host_cpu_seconds_per_s",
+            cpu.get("host_total"),
+            -2,
+        );
+        copy_scaled(
+            &mut values,
+            "remote_cpu_seconds_per_s",
+            cpu.get("remote_total"),
+            -2,
+        );
     }
     for key in ["sender_tcp_congestion", "receiver_tcp_congestion"] {
         if let Some(x) = end.get(key) {

@@ -23,9 +23,9 @@
 //! | `tool`    | the tool that wrote the line (`netpipe`, `pingrt`, `blkwrite`, `timecmd`, ...). |
 //! | `version` | the tool's version. |
 //! | `type`    | `begin`, `sample`, `interval` or `summary` (below). |
-//! | `run`     | an id unique to one invocation (12 lower-case hex digits). |
-//! | `seq`     | 0-based counter within the run and the type. |
-//! | `at`      | when the line was written, RFC 3339 in UTC with microseconds. |
+//! | `run`     | an id unique to one invocation (12 lower-case hex digits; never empty). |
+//! | `seq`     | 0-based counter within the run and the type; a whole number up to 2^53 - 1. |
+//! | `at`      | when the line was written (a converter: when the source measured it), RFC 3339 in UTC (`Z`) with microseconds. |
 //! | `host`    | the host name. |
 //! | `label`   | the environment, the matrix column by default; levels separated by `/` (`para/lvm/san`). From `--label`, else `BENCH_LABEL`, else the host name. |
 //! | `name`    | what is measured, the matrix row by default; from `--name`, else derived from the command. |
@@ -49,18 +49,23 @@
 //! ## Units: the suffix of every key in `values`
 //!
 //! `_s` seconds, `_bytes`, `_bytes_per_s`, `_bits_per_s`, `_per_s` (events per second),
-//! `_ratio` (0..1), `_count`. A key without one of these suffixes is rejected, and so is a
-//! value that is not a finite JSON number.
+//! `_ratio`, `_count`. A key without one of these suffixes is rejected, and so is a value
+//! that is not a finite JSON number or that is negative (no unit here is ever below zero).
+//! An optional field (`tags`, `status`, `error`, `headline`) is left out or given, never
+//! `null`, and a `headline` names a key in `values`.
 //!
 //! A line that holds a key twice in any of its objects (the envelope, `values`, `info`,
 //! `tags`) is rejected: JSON leaves duplicates undefined and a reader would keep one of them
 //! silently.
 //!
 //! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
-//! contract as a JSON Schema.
+//! contract as a JSON Schema (with format assertion on), which accepts exactly the lines the
+//! reader accepts but for the two rules a schema cannot state: the duplicate keys above and a
+//! headline that names no value.
 
 pub mod envfacts;
 pub mod exit;
+pub mod fields;
 pub mod flags;
 pub mod human;
 pub mod label;

@@ -64,6 +64,7 @@ pub struct Record {
     #[serde(rename = "type")]
     pub kind: Kind,
     pub run: String,
+    #[serde(deserialize_with = "crate::fields::seq")]
     pub seq: u64,
     pub at: String,
     pub host: String,
@@ -71,11 +72,23 @@ pub struct Record {
     pub name: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::fields::present"
+    )]
     pub status: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::fields::present"
+    )]
     pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::fields::present"
+    )]
     pub headline: Option<String>,
     #[serde(default)]
     pub values: Map<String, Value>,
@@ -160,10 +173,20 @@ fn check_values(values: &Map<String, Value>) -> Result<(), ParseError> {
                 UNIT_SUFFIXES.join(", ")
             )));
         }
-        if !val.is_number() {
-            return Err(reject(format!(
-                "values key \"{key}\" must be a number, got {val}"
-            )));
+        match val.as_f64() {
+            None => {
+                return Err(reject(format!(
+                    "values key \"{key}\" must be a number, got {val}"
+                )));
+            }
+            // Seconds, bytes, rates, ratios and counts are never below 0.
+            Some(f) if f < 0.0 => {
+                return Err(reject(format!(
+                    "values key \"{key}\" is {val}: a measurement in {} is never negative",
+                    unit_suffix(key).unwrap_or("its unit")
+                )));
+            }
+            Some(_) => {}
         }
     }
     Ok(())
@@ -192,13 +215,13 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
             return Err(reject(format!("missing envelope field \"{field}\"")));
         };
         let ok = if field == "seq" {
-            val.as_u64().is_some()
+            crate::fields::seq_of(val).is_some()
         } else {
             val.is_string()
         };
         if !ok {
             let want = if field == "seq" {
-                "a non-negative integer"
+                "a whole number from 0 to 2^53 - 1"
             } else {
                 "a string"
             };
@@ -220,6 +243,13 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
             return Err(reject(format!("field \"{field}\" must be an object")));
         }
     }
+    for field in ["status", "error", "headline"] {
+        if obj.get(field).is_some_and(Value::is_null) {
+            return Err(reject(format!(
+                "field \"{field}\" is null: leave it out, or give it"
+            )));
+        }
+    }
     if let Some(Value::Object(tags)) = obj.get("tags")
         && let Some((k, v)) = tags.iter().find(|(_, v)| !v.is_string())
     {
@@ -232,6 +262,24 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
 }
 
 fn check_semantics(r: &Record) -> Result<(), ParseError> {
+    for (field, text) in [("tool", &r.tool), ("run", &r.run)] {
+        if text.is_empty() {
+            return Err(reject(format!("field \"{field}\" is empty")));
+        }
+    }
+    if !crate::fields::valid_at(&r.at) {
+        return Err(reject(format!(
+            "field \"at\" is \"{}\": expected an RFC 3339 time in UTC, such as 2026-11-30T13:00:00.123456Z",
+            r.at
+        )));
+    }
+    if let Some(h) = &r.headline
+        && !r.values.contains_key(h)
+    {
+        return Err(reject(format!(
+            "headline \"{h}\" names no key in \"values\""
+        )));
+    }
     match r.kind {
         Kind::Summary => {
             let status = r
@@ -242,16 +290,8 @@ fn check_semantics(r: &Record) -> Result<(), ParseError> {
                     "a summary whose status is not ok must carry \"error\"",
                 ));
             }
-            match &r.headline {
-                Some(h) if !r.values.contains_key(h) && status == Status::Ok => {
-                    return Err(reject(format!(
-                        "headline \"{h}\" names no key in \"values\""
-                    )));
-                }
-                None if status == Status::Ok => {
-                    return Err(reject("an ok summary must name its \"headline\""));
-                }
-                _ => {}
+            if r.headline.is_none() && status == Status::Ok {
+                return Err(reject("an ok summary must name its \"headline\""));
             }
         }
         Kind::Sample => {
@@ -397,7 +437,7 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_refused_at_every_level() {
-        let base = r#"{"schema":"benchmatrix/1","tool":"t","version":"1","type":"sample","run":"r","seq":0,"at":"a","host":"h","label":"l","name":"n","tags":{"k":"v"},"values":{"rtt_s":8.3e-6},"info":{"x":{"y":1}}}"#;
+        let base = r#"{"schema":"benchmatrix/1","tool":"t","version":"1","type":"sample","run":"r","seq":0,"at":"2026-11-30T13:00:00Z","host":"h","label":"l","name":"n","tags":{"k":"v"},"values":{"rtt_s":8.3e-6},"info":{"x":{"y":1}}}"#;
         assert!(parse_line(base).is_ok());
         for (from, to, key) in [
             (
