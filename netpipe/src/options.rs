@@ -82,6 +82,10 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             "--interval: give at least 10ms, e.g. 1 or 500ms",
         ));
     }
+    let udp = m.get_flag("udp");
+    if udp {
+        udp_checks(m)?;
+    }
     let method = match opt_str(m, "send-method") {
         Some("splice") => SendMethod::Splice,
         Some("sendfile") => SendMethod::Sendfile,
@@ -99,7 +103,11 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         idle,
         connect_timeout: dur(m, "connect-timeout"),
         keep_open: m.get_flag("keep-open"),
-        block: block_size(m, role, method)?,
+        block: if udp {
+            udp_size(m)?
+        } else {
+            block_size(m, role, method)?
+        },
         random: opt_str(m, "pattern") == Some("random"),
         method,
         opts: SockOpts {
@@ -109,6 +117,8 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             mss: m.get_one::<u32>("mss").copied(),
         },
         endpoint,
+        udp,
+        rate: m.try_get_one::<f64>("rate").ok().flatten().copied(),
     };
     let name = default_name(&plan);
     Ok((plan, name))
@@ -130,6 +140,39 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
         Err(Failure::usage(
             "give --listen [ADDR:]PORT or --connect HOST:PORT",
         ))
+    }
+}
+
+/// The flags that mean nothing for UDP are refused with it, by name.
+fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
+    for (id, flag) in [
+        ("parallel", "-P/--parallel"),
+        ("keep-open", "--keep-open"),
+        ("congestion", "-C/--congestion"),
+        ("mss", "-M/--mss"),
+        ("omit", "-O/--omit"),
+        ("interval", "-i/--interval"),
+        ("no-delay", "--no-delay"),
+    ] {
+        let given = m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        if given {
+            return Err(Failure::usage(format!(
+                "{flag} is for TCP and does not go with --udp: leave it out"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A UDP datagram's size: `-b/--bs`, 24 .. 65507 bytes, default 1460 (as iperf3 -u on
+/// Ethernet).
+fn udp_size(m: &ArgMatches) -> Result<usize, Failure> {
+    match m.get_one::<u64>("bs") {
+        Some(&b) if !(24..=65507).contains(&b) => Err(Failure::usage(
+            "--bs with --udp is the datagram size: give 24 .. 65507 bytes, e.g. 1460",
+        )),
+        Some(&b) => Ok(b as usize),
+        None => Ok(1460),
     }
 }
 
@@ -161,6 +204,11 @@ fn default_name(plan: &Plan) -> String {
         Role::Send => "send",
         Role::Recv => "recv",
     };
+    let verb = if plan.udp {
+        format!("udp {verb}")
+    } else {
+        format!("tcp {verb}")
+    };
     match &plan.endpoint {
         Endpoint::Connect(t, _) => {
             let dir = if plan.role == Role::Send {
@@ -168,11 +216,11 @@ fn default_name(plan: &Plan) -> String {
             } else {
                 "from"
             };
-            format!("tcp {verb} {dir} {}", addr::host_part(t))
+            format!("{verb} {dir} {}", addr::host_part(t))
         }
         Endpoint::Listen(a, _) => match addr::host_of(a) {
-            Some(h) => format!("tcp {verb} listening on {h}"),
-            None => format!("tcp {verb} listening"),
+            Some(h) => format!("{verb} listening on {h}"),
+            None => format!("{verb} listening"),
         },
     }
 }

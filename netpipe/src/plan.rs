@@ -58,6 +58,10 @@ pub struct Plan {
     pub random: bool,
     pub method: SendMethod,
     pub opts: SockOpts,
+    /// UDP datagrams instead of a TCP stream (`--udp`).
+    pub udp: bool,
+    /// A UDP sender's pace, in bits per second (`--rate`).
+    pub rate: Option<f64>,
 }
 
 /// How a sender hands its buffer to the kernel.
@@ -99,8 +103,10 @@ impl Plan {
             "no_delay": self.opts.no_delay,
             "congestion": self.opts.congestion,
             "mss_bytes": self.opts.mss,
-            "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
-            "wake_mark": if self.role == Role::Recv { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
+            "protocol": if self.udp { "udp" } else { "tcp" },
+            "rate_bits_per_s": self.rate,
+            "discard": if self.role == Role::Recv && !self.udp { Some("recv MSG_TRUNC") } else { None },
+            "wake_mark": if self.role == Role::Recv && !self.udp { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
         }))
     }
 

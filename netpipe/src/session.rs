@@ -23,6 +23,9 @@ use std::time::Duration;
 
 /// Runs `send` or `recv`: begin, sessions, samples, summary.
 pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
+    if plan.udp {
+        return crate::udprun::run(plan, out);
+    }
     let mut begin = plan.info();
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
