@@ -239,6 +239,13 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .help("Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)"),
         )
         .arg(
+            Arg::new("bidir")
+                .long("bidir")
+                .action(ArgAction::SetTrue)
+                .requires("connect")
+                .help("With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary's reverse_ values); the netpipe listener takes the other role on the reverse streams"),
+        )
+        .arg(
             Arg::new("udp")
                 .long("udp")
                 .action(ArgAction::SetTrue)
@@ -313,7 +320,7 @@ fn tuning(cmd: Command, name: &str) -> Command {
                 .alias("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd's size), 64k with splice (the pipe size, at most 1M), 4M to receive]"),
+                .help("Bytes per send or receive call [default: 1M to send with copy or sendfile (the memfd's size); 64k with splice (the pipe size, at most 1M), 4M to receive]"),
         );
     if name == "send" { send_only(cmd) } else { cmd }
 }
@@ -334,7 +341,7 @@ fn send_only(cmd: Command) -> Command {
                 .value_name("METHOD")
                 .value_parser(["sendfile", "splice", "copy"])
                 .default_value("copy")
-                .help("copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer's pages into the socket, no copy (both fall back to copy)"),
+                .help("copy: send() from a 1M buffer (iperf3 copies from 128k); sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer's pages into the socket, no copy (both fall back to copy)"),
         )
         .arg(
             Arg::new("pattern")

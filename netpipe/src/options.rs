@@ -119,6 +119,7 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         endpoint,
         udp,
         rate: m.try_get_one::<f64>("rate").ok().flatten().copied(),
+        bidir: m.get_flag("bidir"),
     };
     let name = default_name(&plan);
     Ok((plan, name))
@@ -153,6 +154,7 @@ fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
         ("omit", "-O/--omit"),
         ("interval", "-i/--interval"),
         ("no-delay", "--no-delay"),
+        ("bidir", "--bidir"),
     ] {
         let given = m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
         if given {
@@ -183,14 +185,21 @@ fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, F
             return Err(Failure::usage("--bs: give 1 byte .. 1G, e.g. 128k"));
         }
         Some(&b) => b as usize,
-        // The defaults are the fastest sizes on loopback (2 s runs, medians of 4-5, with the
-        // receiver's rate-following SO_RCVLOWAT): send() from 128k moves 64-67 Gb/s (256k
-        // 60-73 and 1M 66 are within noise of it, 512k 60; 192k 29-32 and 224k 36, as BBR's
-        // pacing falls back on sizes that are not powers of two); sendfile from a 1M memfd
-        // 47 (128k and 4M less); splice from 64k pipes 52, the fastest at times and the least
-        // steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20). send with MSG_ZEROCOPY moves
-        // 34: loopback copies zero-copy pages on delivery anyway.
-        None if role == Role::Send && method == SendMethod::Copy => 128 << 10,
+        // The defaults, measured on loopback, one stream, the receiver's figure. send() copies
+        // from a 1M buffer: each call hands the kernel eight 128k segments' worth, so a
+        // sender makes an eighth of the calls and wake-ups per byte that 128k writes (and
+        // iperf3's) make. What a wake-up costs is what differs between machines of one kind
+        // (a guest's timer and interprocessor-interrupt exits), and BBR multiplies the
+        // wake-ups: loopback has no fq qdisc, so TCP paces itself with a timer per burst and
+        // the writer sleeps on the send buffer between them. With BBR, 1M writes moved 53-68
+        // Gb/s on a machine where 128k moved 20-24 (iperf3 17-20), and 48-54 against 43-45 on
+        // another; with cubic, 1M moved 36-68 against 128k's 36-52 (iperf3 9-24, a loaded
+        // machine). Sizes that are not powers of two do worse under BBR (192k 29-32, 224k 36
+        // where 128k moved 64). sendfile from a 1M memfd moves 47 (128k and 4M less); splice
+        // from 64k pipes 52, the least steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20);
+        // send with MSG_ZEROCOPY 34, as loopback copies zero-copy pages on delivery anyway.
+        // A receiver takes 4M a call (its SO_RCVLOWAT, lowat.rs, sets how much wakes it).
+        None if role == Role::Send && method == SendMethod::Copy => 1 << 20,
         None if role == Role::Send && method == SendMethod::Sendfile => 1 << 20,
         None if role == Role::Send => 64 << 10,
         None => 4 << 20,
