@@ -61,8 +61,9 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l window -d 'Sock
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s b -l bs -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer\'s pages into the socket, no copy (both fall back to copy)' -r -f -a "sendfile\t''
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s b -l bs -d 'Bytes per send or receive call [default: 1M to send with copy or sendfile (the memfd\'s size); 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l rate -d 'With --udp: send at RATE bits per second, paced evenly, e.g. 100M (k, M, G are 1000-based, as iperf3 -b) [default: 1M]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l send-method -d 'copy: send() from a 1M buffer (iperf3 copies from 128k); sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer\'s pages into the socket, no copy (both fall back to copy)' -r -f -a "sendfile\t''
 splice\t''
 copy\t''"
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l pattern -d 'Data to send: zero bytes, or random (incompressible)' -r -f -a "zero\t''
@@ -73,6 +74,8 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s o -l output -d 
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bidir -d 'With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary\'s reverse_ values); the netpipe listener takes the other role on the reverse streams'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
@@ -91,13 +94,15 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l window -d 'Sock
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s M -l mss -d 'TCP maximum segment size (TCP_MAXSEG), e.g. 1400' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s B -l bind -d 'Local address (ADDR or ADDR:PORT) to connect from' -r
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s b -l bs -d 'Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd\'s size), 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s b -l bs -d 'Bytes per send or receive call [default: 1M to send with copy or sendfile (the memfd\'s size); 64k with splice (the pipe size, at most 1M), 4M to receive]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l connect-timeout -d 'Give up a connect after this long, e.g. 3 or 500ms (default: the kernel\'s)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l idle-timeout -d 'End a stream on which nothing moves for this long; 0 waits forever [default: 30]' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bidir -d 'With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary\'s reverse_ values); the netpipe listener takes the other role on the reverse streams'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'

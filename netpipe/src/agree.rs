@@ -143,11 +143,16 @@ pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option
                     return Ok(None);
                 }
                 if n == HELLO_LEN {
-                    let h = Hello::decode(got).filter(|h| h.role == b'S');
+                    let h = Hello::decode(got);
                     if h.is_some() {
                         let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
                     }
-                    return Ok(h);
+                    // A listening receiver greets every connection as from a sender; ours
+                    // (--bidir's reverse) asks it to send: its sender's hello follows.
+                    if h.is_some_and(|h| h.role == b'R') {
+                        continue;
+                    }
+                    return Ok(h.filter(|h| h.role == b'S'));
                 }
                 // A part of a hello: wait for the rest (MSG_WAITALL returned at a tick).
                 std::thread::sleep(Duration::from_millis(1));
@@ -160,8 +165,14 @@ pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option
 
 /// The sender's side: waits for the receiver's hello and answers it. `Ok(None)` is a plain
 /// peer; `Err` a stream that a netpipe peer did not take (it greeted the session's others).
+///
+/// A --bidir client's reverse sender speaks first (`ctl.speak_first`): a listening sender
+/// says nothing until spoken to, and a hello in its own role asks it to receive.
 pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello>, String> {
     let wait = hello_wait(s);
+    if ctl.speak_first && !write_within(s, &me.encode(), wait) {
+        return Err("the peer did not take our hello".into());
+    }
     let started = Instant::now();
     let mut have = 0usize;
     let mut got = [0u8; HELLO_LEN];
@@ -182,13 +193,17 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
     match Hello::decode(&got[..have]).filter(|h| h.role == b'R') {
         Some(h) => {
             ctl.hellos.fetch_add(1, Ordering::AcqRel);
-            if !write_within(s, &me.encode(), wait) {
+            if !ctl.speak_first && !write_within(s, &me.encode(), wait) {
                 return Err("the receiver took the connection but not our hello".into());
             }
             Ok(Some(h))
         }
         None if ctl.hellos.load(Ordering::Acquire) > 0 => Err(format!(
             "the peer (a netpipe) greeted this session's other streams but did not take this one within {} (does it take fewer streams, -P?)",
+            measure::units::format_seconds(wait.as_secs_f64())
+        )),
+        None if ctl.speak_first => Err(format!(
+            "the peer did not take the reverse direction (--bidir) within {}: is it a netpipe listener?",
             measure::units::format_seconds(wait.as_secs_f64())
         )),
         None => Ok(None),
@@ -206,8 +221,9 @@ pub enum Peeked {
     NotYet,
 }
 
-/// Looks, without blocking, for the hello of a peer in `role` (b'S' or b'R').
-pub fn peek_hello(s: &Socket, role: u8) -> Peeked {
+/// Looks, without blocking, for a peer's hello (either role: one in the listener's own role
+/// asks for the other direction, --bidir).
+pub fn peek_hello(s: &Socket) -> Peeked {
     let mut b = [0u8; HELLO_LEN];
     match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
         Ok((0, _)) => Peeked::Raw,
@@ -220,7 +236,7 @@ pub fn peek_hello(s: &Socket, role: u8) -> Peeked {
             if n < HELLO_LEN {
                 return Peeked::NotYet;
             }
-            match Hello::decode(&b).filter(|h| h.role == role) {
+            match Hello::decode(&b).filter(|h| h.role == b'S' || h.role == b'R') {
                 Some(h) => {
                     let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
                     Peeked::Hello(h)

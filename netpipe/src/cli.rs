@@ -239,6 +239,19 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .help("Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)"),
         )
         .arg(
+            Arg::new("bidir")
+                .long("bidir")
+                .action(ArgAction::SetTrue)
+                .requires("connect")
+                .help("With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary's reverse_ values); the netpipe listener takes the other role on the reverse streams"),
+        )
+        .arg(
+            Arg::new("udp")
+                .long("udp")
+                .action(ArgAction::SetTrue)
+                .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]"),
+        )
+        .arg(
             Arg::new("omit")
                 .long("omit")
                 .short('O')
@@ -307,7 +320,7 @@ fn tuning(cmd: Command, name: &str) -> Command {
                 .alias("block-size")
                 .value_name("SIZE")
                 .value_parser(|s: &str| measure::units::parse_size(s))
-                .help("Bytes per send or receive call [default: 128k to send with copy, 1M with sendfile (the memfd's size), 64k with splice (the pipe size, at most 1M), 4M to receive]"),
+                .help("Bytes per send or receive call [default: 1M to send with copy or sendfile (the memfd's size); 64k with splice (the pipe size, at most 1M), 4M to receive]"),
         );
     if name == "send" { send_only(cmd) } else { cmd }
 }
@@ -315,12 +328,20 @@ fn tuning(cmd: Command, name: &str) -> Command {
 /// The sender's own flags: how it hands data to the kernel, and what data.
 fn send_only(cmd: Command) -> Command {
     cmd.arg(
+        Arg::new("rate")
+            .long("rate")
+            .value_name("RATE")
+            .requires("udp")
+            .value_parser(|s: &str| parse_rate(s))
+            .help("With --udp: send at RATE bits per second, paced evenly, e.g. 100M (k, M, G are 1000-based, as iperf3 -b) [default: 1M]"),
+    )
+    .arg(
             Arg::new("send-method")
                 .long("send-method")
                 .value_name("METHOD")
                 .value_parser(["sendfile", "splice", "copy"])
                 .default_value("copy")
-                .help("copy: send() from a 128k buffer that stays in the CPU cache, as iperf3 does; sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer's pages into the socket, no copy (both fall back to copy)"),
+                .help("copy: send() from a 1M buffer (iperf3 copies from 128k); sendfile: sendfile() from a memfd holding the pattern, no copy (like iperf3 -Z); splice: tee+splice the buffer's pages into the socket, no copy (both fall back to copy)"),
         )
         .arg(
             Arg::new("pattern")
@@ -333,4 +354,27 @@ fn send_only(cmd: Command) -> Command {
                 .default_value("zero")
                 .help("Data to send: zero bytes, or random (incompressible)"),
         )
+}
+
+/// A rate in bits per second: a number with an optional k, M, G or T (powers of 1000) and
+/// an optional `bit/s`, `b/s` or `bps`.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let t = ["bit/s", "b/s", "bps"]
+        .iter()
+        .find_map(|u| t.strip_suffix(u))
+        .unwrap_or(t);
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        Some('T') => (&t[..t.len() - 1], 1e12),
+        _ => (t, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && (v * mult).is_finite() => Ok(v * mult),
+        _ => Err(format!(
+            "{s:?} is not a rate: give bits per second, e.g. 100M, 1.5G or 800k"
+        )),
+    }
 }

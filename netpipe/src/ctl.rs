@@ -27,6 +27,8 @@ pub struct Ctl {
     pub greet: crate::agree::Hello,
     /// How many of the session's streams a netpipe peer greeted.
     pub hellos: AtomicU64,
+    /// A sender that says its hello first (--bidir's reverse streams, agree.rs).
+    pub speak_first: bool,
 }
 
 impl Ctl {
@@ -41,6 +43,7 @@ impl Ctl {
             supervisor: std::thread::current(),
             greet: crate::agree::Hello::default(),
             hellos: AtomicU64::new(0),
+            speak_first: false,
         }
     }
 

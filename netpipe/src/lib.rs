@@ -37,6 +37,8 @@ mod source;
 mod stdin;
 mod stream;
 mod summary;
+mod udp;
+mod udprun;
 
 pub use cli::command;
 

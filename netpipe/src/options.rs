@@ -82,6 +82,10 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             "--interval: give at least 10ms, e.g. 1 or 500ms",
         ));
     }
+    let udp = m.get_flag("udp");
+    if udp {
+        udp_checks(m)?;
+    }
     let method = match opt_str(m, "send-method") {
         Some("splice") => SendMethod::Splice,
         Some("sendfile") => SendMethod::Sendfile,
@@ -99,7 +103,11 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         idle,
         connect_timeout: dur(m, "connect-timeout"),
         keep_open: m.get_flag("keep-open"),
-        block: block_size(m, role, method)?,
+        block: if udp {
+            udp_size(m)?
+        } else {
+            block_size(m, role, method)?
+        },
         random: opt_str(m, "pattern") == Some("random"),
         method,
         opts: SockOpts {
@@ -109,6 +117,9 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
             mss: m.get_one::<u32>("mss").copied(),
         },
         endpoint,
+        udp,
+        rate: m.try_get_one::<f64>("rate").ok().flatten().copied(),
+        bidir: m.get_flag("bidir"),
     };
     let name = default_name(&plan);
     Ok((plan, name))
@@ -133,6 +144,40 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
     }
 }
 
+/// The flags that mean nothing for UDP are refused with it, by name.
+fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
+    for (id, flag) in [
+        ("parallel", "-P/--parallel"),
+        ("keep-open", "--keep-open"),
+        ("congestion", "-C/--congestion"),
+        ("mss", "-M/--mss"),
+        ("omit", "-O/--omit"),
+        ("interval", "-i/--interval"),
+        ("no-delay", "--no-delay"),
+        ("bidir", "--bidir"),
+    ] {
+        let given = m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        if given {
+            return Err(Failure::usage(format!(
+                "{flag} is for TCP and does not go with --udp: leave it out"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A UDP datagram's size: `-b/--bs`, 24 .. 65507 bytes, default 1460 (as iperf3 -u on
+/// Ethernet).
+fn udp_size(m: &ArgMatches) -> Result<usize, Failure> {
+    match m.get_one::<u64>("bs") {
+        Some(&b) if !(24..=65507).contains(&b) => Err(Failure::usage(
+            "--bs with --udp is the datagram size: give 24 .. 65507 bytes, e.g. 1460",
+        )),
+        Some(&b) => Ok(b as usize),
+        None => Ok(1460),
+    }
+}
+
 /// `-b/--bs`, or the default for the role and the send method.
 fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, Failure> {
     Ok(match m.get_one::<u64>("bs") {
@@ -140,14 +185,21 @@ fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, F
             return Err(Failure::usage("--bs: give 1 byte .. 1G, e.g. 128k"));
         }
         Some(&b) => b as usize,
-        // The defaults are the fastest sizes on loopback (2 s runs, medians of 4-5, with the
-        // receiver's rate-following SO_RCVLOWAT): send() from 128k moves 64-67 Gb/s (256k
-        // 60-73 and 1M 66 are within noise of it, 512k 60; 192k 29-32 and 224k 36, as BBR's
-        // pacing falls back on sizes that are not powers of two); sendfile from a 1M memfd
-        // 47 (128k and 4M less); splice from 64k pipes 52, the fastest at times and the least
-        // steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20). send with MSG_ZEROCOPY moves
-        // 34: loopback copies zero-copy pages on delivery anyway.
-        None if role == Role::Send && method == SendMethod::Copy => 128 << 10,
+        // The defaults, measured on loopback, one stream, the receiver's figure. send() copies
+        // from a 1M buffer: each call hands the kernel eight 128k segments' worth, so a
+        // sender makes an eighth of the calls and wake-ups per byte that 128k writes (and
+        // iperf3's) make. What a wake-up costs is what differs between machines of one kind
+        // (a guest's timer and interprocessor-interrupt exits), and BBR multiplies the
+        // wake-ups: loopback has no fq qdisc, so TCP paces itself with a timer per burst and
+        // the writer sleeps on the send buffer between them. With BBR, 1M writes moved 53-68
+        // Gb/s on a machine where 128k moved 20-24 (iperf3 17-20), and 48-54 against 43-45 on
+        // another; with cubic, 1M moved 36-68 against 128k's 36-52 (iperf3 9-24, a loaded
+        // machine). Sizes that are not powers of two do worse under BBR (192k 29-32, 224k 36
+        // where 128k moved 64). sendfile from a 1M memfd moves 47 (128k and 4M less); splice
+        // from 64k pipes 52, the least steady (1 GiB runs: 64k 27-60, 128k 17-25, 1M 16-20);
+        // send with MSG_ZEROCOPY 34, as loopback copies zero-copy pages on delivery anyway.
+        // A receiver takes 4M a call (its SO_RCVLOWAT, lowat.rs, sets how much wakes it).
+        None if role == Role::Send && method == SendMethod::Copy => 1 << 20,
         None if role == Role::Send && method == SendMethod::Sendfile => 1 << 20,
         None if role == Role::Send => 64 << 10,
         None => 4 << 20,
@@ -161,6 +213,11 @@ fn default_name(plan: &Plan) -> String {
         Role::Send => "send",
         Role::Recv => "recv",
     };
+    let verb = if plan.udp {
+        format!("udp {verb}")
+    } else {
+        format!("tcp {verb}")
+    };
     match &plan.endpoint {
         Endpoint::Connect(t, _) => {
             let dir = if plan.role == Role::Send {
@@ -168,11 +225,11 @@ fn default_name(plan: &Plan) -> String {
             } else {
                 "from"
             };
-            format!("tcp {verb} {dir} {}", addr::host_part(t))
+            format!("{verb} {dir} {}", addr::host_part(t))
         }
         Endpoint::Listen(a, _) => match addr::host_of(a) {
-            Some(h) => format!("tcp {verb} listening on {h}"),
-            None => format!("tcp {verb} listening"),
+            Some(h) => format!("{verb} listening on {h}"),
+            None => format!("{verb} listening"),
         },
     }
 }

@@ -58,6 +58,13 @@ pub struct Plan {
     pub random: bool,
     pub method: SendMethod,
     pub opts: SockOpts,
+    /// UDP datagrams instead of a TCP stream (`--udp`).
+    pub udp: bool,
+    /// A UDP sender's pace, in bits per second (`--rate`).
+    pub rate: Option<f64>,
+    /// Both directions at once (`--bidir`): a connecting side also opens as many streams
+    /// in the other role.
+    pub bidir: bool,
 }
 
 /// How a sender hands its buffer to the kernel.
@@ -99,9 +106,28 @@ impl Plan {
             "no_delay": self.opts.no_delay,
             "congestion": self.opts.congestion,
             "mss_bytes": self.opts.mss,
-            "discard": if self.role == Role::Recv { Some("recv MSG_TRUNC") } else { None },
-            "wake_mark": if self.role == Role::Recv { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
+            "protocol": if self.udp { "udp" } else { "tcp" },
+            "rate_bits_per_s": self.rate,
+            "bidir": self.bidir,
+            "discard": if self.role == Role::Recv && !self.udp { Some("recv MSG_TRUNC") } else { None },
+            "wake_mark": if self.role == Role::Recv && !self.udp { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
         }))
+    }
+
+    /// The plan of the other direction (--bidir, or a listener asked for it): the other
+    /// role, with that role's default block size and the copying send method.
+    pub fn reversed(&self) -> Plan {
+        let role = match self.role {
+            Role::Send => Role::Recv,
+            Role::Recv => Role::Send,
+        };
+        Plan {
+            role,
+            block: if role == Role::Send { 1 << 20 } else { 4 << 20 },
+            method: SendMethod::Copy,
+            random: false,
+            ..self.clone()
+        }
     }
 
     pub fn run_for(&self) -> Option<Duration> {

@@ -28,21 +28,24 @@ pub struct Running {
     pub token: Option<u64>,
     /// How many streams it takes.
     pub want: usize,
+    /// Whether it runs the plan's other direction (--bidir's reverse streams).
+    pub rev: bool,
     started: Instant,
 }
 
 impl Running {
-    /// Session `number`, taking up to `want` streams.
+    /// Session `number`, taking up to `want` streams; `rev` when `plan` is the reverse of the
+    /// run's (its senders then say their hello first).
     pub fn start(
         plan: &Plan,
         number: u64,
-        token: Option<u64>,
-        want: usize,
+        (token, want, rev): (Option<u64>, usize, bool),
         greet: Hello,
         out: &mut Session,
     ) -> Running {
         let mut ctl = Ctl::new(plan.bytes, plan.run_for(), plan.idle);
         ctl.greet = greet;
+        ctl.speak_first = rev && plan.role == Role::Send;
         Running {
             ctl: Arc::new(ctl),
             live: Vec::new(),
@@ -50,6 +53,7 @@ impl Running {
             number,
             token,
             want,
+            rev,
             started: Instant::now(),
         }
     }
@@ -107,6 +111,11 @@ impl Running {
         self.watch
             .finish(plan, &self.ctl, &self.live, out, end_ns)?;
         let ended = join(self.live);
+        let t: &mut Tally = if self.rev {
+            t.rev.get_or_insert_default()
+        } else {
+            t
+        };
         t.sessions += 1;
         samples::write(
             plan,

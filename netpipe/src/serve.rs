@@ -33,6 +33,12 @@ struct Serving {
     started: u64,
     /// This side's hello.
     me: Hello,
+    /// The other direction, for a client's --bidir reverse streams (a hello in this side's
+    /// own role asks for it), and its hello.
+    rev: Plan,
+    me_rev: Hello,
+    /// Whether a reverse session has started (without --keep-open there is one of each).
+    rev_started: bool,
     /// Since when some session has been running, and the CPU time then.
     busy: Option<(Instant, Cpu)>,
 }
@@ -44,6 +50,9 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
         pending: Vec::new(),
         started: 0,
         me: greeting(plan, plan.parallel.unwrap_or(0)),
+        rev: plan.reversed(),
+        me_rev: greeting(&plan.reversed(), plan.parallel.unwrap_or(0)),
+        rev_started: false,
         busy: None,
     };
     // Bounded by Ctrl-C and, without --keep-open, by one session; each pass waits a tick at
@@ -85,9 +94,13 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
 
 impl Serving {
     /// Whether connections are taken: always with --keep-open, else until the one session
-    /// has started and while it has room for more streams.
+    /// has started, while it has room for more streams, and while a netpipe client's
+    /// reverse streams (--bidir) may still come.
     fn open(&self, plan: &Plan) -> bool {
-        plan.keep_open || self.started == 0 || self.running.iter().any(Running::has_room)
+        plan.keep_open
+            || self.started == 0
+            || self.running.iter().any(Running::has_room)
+            || (!self.rev_started && self.running.iter().any(|r| r.token.is_some()))
     }
 
     /// Takes the connections waiting on `l`; a receiver says its hello at once.
@@ -114,10 +127,9 @@ impl Serving {
 
     /// Places each pending connection whose peer has spoken (or has had its time to).
     fn route(&mut self, plan: &Plan, out: &mut Session) -> Result<(), Failure> {
-        let peer_role = if plan.role == Role::Recv { b'S' } else { b'R' };
         let mut still = Vec::new();
         for p in std::mem::take(&mut self.pending) {
-            match agree::peek_hello(&p.sock, peer_role) {
+            match agree::peek_hello(&p.sock) {
                 Peeked::NotYet if p.since.elapsed() < p.wait => still.push(p),
                 Peeked::Hello(h) => self.place(plan, p, Some(h), out)?,
                 _ => self.place(plan, p, None, out)?,
@@ -128,7 +140,8 @@ impl Serving {
     }
 
     /// Puts a connection into its client's session, or starts one for it; a stream beyond
-    /// what a session takes is closed.
+    /// what a session takes is closed. A hello in this side's own role is a --bidir client's
+    /// reverse stream: its session runs the other direction.
     fn place(
         &mut self,
         plan: &Plan,
@@ -137,15 +150,24 @@ impl Serving {
         out: &mut Session,
     ) -> Result<(), Failure> {
         let token = h.map(|h| h.token);
-        if let Some(r) = self
-            .running
-            .iter_mut()
-            .find(|r| r.token == token && r.has_room())
-        {
-            return r.add(plan, p.sock, p.peer, Some(h));
+        let own = if plan.role == Role::Send { b'S' } else { b'R' };
+        let rev = h.is_some_and(|h| h.role == own);
+        if rev && plan.role == Role::Send {
+            // A reverse sender spoke first and waits for a receiver's hello.
+            let _ = agree::write_within(&p.sock, &self.me_rev.encode(), Duration::from_secs(1));
         }
-        let joined_full = token.is_some() && self.running.iter().any(|r| r.token == token);
-        if joined_full || !(plan.keep_open || self.started == 0) {
+        let (sp, me) = if rev {
+            (self.rev.clone(), self.me_rev)
+        } else {
+            (plan.clone(), self.me)
+        };
+        let same = |r: &Running| r.token == token && r.rev == rev;
+        if let Some(r) = self.running.iter_mut().find(|r| same(r) && r.has_room()) {
+            return r.add(&sp, p.sock, p.peer, Some(h));
+        }
+        let joined_full = token.is_some() && self.running.iter().any(same);
+        let may_start = plan.keep_open || self.started == 0 || (rev && !self.rev_started);
+        if joined_full || !may_start {
             return Ok(());
         }
         let want = match h {
@@ -156,9 +178,10 @@ impl Serving {
         if self.running.is_empty() {
             self.busy = Some((Instant::now(), Cpu::now()));
         }
-        let mut r = Running::start(plan, self.started, token, want, self.me, out);
+        let mut r = Running::start(&sp, self.started, (token, want, rev), me, out);
         self.started += 1;
-        r.add(plan, p.sock, p.peer, Some(h))?;
+        self.rev_started |= rev;
+        r.add(&sp, p.sock, p.peer, Some(h))?;
         self.running.push(r);
         Ok(())
     }
@@ -174,12 +197,13 @@ impl Serving {
         let mut wait = TICK;
         let mut i = 0;
         while i < self.running.len() {
+            let sp = if self.running[i].rev { &self.rev } else { plan };
             if self.running[i].done() {
                 let r = self.running.remove(i);
-                r.finish(plan, true, out, t)?;
+                r.finish(sp, true, out, t)?;
                 continue;
             }
-            let ns = self.running[i].tick(plan, out)?;
+            let ns = self.running[i].tick(sp, out)?;
             wait = wait.min(Duration::from_nanos(ns));
             i += 1;
         }

@@ -23,6 +23,9 @@ use std::time::Duration;
 
 /// Runs `send` or `recv`: begin, sessions, samples, summary.
 pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
+    if plan.udp {
+        return crate::udprun::run(plan, out);
+    }
     let mut begin = plan.info();
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
@@ -88,8 +91,9 @@ fn connect_session(
     t: &mut Tally,
 ) -> Result<(), Failure> {
     let n = plan.parallel.unwrap_or(1);
-    let mut socks = Vec::with_capacity(n);
-    for _ in 0..n {
+    let both = if plan.bidir { 2 * n } else { n };
+    let mut socks = Vec::with_capacity(both);
+    for _ in 0..both {
         match sock::connect(addrs, plan.bind, &plan.opts, plan.connect_timeout) {
             Ok(s) => {
                 let peer = s
@@ -115,43 +119,58 @@ fn connect_session(
             }
         }
     }
-    session(plan, socks, out, t)
+    let rev = socks.split_off(n);
+    let rplan = plan.reversed();
+    let mut parts = vec![(plan, socks, false)];
+    if !rev.is_empty() {
+        parts.push((&rplan, rev, true));
+    }
+    session(parts, out, t)
 }
 
-/// Runs one session on the given streams, watching them from this thread until every one
-/// has ended: passes Ctrl-C on, ends the warm-up and writes the intervals.
-fn session(
-    plan: &Plan,
-    first: Vec<(Socket, SocketAddr)>,
-    out: &mut Session,
-    t: &mut Tally,
-) -> Result<(), Failure> {
+/// The streams of one direction: its plan, its connections, whether it is the reverse.
+type Part<'a> = (&'a Plan, Vec<(Socket, SocketAddr)>, bool);
+
+/// Runs one session on the given streams (one direction, or both with --bidir), watching them
+/// from this thread until every one has ended: passes Ctrl-C on, ends the warm-up and writes
+/// the intervals.
+fn session(parts: Vec<Part>, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
     let cpu0 = Cpu::now();
-    let greet = greeting(plan, first.len());
-    let mut r = Running::start(plan, t.sessions, None, first.len(), greet, out);
-    for (s, p) in first {
-        r.add(plan, s, p, None)?;
+    let mut runs = Vec::new();
+    for (plan, socks, rev) in parts {
+        let greet = greeting(plan, socks.len());
+        let n = socks.len();
+        let mut r = Running::start(plan, t.sessions, (None, n, rev), greet, out);
+        for (s, p) in socks {
+            r.add(plan, s, p, None)?;
+        }
+        runs.push((plan, r));
     }
+    let started = std::time::Instant::now();
     // Bounded: ends when every stream has ended; streams end on EOF, limits, the idle
     // timeout or Ctrl-C (which sets `stop`). Each pass waits a tick at most.
     loop {
         // Read before looking at the streams: a Ctrl-C after the last stream ended falls
         // after the transfer, not into it.
         let interrupted = measure::signal::interrupted();
-        if r.done() {
+        if runs.iter().all(|(_, r)| r.done()) {
             break;
         }
-        if interrupted && !r.ctl.stop.load(Ordering::Relaxed) {
-            t.cut |= r.stop();
-            t.interrupted = true;
+        let mut wait = TICK;
+        for (plan, r) in runs.iter_mut() {
+            if interrupted && !r.ctl.stop.load(Ordering::Relaxed) {
+                t.cut |= r.stop();
+                t.interrupted = true;
+            }
+            wait = wait.min(Duration::from_nanos(r.tick(plan, out)?));
         }
-        let wait = Duration::from_nanos(r.tick(plan, out)?).min(TICK);
         // A stream that ends unparks this thread (Ctl::finish).
         std::thread::park_timeout(wait);
     }
-    let end_ns = r.ctl.now_ns();
-    t.active_s += Duration::from_nanos(end_ns).as_secs_f64();
-    r.finish(plan, false, out, t)?;
+    t.active_s += started.elapsed().as_secs_f64();
+    for (plan, r) in runs {
+        r.finish(plan, false, out, t)?;
+    }
     t.cpu = t.cpu.plus(Cpu::now().since(cpu0));
     Ok(())
 }

@@ -250,7 +250,10 @@ pub fn recv(
 /// Held-back bytes that are no end mark are data.
 fn judge_end_mark(o: &mut Outcome, tail: Vec<u8>) {
     if o.end != End::Eof {
-        o.bytes += tail.len() as u64;
+        // Data that arrived; but past a limit (--bytes, --time) it is not counted.
+        if o.end != End::Limit {
+            o.bytes += tail.len() as u64;
+        }
         return;
     }
     let m = agree::read_mark(b"END ", &tail);

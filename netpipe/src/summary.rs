@@ -12,7 +12,7 @@ use measure::writer::{Summary, Values, info};
 use serde_json::json;
 
 /// What a session measured, for the summary.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Tally {
     pub sessions: u64,
     pub streams: u64,
@@ -30,6 +30,8 @@ pub struct Tally {
     /// Ctrl-C came while streams were moving data (not between sessions).
     pub cut: bool,
     pub omit_short: bool,
+    /// The other direction's sessions (--bidir), counted apart.
+    pub rev: Option<Box<Tally>>,
 }
 
 /// Why a run that ended without an error measured no byte.
@@ -49,8 +51,31 @@ fn nothing_moved(plan: &Plan, t: &Tally) -> String {
     }
 }
 
-/// Status, error and exit code from what happened.
+/// Status, error and exit code from what happened, both directions' when there are two (the
+/// worse one's, its error naming the direction).
 pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
+    let main = verdict_one(plan, t);
+    let Some(r) = &t.rev else {
+        return main;
+    };
+    let mut rt = (**r).clone();
+    rt.interrupted = t.interrupted;
+    rt.cut = t.cut;
+    let rev = verdict_one(&plan.reversed(), &rt);
+    let rank = |s: Status| match s {
+        Status::Ok => 0,
+        Status::Partial => 1,
+        Status::Failed => 2,
+    };
+    if rank(rev.0) > rank(main.0) {
+        let e = rev.1.map(|e| format!("the reverse direction: {e}"));
+        (rev.0, e, rev.2)
+    } else {
+        main
+    }
+}
+
+fn verdict_one(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     let unlimited = plan.bytes.is_none() && plan.time.is_none();
     if t.interrupted {
         // Ctrl-C is how an unlimited sender or a --keep-open listener is meant to end.
@@ -141,6 +166,18 @@ pub fn write_summary(
             v.set("rtt_s", t.rtt_sum_s / t.rtt_n as f64);
         }
     }
+    if let Some(r) = &t.rev {
+        let rp = plan.reversed();
+        if r.measured_s > 0.0 && r.measured_bytes > 0 {
+            v.set(
+                "reverse_throughput_bits_per_s",
+                r.measured_bytes as f64 * 8.0 / r.measured_s,
+            );
+        }
+        v.set_count(&format!("reverse_{}", rp.role.bytes_key()), r.bytes);
+        v.set_count("reverse_stream_count", r.streams);
+        v.set_count("reverse_failed_stream_count", r.failed_streams);
+    }
     v.set("cpu_user_s", t.cpu.user_s);
     v.set("cpu_sys_s", t.cpu.sys_s);
     if t.active_s > 0.0 {
@@ -152,11 +189,20 @@ pub fn write_summary(
             "the sender's figure: from the first byte written until the peer closed after the half-close; the receiver's own figure is the reference"
         }
     };
+    let mut errors = t.errors.clone();
+    if let Some(r) = &t.rev {
+        errors.extend(
+            r.errors
+                .iter()
+                .map(|e| format!("the reverse direction: {e}")),
+        );
+    }
     let i = info(json!({
         "role": plan.role.word(),
         "measured_by": plan.role.word(),
         "note": note,
-        "errors": t.errors,
+        "reverse_measured_by": t.rev.as_ref().map(|_| plan.reversed().role.word()),
+        "errors": errors,
         "omit_longer_than_transfer": t.omit_short,
     }));
     out.summary(Summary {
@@ -200,6 +246,18 @@ pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) 
             format_seconds(t.measured_s),
             t.streams,
             plan.role.word()
+        ));
+    }
+    if let Some(r) = &t.rev
+        && r.measured_s > 0.0
+    {
+        text.push_str(&format!(
+            "  the other direction: {} in {} over {} stream(s) = {} (the {}'s clock)\n",
+            format_bytes(r.bytes as f64),
+            format_seconds(r.measured_s),
+            r.streams,
+            format_bits_per_s(r.measured_bytes as f64 * 8.0 / r.measured_s),
+            plan.reversed().role.word()
         ));
     }
     if t.active_s > 0.0 {

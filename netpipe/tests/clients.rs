@@ -119,3 +119,58 @@ fn a_reset_connection_is_partial_never_ok() {
     assert_eq!(sm["status"], "partial", "{sm}");
     assert_eq!(num(&sm, "received_bytes"), 100_000.0);
 }
+
+/// `--bidir` from the connecting `crole` to a `lrole` listener: both summaries ok, one figure
+/// per direction, and the forward bytes agree between the two ends.
+fn bidir(lrole: &str, crole: &str) {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener(lrole, &recs, &[]);
+    let (st, out, err) = run(
+        np().args([crole, "--connect", &format!("127.0.0.1:{port}")])
+            .args(["--bidir", "--time", "1", "-P", "2"])
+            .stdin(Stdio::null()),
+        LIMIT,
+    );
+    assert!(st.success(), "{err}");
+    let (lst, _, lerr) = l.wait_output(LIMIT);
+    assert!(lst.success(), "{lerr}");
+    let c = records(&out);
+    let r = read_records(&recs);
+    let (cs, ls) = (summary(&c), summary(&r));
+    for s in [cs, ls] {
+        assert_eq!(s["status"], "ok", "{s}");
+        assert!(num(s, "throughput_bits_per_s") > 0.0, "{s}");
+        assert!(num(s, "reverse_throughput_bits_per_s") > 0.0, "{s}");
+        assert_eq!(num(s, "stream_count"), 2.0);
+        assert_eq!(num(s, "reverse_stream_count"), 2.0);
+    }
+    // Each end's samples: two streams each way, in both roles.
+    for recs in [&c, &r] {
+        let roles: Vec<&str> = of_type(recs, "sample")
+            .iter()
+            .map(|s| s["info"]["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            roles.iter().filter(|&&x| x == "sender").count(),
+            2,
+            "{roles:?}"
+        );
+        assert_eq!(
+            roles.iter().filter(|&&x| x == "receiver").count(),
+            2,
+            "{roles:?}"
+        );
+    }
+    // A connecting sender's direction ends with its end mark: both ends count the same.
+    // (A connecting receiver's --time cuts its direction with bytes in flight.)
+    if crole == "send" {
+        assert_eq!(num(cs, "sent_bytes"), num(ls, "received_bytes"));
+    }
+}
+
+#[test]
+fn bidir_moves_both_directions_at_once_either_side_listening() {
+    bidir("recv", "send");
+    bidir("send", "recv");
+}

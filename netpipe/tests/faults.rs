@@ -56,8 +56,8 @@ fn reset_by_the_receiver() {
     let sm = summary(&r);
     assert_eq!(sm["status"], "partial");
     assert!(moved_bytes(sm) >= 1_048_576.0);
-    let (lst, _, _) = l.wait_output(LIMIT);
-    assert!(lst.success());
+    let (lst, _, lerr) = l.wait_output(LIMIT);
+    assert!(lst.success(), "{lerr}");
     assert_eq!(
         num(summary(&read_records(&recs)), "received_bytes"),
         1_048_576.0

@@ -1,0 +1,440 @@
+//! Measuring mode over UDP (`--udp`): the paced sender, the receiver that counts loss,
+//! jitter, reordering and duplicates (udp.rs), and their records. Either side may listen: a
+//! listening sender waits for the receiver's hello datagram and sends to where it came from.
+
+use crate::addr;
+use crate::ctl::Ctl;
+use crate::plan::{Endpoint, Plan, Role};
+use crate::sock::TICK;
+use crate::source;
+use crate::udp::{self, DATA, END, Flow, HEADER, HELLO};
+use measure::lifecycle::Session;
+use measure::units::{format_bits_per_s, format_bytes, format_seconds};
+use measure::writer::{Summary, Values, info};
+use measure::{Exit, Failure, Status};
+use serde_json::json;
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// A receiver that has had data takes this long without a datagram as the sender's end
+/// (its end datagrams lost).
+const QUIET: Duration = Duration::from_secs(2);
+
+/// How far behind its pace a sender catches up by sending at once.
+const CATCH_UP: Duration = Duration::from_millis(10);
+
+/// How a UDP run ended, and what it says.
+struct Ended {
+    status: Status,
+    error: Option<String>,
+    end: &'static str,
+}
+
+/// Runs `send --udp` or `recv --udp`: begin, the flow, its sample and the summary.
+pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
+    let mut begin = plan.info();
+    let s = match open(&plan) {
+        Ok(s) => s,
+        Err(e) => {
+            out.begin(begin)?;
+            let what = match &plan.endpoint {
+                Endpoint::Listen(_, typed) => format!("--listen {typed}"),
+                Endpoint::Connect(t, _) => format!("--connect {t}"),
+            };
+            let msg = format!("{what}: {e}");
+            out.summary(summary(Status::Failed, Some(msg), Values::new(), &plan))?;
+            return Err(Failure::new(Exit::Cannot, what, e));
+        }
+    };
+    if let Some(a) = s.local_addr().ok()
+        && matches!(plan.endpoint, Endpoint::Listen(..))
+    {
+        begin.insert("listen".into(), json!(addr::show(&a)));
+        begin.insert("port".into(), json!(a.port()));
+    }
+    out.begin(begin)?;
+    let ctl = Ctl::new(None, plan.time, plan.idle);
+    let (values, ended) = match plan.role {
+        Role::Send => send(&plan, &s, &ctl, out)?,
+        Role::Recv => recv(&plan, &s, &ctl, out)?,
+    };
+    let code = match (ended.status, ended.end) {
+        (_, "interrupted") => Exit::Interrupted,
+        (Status::Ok, _) => Exit::Ok,
+        _ => Exit::MeasuredFailure,
+    };
+    if let Some(e) = &ended.error {
+        crate::human::say(e);
+    }
+    out.summary(summary(ended.status, ended.error, values, &plan))?;
+    Ok(code)
+}
+
+fn summary(status: Status, error: Option<String>, values: Values, plan: &Plan) -> Summary {
+    Summary {
+        status,
+        error,
+        headline: Some("throughput_bits_per_s".into()),
+        values,
+        info: info(json!({
+            "role": plan.role.word(),
+            "measured_by": plan.role.word(),
+            "protocol": "udp",
+        })),
+    }
+}
+
+/// The socket: bound to the listen address, or connected to the peer.
+fn open(plan: &Plan) -> io::Result<UdpSocket> {
+    let (local, peer) = match &plan.endpoint {
+        Endpoint::Listen(a, _) => (*a, None),
+        Endpoint::Connect(_, addrs) => {
+            let p = *addrs.first().ok_or(io::ErrorKind::AddrNotAvailable)?;
+            let any = match p {
+                SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
+                SocketAddr::V6(_) => SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, 0)),
+            };
+            (plan.bind.unwrap_or(any), Some(p))
+        }
+    };
+    let s = Socket::new(Domain::for_address(local), Type::DGRAM, Some(Protocol::UDP))?;
+    if local.is_ipv6() && local.ip().is_unspecified() {
+        s.set_only_v6(plan.v6_only)?;
+    }
+    // Room for bursts: the kernel caps it at net.core.rmem_max / wmem_max.
+    let buf = plan.opts.window.unwrap_or(4 << 20);
+    let _ = s.set_recv_buffer_size(buf);
+    let _ = s.set_send_buffer_size(buf);
+    s.bind(&SockAddr::from(local))?;
+    if let Some(p) = peer {
+        s.connect(&SockAddr::from(p))?;
+    }
+    s.set_read_timeout(Some(TICK))?;
+    Ok(s.into())
+}
+
+/// A listening sender waits for the receiver's hello: where it came from is the peer.
+fn wait_hello(s: &UdpSocket, ctl: &Ctl) -> Option<SocketAddr> {
+    let mut b = [0u8; 64];
+    let started = Instant::now();
+    // Bounded by Ctrl-C and the idle timeout; each pass waits a tick at most.
+    loop {
+        if measure::signal::interrupted() || ctl.idle.is_some_and(|d| started.elapsed() >= d) {
+            return None;
+        }
+        if let Ok((n, from)) = s.recv_from(&mut b)
+            && udp::header(&b[..n]).is_some_and(|(k, _, _)| k == HELLO)
+        {
+            return Some(from);
+        }
+    }
+}
+
+/// Sends paced datagrams until --time, --bytes, Ctrl-C or a fault, then the end datagram
+/// (three times, as any may be lost).
+fn send(
+    plan: &Plan,
+    s: &UdpSocket,
+    ctl: &Ctl,
+    out: &mut Session,
+) -> Result<(Values, Ended), Failure> {
+    let to = match plan.endpoint {
+        Endpoint::Listen(..) => match wait_hello(s, ctl) {
+            Some(a) => Some(a),
+            None => {
+                let e = "no receiver said hello (recv --udp --connect to this port)";
+                return Ok((Values::new(), failed(e)));
+            }
+        },
+        Endpoint::Connect(..) => None,
+    };
+    let size = plan.block.max(HEADER);
+    let rate = plan.rate.unwrap_or(1e6);
+    let gap = udp::gap(size, rate);
+    let sent = match paced(plan, s, to.as_ref(), ctl, size, gap) {
+        Ok(x) => x,
+        Err(e) => return Ok((Values::new(), failed(&format!("sending: {e}")))),
+    };
+    let Sent {
+        end,
+        seq,
+        bytes,
+        refused,
+        start,
+        last,
+    } = sent;
+    let secs = (last - start).as_secs_f64() + gap.as_secs_f64();
+    let mut v = Values::new();
+    v.set_count("sent_bytes", bytes);
+    v.set_count("datagrams_count", seq);
+    v.set_count("refused_count", refused);
+    if seq > 0 {
+        v.set("duration_s", secs);
+        v.set("throughput_bits_per_s", bytes as f64 * 8.0 / secs);
+    }
+    let inf = info(
+        json!({"role": "sender", "end": end, "datagram_bytes": size, "rate_bits_per_s": rate}),
+    );
+    out.sample(v.clone(), inf)?;
+    let name = out.name().to_string();
+    out.human().summary(&format!(
+        "{name}: sent {} in {} datagrams over {} = {} (paced to {})\n",
+        format_bytes(bytes as f64),
+        seq,
+        format_seconds(secs),
+        format_bits_per_s(bytes as f64 * 8.0 / secs),
+        format_bits_per_s(rate)
+    ));
+    let ended = if seq == 0 || refused > seq / 2 {
+        failed("the peer's port is closed (ICMP port unreachable): is a receiver running?")
+    } else if end == "interrupted" && (plan.time.is_some() || plan.bytes.is_some()) {
+        partial(end, "interrupted before the limit")
+    } else {
+        Ended {
+            status: Status::Ok,
+            error: None,
+            end,
+        }
+    };
+    Ok((v, ended))
+}
+
+/// What a paced send did.
+struct Sent {
+    end: &'static str,
+    seq: u64,
+    bytes: u64,
+    refused: u64,
+    start: Instant,
+    last: Instant,
+}
+
+/// Sends datagrams of `size` bytes every `gap` (to `to`, else to the connected peer) until
+/// the limits, Ctrl-C or an error, then the end datagram three times (any may be lost).
+fn paced(
+    plan: &Plan,
+    s: &UdpSocket,
+    to: Option<&SocketAddr>,
+    ctl: &Ctl,
+    size: usize,
+    gap: Duration,
+) -> io::Result<Sent> {
+    let put = |b: &[u8]| match to {
+        Some(a) => s.send_to(b, a),
+        None => s.send(b),
+    };
+    let mut buf = source::pattern(size, plan.random);
+    let start = Instant::now();
+    let (mut next, mut seq, mut bytes, mut refused) = (start, 0u64, 0u64, 0u64);
+    let mut last = start;
+    // Ends on the limits, Ctrl-C or an error; each pass sleeps until the next datagram is due.
+    let end = loop {
+        if measure::signal::interrupted() {
+            ctl.stop.store(true, Ordering::Relaxed);
+            break "interrupted";
+        }
+        let now = Instant::now();
+        if plan.time.is_some_and(|t| now - start >= t) {
+            break "limit";
+        }
+        let len = match plan.bytes {
+            Some(b) if bytes >= b => break "limit",
+            Some(b) => ((b - bytes) as usize).clamp(HEADER, size),
+            None => size,
+        };
+        if now < next {
+            pace(next - now);
+            continue;
+        }
+        udp::put_header(&mut buf, DATA, seq, ctl.ns(now));
+        match put(&buf[..len]) {
+            Ok(_) => {
+                seq += 1;
+                bytes += len as u64;
+                last = now;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => refused += 1,
+            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) || is_again(&e) => continue,
+            Err(e) => return Err(e),
+        }
+        // Keep the average pace: a late wake-up (a sleep overshoots, a busy machine) is made
+        // up by sending at once, for up to 10 ms behind; a longer stall is not caught up.
+        next = (next + gap).max(now.checked_sub(CATCH_UP).unwrap_or(now));
+    };
+    let mut e = [0u8; HEADER];
+    for _ in 0..3 {
+        udp::put_header(&mut e, END, seq, ctl.now_ns());
+        let _ = put(&e);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(Sent {
+        end,
+        seq,
+        bytes,
+        refused,
+        start,
+        last,
+    })
+}
+
+/// Waits `d`: sleeps the most of it, and spins the last bit (a sleep overshoots by tens of
+/// microseconds, which at a high rate is several datagrams).
+fn pace(d: Duration) {
+    if d > Duration::from_micros(200) {
+        std::thread::sleep(d - Duration::from_micros(100));
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+fn is_again(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::WouldBlock
+}
+
+fn failed(e: &str) -> Ended {
+    Ended {
+        status: Status::Failed,
+        error: Some(e.to_string()),
+        end: "error",
+    }
+}
+
+fn partial(end: &'static str, e: &str) -> Ended {
+    Ended {
+        status: Status::Partial,
+        error: Some(e.to_string()),
+        end,
+    }
+}
+
+/// Receives until the sender's end datagram, --time, Ctrl-C, the idle timeout, or
+/// [`QUIET`] after the last datagram; writes the flow's sample.
+fn recv(
+    plan: &Plan,
+    s: &UdpSocket,
+    ctl: &Ctl,
+    out: &mut Session,
+) -> Result<(Values, Ended), Failure> {
+    let connecting = matches!(plan.endpoint, Endpoint::Connect(..));
+    let (f, end) = take(plan, s, ctl, connecting);
+    let mut v = Values::new();
+    v.set_count("received_bytes", f.bytes);
+    v.set_count("datagrams_count", f.got);
+    v.set_count("lost_count", f.lost());
+    v.set("loss_ratio", f.loss_ratio());
+    v.set("jitter_s", f.jitter_s);
+    v.set_count("reordered_count", f.reordered);
+    v.set_count("duplicate_count", f.duplicates);
+    let mut rate = None;
+    if let (Some(a), Some(b)) = (f.first_ns, f.last_ns)
+        && b > a
+        && f.got > 1
+    {
+        // First to last datagram spans got - 1 gaps: the bytes of as many datagrams.
+        let secs = (b - a) as f64 / 1e9;
+        let bits = f.bytes as f64 * 8.0 * (f.got - 1) as f64 / f.got as f64;
+        v.set("duration_s", secs);
+        v.set("throughput_bits_per_s", bits / secs);
+        rate = Some(bits / secs);
+    }
+    let inf = info(json!({"role": "receiver", "end": end, "sender_count_known": f.sent.is_some()}));
+    out.sample(v.clone(), inf)?;
+    let name = out.name().to_string();
+    out.human().summary(&format!(
+        "{name}: received {} in {} datagrams = {}, {} lost ({:.3}%), jitter {}, {} reordered, {} duplicates\n",
+        format_bytes(f.bytes as f64),
+        f.got,
+        rate.map_or("-".into(), format_bits_per_s),
+        f.lost(),
+        f.loss_ratio() * 100.0,
+        format_seconds(f.jitter_s),
+        f.reordered,
+        f.duplicates
+    ));
+    let ended = match end {
+        _ if f.got == 0 => failed("no datagram arrived"),
+        "eof" | "limit" => Ended {
+            status: Status::Ok,
+            error: None,
+            end,
+        },
+        "interrupted" if plan.time.is_none() => Ended {
+            status: Status::Ok,
+            error: None,
+            end,
+        },
+        "quiet" => partial(
+            end,
+            "the sender's end datagram never came: it vanished, or the end was lost",
+        ),
+        _ => partial(end, "interrupted before the sender's end"),
+    };
+    Ok((v, ended))
+}
+
+/// The receive loop: takes datagrams into a [`Flow`] until the sender's end, --time, Ctrl-C,
+/// the idle timeout before any datagram, or [`QUIET`] after the last. A connecting receiver
+/// says hello (to a listening sender) every 100 ms until data comes.
+fn take(plan: &Plan, s: &UdpSocket, ctl: &Ctl, connecting: bool) -> (Flow, &'static str) {
+    let mut f = Flow::default();
+    let mut b = vec![0u8; 65536];
+    let mut from: Option<SocketAddr> = None;
+    let started = Instant::now();
+    let mut hello_at = started;
+    let mut last = started;
+    s.set_read_timeout(Some(if connecting {
+        Duration::from_millis(100)
+    } else {
+        TICK
+    }))
+    .ok();
+    // Bounded by the end datagram, the limits, Ctrl-C and the timeouts; each pass waits a
+    // tick at most.
+    loop {
+        if measure::signal::interrupted() {
+            return (f, "interrupted");
+        }
+        let now = Instant::now();
+        if let (Some(t), Some(first)) = (plan.time, f.first_ns)
+            && ctl.now_ns() >= first + t.as_nanos() as u64
+        {
+            return (f, "limit");
+        }
+        if connecting && f.got == 0 && now >= hello_at {
+            let mut h = [0u8; HEADER];
+            udp::put_header(&mut h, HELLO, 0, ctl.now_ns());
+            let _ = s.send(&h);
+            hello_at = now + Duration::from_millis(100);
+        }
+        let (n, src) = match s.recv_from(&mut b) {
+            Ok(x) => x,
+            Err(_) => {
+                if f.got > 0 && last.elapsed() >= QUIET {
+                    return (f, "quiet");
+                }
+                if f.got == 0 && ctl.idle.is_some_and(|d| started.elapsed() >= d) {
+                    return (f, "idle-timeout");
+                }
+                continue;
+            }
+        };
+        // The first sender is the peer; others' datagrams are not this flow's.
+        if *from.get_or_insert(src) != src {
+            continue;
+        }
+        match udp::header(&b[..n]) {
+            Some((DATA, seq, stamp)) => {
+                last = Instant::now();
+                f.take(seq, stamp, ctl.ns(last), n);
+            }
+            Some((END, count, _)) => {
+                f.sent = Some(count);
+                return (f, "eof");
+            }
+            _ => {}
+        }
+    }
+}
