@@ -97,7 +97,7 @@ fn a_sequential_read_of_512_mib_counts_every_byte_and_changes_nothing() {
 }
 
 #[test]
-fn random_reads_take_4k_blocks_and_the_seed_repeats_them() {
+fn random_reads_take_4k_blocks_each_once_and_report_the_seed() {
     let d = tmp();
     let f = d.path().join("f");
     data_file(&f, "8M");
