@@ -63,7 +63,7 @@ pub(crate) fn finish_file(
 
 /// The mount's facts for begin (with the logical block size and whether any layer of the
 /// stack beneath rotates), and the logical block size of the device beneath.
-fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
+pub fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
     let Some(f) = place else {
         return (Map::new(), None);
     };
