@@ -246,6 +246,26 @@ mod tests {
     }
 
     #[test]
+    fn each_pass_is_another_permutation_the_first_the_same() {
+        let o = Order::random(1000, 9);
+        let pass = |p: u64| (0..1000).map(|i| o.block_in_pass(i, p)).collect::<Vec<_>>();
+        assert_eq!(pass(0), (0..1000).map(|i| o.block(i)).collect::<Vec<_>>());
+        let (one, two) = (pass(1), pass(2));
+        assert_ne!(one, pass(0));
+        assert_ne!(one, two);
+        for p in [one, two] {
+            let mut sorted = p.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                sorted,
+                (0..1000).collect::<Vec<_>>(),
+                "every block once a pass"
+            );
+        }
+        assert_eq!(Order::Sequential.block_in_pass(5, 3), 5);
+    }
+
+    #[test]
     fn pool_is_seeded_and_distinct_per_slot() {
         let p = Pool::new(4096, 10, Pattern::Random, 7).unwrap();
         let q = Pool::new(4096, 10, Pattern::Random, 7).unwrap();

@@ -1,6 +1,7 @@
 //! blkread on real files: what it counts (every byte of a 512 MiB file, the file unchanged),
 //! random and time-based reads, what it refuses (holes, missing targets, bad sizes), the
-//! scratch file of --create, the page cache state, tmpfs and Ctrl-C.
+//! scratch file of --create, the page cache state, tmpfs, Ctrl-C and the summary a terminal
+//! shows.
 
 #![allow(clippy::unwrap_used)]
 
@@ -96,7 +97,7 @@ fn a_sequential_read_of_512_mib_counts_every_byte_and_changes_nothing() {
 }
 
 #[test]
-fn random_reads_take_4k_blocks_and_the_seed_repeats_them() {
+fn random_reads_take_4k_blocks_each_once_and_report_the_seed() {
     let d = tmp();
     let f = d.path().join("f");
     data_file(&f, "8M");
@@ -394,4 +395,34 @@ fn ctrl_c_writes_the_summary_and_removes_the_scratch_file() {
             "depth {depth}: the scratch file is removed after Ctrl-C"
         );
     }
+}
+
+#[test]
+fn a_terminal_gets_a_summary_to_read_and_no_json() {
+    let d = tmp();
+    let f = d.path().join("scratch");
+    let cmd = format!("{BLKREAD} --create 2M -b 256k {}", arg(&f));
+    let Some((code, shown)) = testkit::on_terminal(&cmd) else {
+        return;
+    };
+    assert_eq!(code, 0, "{shown}");
+    assert!(!shown.contains('{'), "no JSON on a terminal: {shown}");
+    let first = shown.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("read 2M bs=256k buffered seq: ok"),
+        "{shown}"
+    );
+    for (label, word) in [
+        ("read", "2097152 bytes (2.10 MB, 2.00 MiB) in"),
+        ("reads", "8 ("),
+        ("latency", "p99.9"),
+    ] {
+        assert!(
+            shown
+                .lines()
+                .any(|l| l.trim_start().starts_with(label) && l.contains(word)),
+            "{label} ... {word}: {shown}"
+        );
+    }
+    assert!(!f.exists(), "the scratch file is removed");
 }

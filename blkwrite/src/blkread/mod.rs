@@ -60,12 +60,12 @@ impl lifecycle::Tool for Tool {
         let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
         let mut begin = report::options_info(&o, seed);
         // Held to the end of the run: dropping it removes the scratch file (unless --keep).
-        let mut _scratch: Option<Cleanup> = None;
-        if let Some(size) = o.create {
-            match scratch::create(&o, size, seed) {
+        let _scratch: Option<Cleanup> = match o.create {
+            None => None,
+            Some(size) => match scratch::create(&o, size, seed) {
                 Ok((guard, secs)) => {
-                    _scratch = Some(guard);
                     begin.insert("create_s".into(), json!(secs));
+                    Some(guard)
                 }
                 Err(scratch::NotMade::Interrupted) => {
                     s.begin(begin)?;
@@ -75,8 +75,8 @@ impl lifecycle::Tool for Tool {
                     s.begin(begin)?;
                     return Err(f);
                 }
-            }
-        }
+            },
+        };
         let prepared = setup::open(&o).and_then(|t| {
             let plan = setup::plan(&o, &t, seed)?;
             setup::refuse_holes(&o, &t, plan.size)?;
@@ -91,7 +91,7 @@ impl lifecycle::Tool for Tool {
         };
         s.set_name(&report::default_name(&plan, &t));
         cache_facts(&mut begin, &o, &t, &plan);
-        report::add_target(&mut begin, &t, &plan);
+        report::add_target(&mut begin, &t, &plan, o.create.is_some());
         let bufs = Pool::buffers(plan.bs, u64::from(plan.iodepth));
         s.begin(begin)?;
         let mut bufs =

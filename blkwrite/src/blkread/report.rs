@@ -33,11 +33,12 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
 }
 
 /// Adds the plan and the target (kind, O_DIRECT and its alignment, its facts) to begin.
-pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan) {
+/// `created` says the target is the scratch file of --create.
+pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan, created: bool) {
     begin.insert("size_bytes".into(), json!(plan.size));
     begin.insert("blocks".into(), json!(plan.blocks));
     begin.insert("target_kind".into(), json!(t.kind.as_str()));
-    begin.insert("created".into(), json!(begin.contains_key("create_s")));
+    begin.insert("created".into(), json!(created));
     begin.insert("direct_effective".into(), json!(t.direct_effective));
     if let Some(n) = &t.direct_note {
         begin.insert("direct_note".into(), json!(n));
