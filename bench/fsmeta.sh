@@ -15,7 +15,10 @@
 # creates_per_s is set against bonnie's sequential create, its stats_per_s against bonnie's
 # random stat and its unlinks_per_s against bonnie's random delete. bonnie++ prints +++++
 # instead of a rate when a phase took under about half a second: such a round has no figure
-# for that phase, and a phase without any is reported as n/a (give a larger K). Printed: the
+# for that phase, and a phase without any is reported as n/a (give a larger K); "timed" says in
+# how many rounds bonnie++ timed it. A phase that bonnie++ timed in some rounds only is biased
+# against bonnie++ (its fast rounds are the ones left out): trust the rows timed in every
+# round, and give a K large enough for that (64 times most phases here). Printed: the
 # median of each rate and the ratio fsmeta/bonnie++ of the medians (> 1: fsmeta counts more
 # operations a second), and the per-round ratios.
 set -eu
@@ -105,7 +108,7 @@ function fmt(v) { return v == "n/a" ? "n/a" : sprintf("%.0f", v) }
 END {
 	split("creates stats unlinks", what, " ")
 	split("seq-create random-stat random-delete", peer, " ")
-	printf "%-9s %14s %14s %-14s %9s  per-round fsmeta/bonnie++, sorted\n", "per s", "fsmeta", "bonnie++", "(bonnie phase)", "ratio"
+	printf "%-9s %14s %14s %-14s %6s %9s  per-round fsmeta/bonnie++, sorted\n", "per s", "fsmeta", "bonnie++", "(bonnie phase)", "timed", "ratio"
 	for (i = 1; i <= 3; i++) {
 		c = i + 2; f = median(v["fsmeta", c]); b = median(v["bonnie++", c])
 		ratio = (f == "n/a" || b == "n/a") ? "n/a" : sprintf("%.3f", f / b)
@@ -113,7 +116,8 @@ END {
 		for (r = 1; r <= nr; r++) if ((("fsmeta", c, r) in per) && (("bonnie++", c, r) in per)) x[++m] = per["fsmeta", c, r] / per["bonnie++", c, r]
 		for (p = 2; p <= m; p++) { t = x[p]; for (q = p - 1; q >= 1 && x[q] > t; q--) x[q + 1] = x[q]; x[q + 1] = t }
 		for (p = 1; p <= m; p++) line = line sprintf(" %.2f", x[p])
-		printf "%-9s %14s %14s %-14s %9s %s\n", what[i], fmt(f), fmt(b), peer[i], ratio, line
+		timed = split(v["bonnie++", c], junk, " ")
+		printf "%-9s %14s %14s %-14s %3d/%-2d %9s %s\n", what[i], fmt(f), fmt(b), peer[i], timed, nr, ratio, line
 	}
 	printf "bonnie++ also: sequential stat %s/s, sequential delete %s/s, random create %s/s (medians)\n",
 		fmt(median(v["bonnie++", 6])), fmt(median(v["bonnie++", 7])), fmt(median(v["bonnie++", 8]))

@@ -103,13 +103,14 @@ fn files_arg(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("give 1 or more files".into()),
         Ok(n) if n <= MAX_FILES => Ok(n),
-        Ok(_) => Err(format!("give at most {MAX_FILES} files")),
+        Ok(_) => Err(format!("give at most {MAX_FILES} files (100 million)")),
         Err(_) => Err("give a whole number of files, such as 16384".into()),
     }
 }
 
-/// At most this many files: the file numbers and the orders are 32-bit.
-pub const MAX_FILES: u64 = u32::MAX as u64;
+/// At most this many files: a run holds a byte and an order entry (4 bytes) per file, so
+/// 100 million take half a gigabyte.
+pub const MAX_FILES: u64 = 100_000_000;
 /// At most this many subdirectories (each is held open during the run).
 pub const MAX_DIRS: u64 = 65536;
 /// At most this many bytes a file: the run writes N of them.

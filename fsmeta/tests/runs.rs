@@ -211,6 +211,10 @@ fn bad_input_is_a_clear_message_and_exit_2() {
             vec!["-n", "many", d.path()],
             "'many' for '--files <N>': give a whole number",
         ),
+        (
+            vec!["-n", "100000001", d.path()],
+            "give at most 100000000 files",
+        ),
         (vec!["-s", "1x", d.path()], "--size"),
         (vec!["--size=-4k", d.path()], "negative"),
         (vec!["--dirs", "lots", d.path()], "--dirs"),
