@@ -92,7 +92,7 @@ pub fn run(args: Vec<OsString>) -> Exit {
 
 /// 64 MiB: the least default buffer of the bandwidth probes.
 const MIN_STREAM: u64 = 64 << 20;
-/// 256 MiB: the least buffer of the pointer chase (32 K pages of 4 KiB, far past any TLB).
+/// 256 MiB: the least buffer of the pointer chase (64 Ki pages of 4 KiB, far past any TLB).
 const MIN_CHASE: u64 = 256 << 20;
 
 /// The buffer sizes: 4x (bandwidth) and 8x (chase) the last-level cache, at least 64 MiB
