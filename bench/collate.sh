@@ -24,9 +24,11 @@ if [ -n "${NO_JQ:-}" ] || ! command -v jq >/dev/null 2>&1; then use_jq=0; fi
 
 (cd "$ROOT" && cargo build --release -q -p collate)
 
-# 100 cells: 10 names x 10 labels, every line a sample as timecmd writes it.
+# 100 cells: 10 names x 10 labels, every line a sample as timecmd writes it, then the run's
+# summary (status ok: collate counts only runs that finished).
 awk -v N="$LINES" 'BEGIN { srand(7); for (i = 0; i < N; i++) { c = i % 100; nm = int(c / 10); lb = c % 10;
- printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"sample\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:00.123456Z\",\"host\":\"h%d\",\"label\":\"env%d/disk\",\"name\":\"bench %d\",\"values\":{\"wall_s\":%.6f},\"info\":{\"exit\":0}}\n", i, lb, lb, nm, 1 + nm + rand() } }' > "$WORK/in.jsonl"
+ printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"sample\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:00.123456Z\",\"host\":\"h%d\",\"label\":\"env%d/disk\",\"name\":\"bench %d\",\"values\":{\"wall_s\":%.6f},\"info\":{\"exit\":0}}\n", i, lb, lb, nm, 1 + nm + rand() }
+ printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"summary\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:01.000000Z\",\"host\":\"h0\",\"label\":\"env0/disk\",\"name\":\"bench 0\",\"status\":\"ok\",\"headline\":\"wall_median_s\",\"values\":{\"wall_median_s\":1},\"info\":{}}\n", N } }' > "$WORK/in.jsonl"
 echo "input: $LINES lines, $(wc -c < "$WORK/in.jsonl") bytes, 100 cells" >&2
 
 now() { date +%s.%N; }
@@ -36,7 +38,7 @@ run_collate() { "$BIN" -f json "$WORK/in.jsonl" > "$WORK/collate.json"; }
 # median like collate (R's type 7: the mean of the middle two of an even count).
 run_mlr() { mlr --ijsonl --ocsv flatten then stats1 -i -a median -f values.wall_s -g name,label "$WORK/in.jsonl" > "$WORK/mlr.csv"; }
 run_jq() {
-    jq -n -r 'reduce inputs as $r ({}; .[$r.name + "," + $r.label] += [$r.values.wall_s])
+    jq -n -r 'reduce (inputs | select(.type == "sample")) as $r ({}; .[$r.name + "," + $r.label] += [$r.values.wall_s])
       | to_entries[] | (.value | sort) as $v | ($v | length) as $n
       | "\(.key),\(if $n % 2 == 1 then $v[($n - 1) / 2] else ($v[$n / 2 - 1] + $v[$n / 2]) / 2 end)"' \
       "$WORK/in.jsonl" > "$WORK/jq.csv"

@@ -27,14 +27,35 @@ dropped line would silently move a median; --skip-invalid skips such lines, coun
 says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
 seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
 input is read once, streaming; memory holds the cells' values, nothing for begin and
-interval lines.
+interval lines. A sample without values (nor an error) is left out with a warning; a
+--rows or --cols key that no record has is an error.
 
 Statistics follow benchstat: ± is the 95% confidence interval of the median from order
 statistics (shown from 6 values on); --baseline compares every cell with the baseline
 column of its row by a Mann-Whitney U test and shows the change of the statistic (+20%,
 -3.1%) where p < 0.05, ~ where the difference is not significant, and ? where there are too
 few values to tell; against a baseline of 0 a significant change is the difference in the
-row's unit (+3.0 ms, +0.5%). Missing cells show as -, never as 0.
+row's unit (+3.0 ms, +0.5%). Each row says which way is better, from its unit (times,
+sizes, counts and ratios lower: ↓; rates higher: ↑), and a significant change reads better
+or worse (coloured in html and svg). With --baseline an overall line gives per column the
+geometric mean of its direction-aware ratios to the baseline (above 1 is better), a 95%
+bootstrap interval (fixed seed: the same input gives the same interval) and the rows
+better/worse/same. Missing cells show as -, never as 0.
+
+Only runs that finished count: a run whose summary status is not ok (partial, failed), or
+that has no summary at all (a killed tool), stays out of every cell, and the note under the
+matrix says how many values of which runs and why; rows and columns keep the order of the
+first value that counts. --include-partial puts them in, marked *. A cell that pools several
+runs shows ×N; where its runs of at least 3 values differ from each other (Kruskal-Wallis, p
+< 0.05: a drifting machine, not a spread) it shows ×N! and the note names the runs;
+--latest keeps each cell's newest run.
+
+-f csv is tidy: a header line, then one line per cell (row, label or label_1..., the other
+column keys, unit in base units, n, value, ci_low, ci_high, excluded; with --baseline ratio,
+p_value, verdict), every number a float. -f html is one self-contained page: the matrix,
+then a chart per row (horizontal bars with their CI); -f svg is those charts. Control
+characters in labels, names and tags show escaped (\n); values beyond 1e15 or below 1e-9
+show with an exponent.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).
@@ -54,8 +75,13 @@ EXAMPLES
     collate --cols tag.disk --baseline disk=lvm results/*.jsonl
   Only the paravirtualized columns, the 99th percentile, every metric:
     collate --filter 'label:para/*' --stat p99 --metric all results/*.jsonl
-  Environments as rows (transposed), as a CSV for a spreadsheet:
-    collate --transpose -f csv results/*.jsonl
+  Environments as rows (transposed), as Markdown:
+    collate --transpose -f markdown results/*.jsonl
+  A tidy CSV for a spreadsheet, and the HTML report with a chart per row:
+    collate -f csv --baseline bare/xfs/disc results/*.jsonl > matrix.csv
+    collate -f html --baseline bare/xfs/disc results/*.jsonl > report.html
+  Only each cell's newest run, runs that did not finish included (marked *):
+    collate --latest --include-partial results/*.jsonl
   Pipe straight from a tool:
     pingrt -c 100 10.0.0.1 | collate -f markdown";
 
@@ -119,7 +145,7 @@ pub fn command() -> Command {
             Arg::new("transpose")
                 .long("transpose")
                 .action(ArgAction::SetTrue)
-                .help("Swap rows and columns (not for svg)"),
+                .help("Swap rows and columns (text, dokuwiki, markdown, html, json)"),
         )
         .arg(
             Arg::new("stat")
@@ -139,6 +165,18 @@ pub fn command() -> Command {
                 .long("no-ci")
                 .action(ArgAction::SetTrue)
                 .help("Do not show the ± confidence interval"),
+        )
+        .arg(
+            Arg::new("include-partial")
+                .long("include-partial")
+                .action(ArgAction::SetTrue)
+                .help("Count the values of runs that did not finish (summary not ok, or none), marked *"),
+        )
+        .arg(
+            Arg::new("latest")
+                .long("latest")
+                .action(ArgAction::SetTrue)
+                .help("Keep only each cell's newest run (by the records' time)"),
         )
         .arg(
             Arg::new("skip-invalid")
@@ -177,6 +215,17 @@ impl Opts {
                 d.key()
             )));
         }
+        if m.get_flag("transpose") && matches!(format, Format::Svg | Format::Csv) {
+            return Err(Failure::usage(format!(
+                "--transpose with -f {}: {}; leave --transpose out, or swap --rows and --cols",
+                get("format").unwrap_or(""),
+                if format == Format::Svg {
+                    "the chart draws a panel per row and a bar per column, and a transposed row would mix units"
+                } else {
+                    "the CSV is tidy, one line per cell, the same either way"
+                }
+            )));
+        }
         let filter = Filter::parse(get("filter").unwrap_or("")).map_err(Failure::usage)?;
         let metrics = metric_choice(get("metric"))?;
         let stat = Stat::parse(get("stat").unwrap_or("median")).map_err(Failure::usage)?;
@@ -199,6 +248,8 @@ impl Opts {
                 baseline: get("baseline").map(str::to_string),
                 columns,
                 show_ci: !m.get_flag("no-ci"),
+                include_partial: m.get_flag("include-partial"),
+                latest: m.get_flag("latest"),
             },
             files: m
                 .get_many::<String>("files")

@@ -4,6 +4,8 @@
 
 use crate::dims::{Dim, Parts, Source};
 use crate::filter::Filter;
+use crate::runs::{RunValues, Runs};
+use measure::record::Status;
 use measure::{Kind, Record};
 use std::collections::HashMap;
 
@@ -58,8 +60,8 @@ pub struct Series {
     pub col: u32,
     pub name: u32,
     pub metric: u32,
-    pub samples: Vec<f64>,
-    pub summaries: Vec<f64>,
+    pub samples: RunValues,
+    pub summaries: RunValues,
 }
 
 /// Separates the parts of a group key (the unit separator; a value holding it has it
@@ -73,6 +75,11 @@ pub const SEP: char = '\u{1f}';
 struct Lite {
     kind: Kind,
     failed: bool,
+    /// A sample with neither values nor an error.
+    empty: bool,
+    status: Option<Status>,
+    error: Option<(u32, u32)>,
+    at: (u32, u32),
     group: (u32, u32),
     headline: Option<(u32, u32)>,
     vals: (u32, u32),
@@ -97,6 +104,11 @@ pub struct Batch {
 pub struct LiteView<'a> {
     pub kind: Kind,
     pub failed: bool,
+    pub empty: bool,
+    pub status: Option<Status>,
+    pub error: Option<&'a str>,
+    pub run: &'a str,
+    pub at: &'a str,
     pub group: &'a str,
     pub headline: Option<&'a str>,
     vals: &'a [((u32, u32), f64)],
@@ -146,6 +158,11 @@ impl Batch {
             _ => None,
         };
         let run = self.push_str(&r.run);
+        let at = self.push_str(&r.at);
+        let error = match (r.kind, &r.error) {
+            (Kind::Summary, Some(e)) => Some(self.push_str(e)),
+            _ => None,
+        };
         let va = self.vals.len() as u32;
         for (k, v) in &r.values {
             if let Some(x) = v.as_f64() {
@@ -156,6 +173,10 @@ impl Batch {
         self.recs.push(Lite {
             kind: r.kind,
             failed: r.kind == Kind::Sample && r.error.is_some(),
+            empty: r.kind == Kind::Sample && r.error.is_none() && r.values.is_empty(),
+            status: r.status,
+            error,
+            at,
             group,
             headline,
             vals: (va, self.vals.len() as u32),
@@ -192,6 +213,11 @@ impl Batch {
         LiteView {
             kind: l.kind,
             failed: l.failed,
+            empty: l.empty,
+            status: l.status,
+            error: l.error.map(s),
+            run: s(l.run),
+            at: s(l.at),
             group: s(l.group),
             headline: l.headline.map(s),
             vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
@@ -237,6 +263,12 @@ pub struct Collector {
     pub samples: u64,
     pub summaries: u64,
     pub failed_samples: u64,
+    /// Samples with neither values nor an error (left out).
+    pub empty_samples: u64,
+    /// Every run, with its status.
+    pub runs: Runs,
+    /// Samples and summaries added so far (each record's ordinal).
+    pub ordinal: u64,
     /// Records that the filter let through (at least one metric).
     pub matched: u64,
 }
@@ -261,6 +293,9 @@ impl Collector {
             samples: 0,
             summaries: 0,
             failed_samples: 0,
+            empty_samples: 0,
+            runs: Runs::default(),
+            ordinal: 0,
             matched: 0,
         }
     }
@@ -291,6 +326,15 @@ impl Collector {
         if r.failed {
             self.failed_samples += 1;
         }
+        if r.empty {
+            self.empty_samples += 1;
+        }
+        let ordinal = self.ordinal;
+        self.ordinal += 1;
+        let run = self.runs.see(r.run, r.at, ordinal);
+        if let (Kind::Summary, Some(st)) = (r.kind, r.status) {
+            self.runs.finish(run, st, r.error);
+        }
         if r.vals.is_empty() && r.headline.is_none() {
             return;
         }
@@ -319,9 +363,9 @@ impl Collector {
                 any = true;
                 let series = &mut self.series[s as usize];
                 if r.kind == Kind::Sample {
-                    series.samples.push(x);
+                    series.samples.push(x, run, ordinal);
                 } else {
-                    series.summaries.push(x);
+                    series.summaries.push(x, run, ordinal);
                 }
             }
         }
@@ -380,8 +424,8 @@ impl Collector {
             col,
             name,
             metric,
-            samples: Vec::new(),
-            summaries: Vec::new(),
+            samples: RunValues::default(),
+            summaries: RunValues::default(),
         });
         self.series_map.insert(k, s);
         Some(s)

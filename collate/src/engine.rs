@@ -3,8 +3,8 @@
 
 use crate::cli::Opts;
 use crate::collect::{Collector, MetricChoice};
+use crate::dims::Dim;
 use crate::filter::Filter;
-use crate::render::Format;
 use crate::{matrix, read, render};
 use measure::{Exit, Failure};
 use std::io::{IsTerminal, Write};
@@ -12,6 +12,7 @@ use std::io::{IsTerminal, Write};
 /// Collates what `o` names and prints the matrix.
 pub fn run(o: Opts) -> Result<Exit, Failure> {
     let collector = collect(&o)?;
+    unknown_keys(&collector)?;
     let table = matrix::build(&collector, &o.matrix)?;
     if table.rows.is_empty() || table.columns.is_empty() {
         return Err(Failure::new(
@@ -20,12 +21,7 @@ pub fn run(o: Opts) -> Result<Exit, Failure> {
             why_empty(&collector),
         ));
     }
-    let table = if o.transpose && o.format != Format::Svg {
-        table.transpose()
-    } else {
-        table
-    };
-    let out = render::render(&table, o.format);
+    let out = render::render(&table, o.format, o.transpose);
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(out.as_bytes())
@@ -82,7 +78,39 @@ fn collect(o: &Opts) -> Result<Collector, Failure> {
             plural(collector.failed_samples)
         );
     }
+    if collector.empty_samples > 0 {
+        let _ = writeln!(
+            err,
+            "collate: {} sample{} without values (and without an error) left out: a sample carries its measurement in \"values\"",
+            collector.empty_samples,
+            plural(collector.empty_samples)
+        );
+    }
     Ok(collector)
+}
+
+/// A `--rows` or `--cols` key that no record has (a misspelt tag would name every row
+/// ` (us)`) is a usage error.
+fn unknown_keys(c: &Collector) -> Result<(), Failure> {
+    for (flag, dims, vals) in [
+        ("--rows", &c.spec.rows, &c.row_vals),
+        ("--cols", &c.spec.cols, &c.col_vals),
+    ] {
+        for (i, d) in dims.iter().enumerate() {
+            if vals.is_empty() || vals.iter().any(|v| !v[i].is_empty()) {
+                continue;
+            }
+            let what = match d {
+                Dim::Tag(t) => format!("a tag {t}"),
+                d => format!("a value for {}", d.key()),
+            };
+            return Err(Failure::usage(format!(
+                "{flag} {}: no record has {what}; the keys are name, label, label.N, host, tool, version, run, type, metric, unit and tag.KEY for a tag the records carry",
+                d.key()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `s` for a count other than one.

@@ -12,10 +12,12 @@ pub mod collect;
 pub mod dims;
 pub mod engine;
 pub mod filter;
+pub mod kruskal;
 pub mod matrix;
 pub mod read;
 pub mod render;
 pub mod repeats;
+pub mod runs;
 pub mod stats;
 
 use clap::{ArgMatches, Command};

@@ -20,20 +20,30 @@ fn reads_files_stdin_and_dash_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.jsonl");
     let b = dir.path().join("b.jsonl");
-    std::fs::write(&a, sample("env-a", "row", json!({"x_s": 1.0}), 0) + "\n").unwrap();
-    std::fs::write(&b, sample("env-b", "row", json!({"x_s": 2.0}), 0)).unwrap(); // no final newline
-    let stdin = sample("env-c", "row", json!({"x_s": 3.0}), 0) + "\n";
+    std::fs::write(
+        &a,
+        complete(&sample("env-a", "row", json!({"x_s": 1.0}), 0)),
+    )
+    .unwrap();
+    let b_text = complete(&sample("env-b", "row", json!({"x_s": 2.0}), 0));
+    std::fs::write(&b, b_text.trim_end()).unwrap(); // no final newline
+    let stdin = complete(&sample("env-c", "row", json!({"x_s": 3.0}), 0));
     let out = run(
         &[a.to_str().unwrap(), "-", b.to_str().unwrap(), "-f", "csv"],
         &stdin,
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(
-        stdout(&out).lines().next().unwrap(),
-        "label.1,env-a,env-c,env-b"
-    );
+    let labels: Vec<String> = stdout(&out)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().to_string())
+        .collect();
+    assert_eq!(labels, ["env-a", "env-c", "env-b"]);
     let out = run(&["-f", "csv"], &stdin);
-    assert_eq!(stdout(&out), "label.1,env-c\nrow (s),3\n");
+    assert_eq!(
+        stdout(&out),
+        "row,label,unit,n,value,ci_low,ci_high,excluded\nrow,env-c,s,1,3,,,0\n"
+    );
 }
 
 #[test]
@@ -89,16 +99,19 @@ fn bad_lines_stop_with_file_and_line() {
 #[test]
 fn skip_invalid_counts_and_says_so() {
     let good = sample("e", "row", json!({"x_s": 1.0}), 0);
-    let input = format!("{good}\ngarbage\n{good}\n{{\"schema\":\"x\"}}\n");
+    let input = complete(&format!("{good}\ngarbage\n{good}\n{{\"schema\":\"x\"}}\n"));
     let out = run(&["--skip-invalid", "-", "-f", "csv"], &input);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("skipped 2 invalid lines of 4 (--skip-invalid)"),
+        err.contains("skipped 2 invalid lines of 5 (--skip-invalid)"),
         "{err}"
     );
     assert!(err.contains("-:2: not a JSON object"), "{err}");
-    assert_eq!(stdout(&out), "label.1,e\nrow (s),1\n");
+    assert_eq!(
+        stdout(&out),
+        "row,label,unit,n,value,ci_low,ci_high,excluded\nrow,e,s,1,1,,,0\n"
+    );
 }
 
 #[test]
@@ -156,38 +169,63 @@ fn choosing_rows_columns_and_metrics() {
     let out = run(&["-f", "csv", "--columns", "dom0/xfs/disc,hvm/nas/net"], &f);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("label.1,dom0,hvm\n"), "{text}");
+    let labels: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .take(2)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(labels, ["dom0", "hvm"], "{text}");
     // --metric all adds the metrics that the headline hides.
-    let out = run(&["-f", "csv", "--metric", "all", "--no-ci"], &f);
+    let out = run(&["--metric", "all", "--no-ci"], &f);
     let text = stdout(&out);
     // bytes_count is a count (no unit), from the summaries: no sample carries it.
+    let bytes = text
+        .lines()
+        .find(|l| l.starts_with("network throughput domU->dom0: bytes ↓ "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(bytes.matches("5368709120").count(), 5, "{bytes}");
     assert!(
-        text.contains("network throughput domU->dom0: bytes,5368709120,5368709120,"),
+        text.contains("icmp latency domU<->dom0: loss (%) ↓"),
         "{text}"
     );
     assert!(
-        text.contains("icmp latency domU<->dom0: loss (%),0,0,,0,0"),
+        text.contains("time make -j8 bzImage: maxrss (MiB) ↓"),
         "{text}"
     );
     // --metric picks keys.
     let out = run(&["-f", "csv", "--metric", "wall_s"], &f);
-    assert_eq!(stdout(&out).lines().count(), 4);
+    assert_eq!(stdout(&out).lines().count(), 1 + 4);
     // --filter in benchstat's syntax.
     let out = run(&["-f", "csv", "--filter", "label:para* -name:icmp*"], &f);
     let text = stdout(&out);
-    assert!(text.starts_with("label.1,para domU,para domU\n"), "{text}");
+    assert!(
+        text.lines().skip(1).all(|l| l.contains(",para domU,")),
+        "{text}"
+    );
     assert!(!text.contains("icmp"));
-    // Label levels as columns: para domU's two labels pool into one column.
+    // Label levels as columns: para domU's two labels pool into one column, of two runs.
     let out = run(&["-f", "json", "--cols", "label.1"], &f);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["rows"][0]["cells"][1]["n"], 12);
+    assert_eq!(v["rows"][0]["cells"][1]["runs"], 2);
     // Transposed: environments as rows.
-    let out = run(&["-f", "csv", "--transpose", "--no-ci"], &f);
+    let out = run(&["--transpose", "--no-ci"], &f);
     let text = stdout(&out);
     assert!(
-        text.lines().nth(1).unwrap().starts_with("hvm/nas/net,202,"),
+        text.lines().nth(1).unwrap().starts_with("hvm/nas/net "),
         "{text}"
     );
+    // CSV and SVG have no transposed form: a usage error that says why.
+    for fmt in ["csv", "svg"] {
+        let out = run(&["--transpose", "-f", fmt], &f);
+        assert_eq!(code(&out), 2, "{fmt}");
+        assert!(
+            stderr(&out).contains("--transpose with -f"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]
@@ -205,7 +243,7 @@ fn statistics_end_to_end() {
             lines.push(sample("few", "job", json!({"wall_s": x * 2.0}), i));
         }
     }
-    let input = lines.join("\n");
+    let input = complete(&lines.join("\n"));
     let out = run(&["-f", "json", "--baseline", "base"], &input);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -257,7 +295,7 @@ fn baseline_by_tag() {
             }
         }
     }
-    let input = lines.join("\n");
+    let input = complete(&lines.join("\n"));
     let out = run(
         &[
             "--cols",
@@ -272,13 +310,11 @@ fn baseline_by_tag() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("label.1,h1,h1,h2,h2\ntag.disk,lvm,file,lvm,file\n"),
+        text.starts_with("row,label,tag_disk,unit,n,value,ci_low,ci_high,excluded,ratio,p_value,verdict\nwrite,h1,lvm,s,5,10.2,,,0,1,,\nwrite,h1,file,s,5,20.2,,,0,"),
         "{text}"
     );
-    assert!(
-        text.contains("write (s),10.2,20.2 +98%,10.2,20.2 +98%"),
-        "{text}"
-    );
+    // Each file column against its own host's lvm column: 20.2 s against 10.2 s is worse.
+    assert_eq!(text.matches(",worse\n").count(), 2, "{text}");
 }
 
 #[test]
@@ -295,7 +331,7 @@ fn failed_samples_are_reported_not_counted() {
         ),
     ]
     .join("\n");
-    let out = run(&["-f", "json"], &input);
+    let out = run(&["-f", "json"], &complete(&input));
     assert_eq!(code(&out), 0);
     assert!(stderr(&out).contains("1 failed sample"), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -317,7 +353,8 @@ fn streams_many_lines_in_bounded_memory() {
         Command::new(BIN)
     };
     let mut child = cmd
-        .args(["-f", "json", "-"])
+        // The runs end without summaries: --include-partial counts them (memory is the point).
+        .args(["-f", "json", "--include-partial", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -437,12 +474,14 @@ fn garbage_never_panics() {
         baseline: None,
         columns: None,
         show_ci: true,
+        include_partial: true,
+        latest: false,
     };
     if let Ok(t) = collate::matrix::build(&c, &o) {
         for f in collate::render::Format::NAMES {
             let f = collate::render::Format::parse(f).unwrap();
-            let _ = collate::render::render(&t, f);
-            let _ = collate::render::render(&t.clone().transpose(), f);
+            let _ = collate::render::render(&t, f, false);
+            let _ = collate::render::render(&t, f, true);
         }
     }
 }
@@ -481,7 +520,7 @@ fn a_record_read_twice_counts_once_with_a_warning() {
         .map(|i| sample("e", "row", json!({"x_s": 1.0 + (i * i) as f64}), i))
         .collect();
     lines.push(sample("e2", "row", json!({"x_s": 3.0}), 0));
-    let text = lines.join("\n") + "\n";
+    let text = complete(&(lines.join("\n") + "\n"));
     std::fs::write(&f, &text).unwrap();
     let path = f.to_str().unwrap();
     let once = run(&[path, "-f", "json"], "");
@@ -503,7 +542,7 @@ fn a_record_read_twice_counts_once_with_a_warning() {
     let want = format!("collate: {path}:1 repeats the record at {path}:1 (run ");
     assert!(err.starts_with(&want), "{err}");
     assert!(
-        err.contains(", sample seq 0) and 7 more records of"),
+        err.contains(", sample seq 0) and 9 more records of"),
         "{err}"
     );
     // Concatenated on stdin: the places are lines of the one input.
@@ -511,8 +550,8 @@ fn a_record_read_twice_counts_once_with_a_warning() {
     assert_eq!(stdout(&piped), stdout(&once));
     let err = stderr(&piped);
     assert!(
-        err.starts_with("collate: -:9 repeats the record at -:1 ("),
+        err.starts_with("collate: -:11 repeats the record at -:1 ("),
         "{err}"
     );
-    assert!(err.contains("and 7 more records of - again in -"), "{err}");
+    assert!(err.contains("and 9 more records of - again in -"), "{err}");
 }

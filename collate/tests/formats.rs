@@ -171,7 +171,7 @@ fn shape(cells: &[DokuCell]) -> Vec<(String, usize)> {
 
 #[test]
 fn dokuwiki_merges_like_the_design_table() {
-    let out = run(&["-f", "dokuwiki"], &design_input());
+    let out = run(&["-f", "dokuwiki"], &complete(&design_input()));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
@@ -196,7 +196,7 @@ fn dokuwiki_merges_like_the_design_table() {
         let unit = row[0]
             .text
             .rsplit_once('(')
-            .map(|(_, u)| u.trim_end_matches(')'))
+            .map(|(_, u)| u.trim_end_matches(['↑', '↓', ' ']).trim_end_matches(')'))
             .unwrap();
         let to_base = match unit {
             "Mb/s" => 1e6,
@@ -246,24 +246,54 @@ fn dokuwiki_escapes_separators() {
 }
 
 #[test]
-fn csv_parses_back() {
-    let out = run(&["-f", "csv"], &fixture());
-    assert!(out.status.success());
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(out.stdout.as_slice());
+fn csv_is_tidy_and_numeric() {
+    let out = run(&["-f", "csv", "--baseline", "hvm/nas/net"], &fixture());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+    let head: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();
+    let want = [
+        "row", "label_1", "label_2", "label_3", "unit", "n", "value", "ci_low", "ci_high",
+        "excluded", "ratio", "p_value", "verdict",
+    ];
+    assert_eq!(head, want);
     let recs: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert_eq!(recs.len(), 3 + 4);
-    assert!(recs.iter().all(|r| r.len() == 6));
-    assert_eq!(&recs[0][0], "label.1");
-    assert_eq!(&recs[0][5], "a|b^c <&> \"q\",x");
-    assert_eq!(&recs[1][5], "y*z");
-    assert_eq!(&recs[0][2], "para domU");
-    assert_eq!(&recs[0][3], "para domU");
-    assert_eq!(&recs[3][0], "network throughput domU->dom0 (Mb/s)");
-    assert_eq!(&recs[3][1], "202 ±1%");
-    // Missing cells are empty fields.
-    assert_eq!(&recs[4][3], "");
+    // One line per present cell (5 + 4 + 4), then 4 overall lines per compared column (4).
+    assert_eq!(recs.len(), 13 + 4 * 4, "{}", stdout(&out));
+    for r in &recs {
+        assert_eq!(r.len(), want.len());
+        for k in [5, 6, 7, 8, 9, 10, 11] {
+            assert!(r[k].is_empty() || r[k].parse::<f64>().is_ok(), "{k}: {r:?}");
+        }
+        assert!(
+            ["", "better", "worse", "same", "unknown"].contains(&&r[12]),
+            "{r:?}"
+        );
+        assert!(
+            ["s", "bits_per_s", "ratio", "count"].contains(&&r[4]),
+            "{r:?}"
+        );
+    }
+    let first = &recs[0];
+    assert_eq!(&first[0], "network throughput domU->dom0");
+    assert_eq!((&first[1], &first[2], &first[3]), ("hvm", "nas", "net"));
+    // Base units: bits per second, not Mb/s.
+    assert_eq!(first[6].parse::<f64>().unwrap(), 202.5e6);
+    assert_eq!(&first[10], "1");
+    let para = &recs[1];
+    assert_eq!(&para[1], "para domU");
+    assert_eq!(&para[12], "better");
+    assert!((para[10].parse::<f64>().unwrap() - 212.5 / 202.5).abs() < 1e-12);
+    let p: f64 = para[11].parse().unwrap();
+    assert!((p - 2.0 / 924.0).abs() < 1e-12, "{p}");
+    // The label that needs quoting comes back whole.
+    assert!(
+        recs.iter()
+            .any(|r| &r[1] == "a|b^c <&> \"q\",x" && &r[2] == "y*z")
+    );
+    // The time row's cells are over samples: n 3.
+    let time = recs.iter().find(|r| r[0].starts_with("time make")).unwrap();
+    assert_eq!((&time[4], &time[5]), ("s", "3"));
+    assert!(recs.iter().any(|r| r[0].starts_with("overall")));
 }
 
 /// Checks that `text` is well-formed XML (every tag closed, in order; attributes quoted;
@@ -320,9 +350,9 @@ fn svg_is_well_formed() {
     let text = stdout(&out);
     let names = well_formed(&text);
     assert_eq!(names[0], "svg");
-    // One bar per present cell: 5 + 4 + 4 + 4.
-    assert_eq!(names.iter().filter(|n| *n == "rect").count(), 1 + 17 + 5);
-    assert!(text.contains("n/a"));
+    // The background, one bar per present cell (5 + 4 + 4) and a legend swatch per chart.
+    assert_eq!(names.iter().filter(|n| *n == "rect").count(), 1 + 13 + 3);
+    assert!(text.contains("no value"));
 }
 
 #[test]
@@ -332,7 +362,7 @@ fn json_carries_the_statistics() {
     assert_eq!(v["stat"], "median");
     assert_eq!(v["columns"].as_array().unwrap().len(), 5);
     let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 3);
     let tp = &rows[0];
     assert_eq!(tp["display_unit"], "Mb/s");
     assert_eq!(tp["source"], "samples");
@@ -366,7 +396,7 @@ fn a_significant_change_from_zero_shows_the_difference() {
             lines.push(sample(label, "probe", v, i));
         }
     }
-    let input = lines.join("\n") + "\n";
+    let input = complete(&(lines.join("\n") + "\n"));
     let args = [
         "--metric",
         "loss_ratio,maj_faults_count,wall_s",
@@ -376,15 +406,21 @@ fn a_significant_change_from_zero_shows_the_difference() {
     let csv = run(&[&args[..], &["-f", "csv"]].concat(), &input);
     assert!(csv.status.success(), "{}", stderr(&csv));
     let text = stdout(&csv);
+    // The ratio of a change from 0 has no value; the p-value and the verdict do.
     assert!(
-        text.contains("probe: loss (%),0.0,0.5 ±0.0% +0.5%\n"),
+        text.contains(
+            "probe: loss,lossy,ratio,6,0.005,0.005,0.005,0,,0.0021645021645021645,worse\n"
+        ),
         "{text}"
     );
-    assert!(text.contains("probe: maj_faults,0,3 ±0.0% +3\n"), "{text}");
-    assert!(text.contains(",1.02 ±2%,2.02 ±1% +98%\n"), "{text}");
+    assert!(
+        text.contains("probe: maj_faults,lossy,count,6,3,3,3,0,,"),
+        "{text}"
+    );
+    assert!(text.contains("probe: wall,lossy,s,6,2.025,"), "{text}");
     let html = stdout(&run(&[&args[..], &["-f", "html"]].concat(), &input));
     assert!(
-        html.contains("<td class=\"up\" title=\"n=6\">0.5 ±0.0% +0.5%</td>"),
+        html.contains("<td class=\"up worse\" title=\"n=6\">0.5 ±0.0% +0.5% worse</td>"),
         "{html}"
     );
     let json = stdout(&run(&[&args[..], &["-f", "json"]].concat(), &input));

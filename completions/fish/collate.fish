@@ -12,8 +12,10 @@ complete -c collate -l filter -d 'Only records that match, e.g. \'label:para/* -
 complete -c collate -l columns -d 'Show these columns (labels), in this order' -r
 complete -c collate -l stat -d 'Cell statistic: median, mean, min, max or pNN (p90, p99.9)' -r
 complete -c collate -l baseline -d 'Compare each cell with this column (or, per column, the one where KEY is VALUE)' -r
-complete -c collate -l transpose -d 'Swap rows and columns (not for svg)'
+complete -c collate -l transpose -d 'Swap rows and columns (text, dokuwiki, markdown, html, json)'
 complete -c collate -l no-ci -d 'Do not show the ± confidence interval'
+complete -c collate -l include-partial -d 'Count the values of runs that did not finish (summary not ok, or none), marked *'
+complete -c collate -l latest -d 'Keep only each cell\'s newest run (by the records\' time)'
 complete -c collate -l skip-invalid -d 'Skip lines that are not valid records (counted on stderr) instead of stopping'
 complete -c collate -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c collate -s V -l version -d 'Print version'

@@ -9,8 +9,8 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 use testkit::Spawned;
 
-const BENCHES: [&str; 6] = [
-    "netpipe", "blkwrite", "timecmd", "pingrt", "cpumem", "collate",
+const BENCHES: [&str; 7] = [
+    "netpipe", "blkwrite", "fsmeta", "timecmd", "pingrt", "cpumem", "collate",
 ];
 
 /// Removes the scratch directory even when the test fails.

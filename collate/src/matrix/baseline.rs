@@ -60,8 +60,10 @@ pub(super) fn compare_row(r: &mut Row, base_of: &[Option<usize>]) -> bool {
             }
         };
         any_few |= matches!(delta, Delta::TooFew { .. });
+        let base = r.cells[b].as_ref().map(|c| c.value);
         if let Some(cell) = r.cells[j].as_mut() {
             cell.delta = Some(delta);
+            cell.base = base;
         }
     }
     any_few

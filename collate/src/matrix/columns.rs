@@ -2,7 +2,9 @@
 //! levels padded to one depth), and which show in what order (first appearance, or
 //! `--columns`).
 
+use super::rows::Include;
 use super::table::Column;
+use super::titles::visible;
 use crate::collect::Collector;
 use crate::dims::Dim;
 use measure::Failure;
@@ -36,19 +38,24 @@ pub(super) fn choose(
     keep: &[bool],
     label_depth: usize,
     names: Option<&[String]>,
+    inc: &Include<'_>,
 ) -> Result<Chosen, Failure> {
     let all: Vec<Column> = (0..c.cols.list.len())
         .map(|id| column(&c.spec.cols, &c.col_vals[id], label_depth))
         .collect();
     let map: Vec<usize> = match names {
         None => {
-            let mut used = vec![false; all.len()];
+            // In order of the first value that counts: an old failed attempt moves nothing.
+            let mut first: Vec<Option<u64>> = vec![None; all.len()];
             for (s, k) in c.series.iter().zip(keep) {
-                if *k {
-                    used[s.col as usize] = true;
+                if let (true, Some(f)) = (*k, inc.first(s)) {
+                    let slot = &mut first[s.col as usize];
+                    *slot = Some(slot.map_or(f, |g| g.min(f)));
                 }
             }
-            (0..all.len()).filter(|&id| used[id]).collect()
+            let mut ids: Vec<usize> = (0..all.len()).filter(|&id| first[id].is_some()).collect();
+            ids.sort_by_key(|&id| first[id]);
+            ids
         }
         Some(names) => named(&all, names)?,
     };
@@ -82,7 +89,7 @@ fn column(dims: &[Dim], vals: &[String], label_depth: usize) -> Column {
     let mut kv = Vec::new();
     for (d, v) in dims.iter().zip(vals) {
         kv.push((d.key(), v.clone()));
-        let mut ls = d.levels(v);
+        let mut ls: Vec<String> = d.levels(v).iter().map(|l| visible(l)).collect();
         if *d == Dim::Label {
             for (i, l) in ls.iter().enumerate() {
                 kv.push((format!("label.{}", i + 1), l.clone()));

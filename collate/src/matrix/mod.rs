@@ -3,15 +3,19 @@
 //! the comparison of each cell against the baseline column.
 
 mod baseline;
+mod cells;
 mod columns;
 mod notes;
 mod numbers;
+pub mod overall;
 mod rows;
 mod table;
-mod titles;
+pub mod titles;
 
-pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals};
-pub use table::{Cell, Column, Delta, Row, Table};
+pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals, run_marks};
+pub use table::LeftOut;
+pub use table::{Better, Cell, Column, Delta, Row, RunsDiffer, Table, Verdict};
+pub use titles::visible;
 
 use crate::collect::Collector;
 use crate::dims::Dim;
@@ -30,6 +34,10 @@ pub struct Options {
     pub baseline: Option<String>,
     pub columns: Option<Vec<String>>,
     pub show_ci: bool,
+    /// Put the values of runs that did not finish in (marked).
+    pub include_partial: bool,
+    /// Keep only each cell's newest run.
+    pub latest: bool,
 }
 
 /// Builds the matrix from what was collected.
@@ -37,9 +45,13 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let spec = &c.spec;
     let keep = rows::shown_series(c);
     let label_depth = columns::label_depth(c);
-    let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref())?;
+    let inc = rows::Include {
+        runs: &c.runs.list,
+        partial: o.include_partial,
+    };
+    let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref(), &inc)?;
     let columns = chosen.columns;
-    let mut rows = rows::rows(c, &keep, &chosen.pos, columns.len(), o.stat)?;
+    let mut rows = rows::rows(c, &keep, &chosen.pos, columns.len(), o)?;
     titles::set_titles(&mut rows, spec.rows.contains(&Dim::Metric));
     let base_of = match &o.baseline {
         None => None,
@@ -56,8 +68,14 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         .iter()
         .flat_map(|r| r.cells.iter().flatten())
         .any(|cell| cell.ci.is_some());
-    let notes = notes::notes(o, &rows, any_ci, any_few);
+    let overall = match &base_of {
+        Some(base_of) => overall::overall(&rows, base_of, o.stat),
+        None => Vec::new(),
+    };
+    let left_out = notes::left_out(c, &keep, &inc);
+    let notes = notes::notes(o, &rows, &columns, any_ci, any_few, &c.runs.list, left_out);
     Ok(Table {
+        overall,
         columns,
         level_keys: columns::level_keys(&spec.cols, label_depth),
         rows,

@@ -1,14 +1,37 @@
 //! The notes under the matrix: what ± is, what the deltas are against and what `~` and `?`
 //! mean, and which rows come from summaries rather than samples.
 
-use super::table::{Delta, Row};
+use super::cells::KW_MIN;
+use super::rows::Include;
+use super::table::{Better, Column, Delta, Row};
 use super::{ALPHA, CONFIDENCE, Options};
+use crate::collect::Collector;
+use crate::runs::RunInfo;
 use crate::stats;
+use std::collections::BTreeMap;
 
 /// The notes for `rows`; `any_ci` says whether a cell shows a confidence interval, `any_few`
 /// whether a cell has too few values for the baseline comparison.
-pub(super) fn notes(o: &Options, rows: &[Row], any_ci: bool, any_few: bool) -> Vec<String> {
+pub(super) fn notes(
+    o: &Options,
+    rows: &[Row],
+    columns: &[Column],
+    any_ci: bool,
+    any_few: bool,
+    runs: &[RunInfo],
+    left_out: Option<String>,
+) -> Vec<String> {
     let mut notes = Vec::new();
+    notes.extend(left_out);
+    if o.include_partial {
+        notes.extend(partial(rows, runs));
+    }
+    if let Some(n) = pooled(rows, columns) {
+        notes.push(n);
+    }
+    if rows.iter().any(|r| r.better != Better::Unknown) {
+        notes.push("↓ lower is better (times, sizes, counts, ratios), ↑ higher is better (rates): from the row's unit.".into());
+    }
     if let Some(q) = o.stat.quantile()
         && o.show_ci
         && any_ci
@@ -37,7 +60,9 @@ pub(super) fn notes(o: &Options, rows: &[Row], any_ci: bool, any_few: bool) -> V
         if any_few {
             n.push_str(" ? means too few values to tell: even values entirely apart could not reach p < 0.05 (4 against 4 can).");
         }
+        n.push_str(" better and worse follow the row's direction.");
         notes.push(n);
+        notes.push("overall: per column, the geometric mean of its ratios to the baseline over the rows both have, a time's inverted so that above 1 is always better, with its 95% bootstrap interval in [ ], then how many rows are significantly better/worse/the same; --filter leaves rows out of it.".into());
     }
     let summary_rows: Vec<&str> = rows
         .iter()
@@ -53,4 +78,126 @@ pub(super) fn notes(o: &Options, rows: &[Row], any_ci: bool, any_few: bool) -> V
         notes.push("Every cell is over summaries (one value per run).".into());
     }
     notes
+}
+
+/// Values left out because their run did not finish: how many, of which runs, and why.
+/// Counted over every series that shows (`keep`), so that a column whose every run failed
+/// is named too.
+pub(super) fn left_out(c: &Collector, keep: &[bool], inc: &Include<'_>) -> Option<String> {
+    let mut per_run: BTreeMap<u32, usize> = BTreeMap::new();
+    for (s, _) in c.series.iter().zip(keep).filter(|(_, k)| **k) {
+        let v = if s.samples.is_empty() {
+            &s.summaries
+        } else {
+            &s.samples
+        };
+        for (seg, vals) in v.segments() {
+            if !inc.run(seg.run) {
+                *per_run.entry(seg.run).or_default() += vals.len();
+            }
+        }
+    }
+    let values: usize = per_run.values().sum();
+    if values == 0 {
+        return None;
+    }
+    let list: Vec<String> = per_run
+        .iter()
+        .map(|(&r, n)| {
+            let info = &c.runs.list[r as usize];
+            format!(
+                "run {} ({n} value{}): {}",
+                info.id,
+                if *n == 1 { "" } else { "s" },
+                info.why()
+            )
+        })
+        .collect();
+    Some(format!(
+        "Left out: {values} value{} of {} run{} that did not finish: {}; --include-partial puts them in, marked *.",
+        if values == 1 { "" } else { "s" },
+        list.len(),
+        if list.len() == 1 { "" } else { "s" },
+        list.join("; ")
+    ))
+}
+
+/// What ×N and ! mean, and which runs differ in which cells.
+fn pooled(rows: &[Row], columns: &[Column]) -> Option<String> {
+    let mut differ = Vec::new();
+    let mut any = false;
+    for r in rows {
+        for (j, c) in r.cells.iter().enumerate() {
+            let Some(c) = c else { continue };
+            any |= c.runs > 1;
+            if let Some(d) = &c.differ {
+                let runs: Vec<String> = d
+                    .runs
+                    .iter()
+                    .map(|(id, n, med)| {
+                        format!("run {id} ({n} values, median {})", fmt_base(*med, r))
+                    })
+                    .collect();
+                let col = columns
+                    .get(j)
+                    .map_or(String::new(), |c| super::visible(&c.key));
+                differ.push(format!(
+                    "{} in {col}: {} (p = {})",
+                    r.title,
+                    runs.join(", "),
+                    fmt_p(d.p)
+                ));
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    let mut n = "×N: the cell pools N runs.".to_string();
+    if !differ.is_empty() {
+        n.push_str(&format!(
+            " ! means its runs differ from each other (Kruskal-Wallis, p < {ALPHA}, runs of at least {KW_MIN} values): a drifting machine, not a spread; --latest keeps each cell's newest run. {}.",
+            differ.join("; ")
+        ));
+    }
+    Some(n)
+}
+
+/// A value in the row's display unit, three significant digits.
+fn fmt_base(v: f64, r: &Row) -> String {
+    let s = super::fmt_number(r.scale.apply(v), &r.suffix);
+    if r.scale.unit.is_empty() {
+        s
+    } else {
+        format!("{s} {}", r.scale.unit)
+    }
+}
+
+/// A p-value: `0.012`, `3.1e-5`.
+pub fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// With `--include-partial`: what * means, and which runs did not finish.
+fn partial(rows: &[Row], runs: &[RunInfo]) -> Option<String> {
+    if !rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.partial > 0)
+    {
+        return None;
+    }
+    let list: Vec<String> = runs
+        .iter()
+        .filter(|r| !r.complete())
+        .map(|r| format!("run {} ({})", r.id, r.why()))
+        .collect();
+    Some(format!(
+        "* marks a cell with values of runs that did not finish (--include-partial): {}.",
+        list.join("; ")
+    ))
 }

@@ -1,13 +1,16 @@
 //! How a cell reads: its number in the row's display unit with the row's decimals, its ±
 //! spread and its change against the baseline (`230 ±2% +20%`).
 
-use super::table::{Cell, Delta, Row};
+use super::table::{Better, Cell, Delta, Row, Verdict};
 use measure::units::{Scale, sig3};
 
 /// A number for a cell: integers stay integers for counts, else three significant digits.
 pub fn fmt_number(v: f64, suffix: &str) -> String {
-    if !v.is_finite() {
-        return "-".into();
+    if let Some(s) = outside(v) {
+        return s;
+    }
+    if v == 0.0 {
+        return "0".into();
     }
     if suffix == "_count" && v.fract() == 0.0 && v.abs() < 1e15 {
         return format!("{v:.0}");
@@ -49,15 +52,32 @@ pub fn row_decimals(values: &[f64]) -> usize {
 /// A cell's number with the row's decimals, or more where the value is so small that they
 /// would leave no significant digit (never `0` for a value that is not).
 pub fn fmt_fixed(v: f64, row_decimals: usize) -> String {
-    if !v.is_finite() {
-        return "-".into();
+    if let Some(s) = outside(v) {
+        return s;
     }
     let mut d = row_decimals;
+    if v == 0.0 {
+        return format!("{:.d$}", 0.0);
+    }
     if v != 0.0 {
         let need = -measure::units::decimal_exponent(v);
         d = d.max(need.clamp(0, 12) as usize);
     }
     format!("{v:.d$}")
+}
+
+/// A number no fixed notation shows well: `-` for none, an exponent for magnitudes outside
+/// 1e-9 to 1e15 (`1.00e308` rather than 309 digits, `1.00e-320` rather than `0.000000000000`);
+/// 0 and -0 are the callers' (both read `0`).
+fn outside(v: f64) -> Option<String> {
+    if !v.is_finite() {
+        return Some("-".into());
+    }
+    if v == 0.0 {
+        return None;
+    }
+    let a = v.abs();
+    (!(1e-9..1e15).contains(&a)).then(|| format!("{v:.2e}"))
 }
 
 /// `±2%`, `±0.4%`.
@@ -109,13 +129,31 @@ pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
         .map(|c| scale.apply(c.value))
         .collect();
     let decimals = row_decimals(&shown);
+    let better = r.better;
     for cell in r.cells.iter_mut().flatten() {
-        cell.text = cell_text(cell, decimals, scale, show_ci);
+        cell.shown = fmt_fixed(scale.apply(cell.value), decimals);
+        cell.text = cell_text(cell, decimals, scale, show_ci, better);
     }
 }
 
-fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> String {
-    let mut t = fmt_fixed(scale.apply(cell.value), decimals);
+/// `×3` for a cell that pools three runs, `×3!` when they differ, ` *` with values of runs
+/// that did not finish.
+pub fn run_marks(cell: &Cell) -> String {
+    let mut t = String::new();
+    if cell.runs > 1 {
+        t.push_str(&format!(" ×{}", cell.runs));
+        if cell.differ.is_some() {
+            t.push('!');
+        }
+    }
+    if cell.partial > 0 {
+        t.push_str(" *");
+    }
+    t
+}
+
+fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool, b: Better) -> String {
+    let mut t = cell.shown.clone();
     if show_ci
         && let Some((lo, hi)) = cell.ci
         && let Some(s) = fmt_spread(cell.value, lo, hi)
@@ -123,6 +161,7 @@ fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> Stri
         t.push(' ');
         t.push_str(&s);
     }
+    t.push_str(&run_marks(cell));
     match &cell.delta {
         Some(Delta::Change { pct, .. }) => {
             t.push(' ');
@@ -135,6 +174,10 @@ fn cell_text(cell: &Cell, decimals: usize, scale: &Scale, show_ci: bool) -> Stri
         Some(Delta::Same { .. }) => t.push_str(" ~"),
         Some(Delta::TooFew { .. }) => t.push_str(" ?"),
         _ => {}
+    }
+    if let Some(v @ (Verdict::Better | Verdict::Worse)) = cell.verdict(b) {
+        t.push(' ');
+        t.push_str(v.word());
     }
     t
 }
@@ -161,6 +204,12 @@ mod tests {
         assert_eq!(fmt_fixed(7.0, 0), "7");
         assert_eq!(fmt_fixed(230.0, 0), "230");
         assert_eq!(fmt_fixed(1.5, 2), "1.50");
+        assert_eq!(fmt_fixed(1e308, 0), "1.00e308");
+        assert_eq!(fmt_fixed(1e-320, 2), "1.00e-320");
+        assert_eq!(fmt_fixed(-0.0, 0), "0");
+        assert_eq!(fmt_fixed(-0.0, 2), "0.00");
+        assert_eq!(fmt_number(1e308, "_s"), "1.00e308");
+        assert_eq!(fmt_number(-0.0, "_count"), "0");
         assert_eq!(fmt_spread(100.0, 99.7, 100.2).as_deref(), Some("±0.3%"));
         let ms = Scale {
             unit: "ms",

@@ -1,10 +1,11 @@
 //! The matrix's rows: which series show (the headline rule or `--metric`), the values that
 //! fall in each cell, each cell's statistic and confidence interval, and each row's unit.
 
-use super::CONFIDENCE;
-use super::table::{Cell, Row};
-use crate::collect::{Collector, MetricChoice, SEP};
-use crate::stats::{self, Stat};
+use super::Options;
+use super::cells::{self, CellRuns};
+use super::table::{Better, Cell, LeftOut, Row};
+use crate::collect::{Collector, MetricChoice, SEP, Series};
+use crate::runs::RunInfo;
 use measure::units::choose_scale;
 use measure::{Exit, Failure};
 use std::collections::HashMap;
@@ -62,15 +63,44 @@ pub(super) fn shown_series(c: &Collector) -> Vec<bool> {
         .collect()
 }
 
-/// The rows, untitled, in the order of the collected rows: each holds the kept series that
-/// fall in a shown column (`col_pos`), one cell per shown column (`ncols`).
+/// Which runs' values count: complete runs, or every run with `--include-partial`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Include<'a> {
+    pub runs: &'a [RunInfo],
+    pub partial: bool,
+}
+
+impl Include<'_> {
+    pub fn run(&self, r: u32) -> bool {
+        self.partial || self.runs[r as usize].complete()
+    }
+
+    /// The ordinal of the first record of `s` whose run counts (for first-appearance order:
+    /// an old failed attempt does not move a row or a column).
+    pub fn first(&self, s: &Series) -> Option<u64> {
+        s.samples
+            .segs
+            .iter()
+            .chain(&s.summaries.segs)
+            .filter(|g| self.run(g.run))
+            .map(|g| g.first)
+            .min()
+    }
+}
+
+/// The rows, untitled, in order of first appearance of a value that counts: each holds the
+/// kept series that fall in a shown column (`col_pos`), one cell per shown column (`ncols`).
 pub(super) fn rows(
     c: &Collector,
     keep: &[bool],
     col_pos: &[Option<usize>],
     ncols: usize,
-    stat: Stat,
+    o: &Options,
 ) -> Result<Vec<Row>, Failure> {
+    let inc = Include {
+        runs: &c.runs.list,
+        partial: o.include_partial,
+    };
     let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); c.rows.list.len()];
     for (i, s) in c.series.iter().enumerate() {
         if keep[i] && col_pos[s.col as usize].is_some() {
@@ -79,13 +109,21 @@ pub(super) fn rows(
     }
     let mut rows = Vec::new();
     for (row_id, members) in by_row.iter().enumerate() {
-        if members.is_empty() {
-            continue;
-        }
-        let Some(g) = gather(c, row_id, members, col_pos, ncols)? else {
+        let Some(first) = members
+            .iter()
+            .filter_map(|&i| inc.first(&c.series[i]))
+            .min()
+        else {
             continue;
         };
-        let cells: Vec<Option<Cell>> = g.values.into_iter().map(|v| cell(v, stat)).collect();
+        let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
+            continue;
+        };
+        let (cells, left_out): (Vec<Option<Cell>>, Vec<LeftOut>) = g
+            .values
+            .into_iter()
+            .map(|v| cells::cell(v, o, &inc))
+            .unzip();
         // The display unit: chosen for the median of the row's cell values.
         let centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
         let typical = measure::stats::median(&centers).unwrap_or(f64::NAN);
@@ -96,26 +134,33 @@ pub(super) fn rows(
             .zip(&c.row_vals[row_id])
             .map(|(d, v)| (d.key(), v.clone()))
             .collect();
-        rows.push(Row {
-            title: String::new(),
-            dims,
-            metrics: g.metrics,
-            suffix: g.suffix.to_string(),
-            scale: choose_scale(g.suffix, typical),
-            source: if g.use_samples {
-                "samples"
-            } else {
-                "summaries"
+        rows.push((
+            first,
+            Row {
+                title: String::new(),
+                name: String::new(),
+                dims,
+                metrics: g.metrics,
+                suffix: g.suffix.to_string(),
+                scale: choose_scale(g.suffix, typical),
+                better: Better::of(g.suffix),
+                source: if g.use_samples {
+                    "samples"
+                } else {
+                    "summaries"
+                },
+                cells,
+                left_out,
             },
-            cells,
-        });
+        ));
     }
-    Ok(rows)
+    rows.sort_by_key(|(first, _)| *first);
+    Ok(rows.into_iter().map(|(_, r)| r).collect())
 }
 
 /// One row's values, per shown column, before the statistics.
 struct Gathered<'a> {
-    values: Vec<Vec<f64>>,
+    values: Vec<CellRuns>,
     metrics: Vec<String>,
     /// The unit suffix every metric of the row shares.
     suffix: &'a str,
@@ -123,18 +168,20 @@ struct Gathered<'a> {
     use_samples: bool,
 }
 
-/// Gathers the values of the series `members` of row `row_id` into their columns: the
-/// samples where any series of the row has some, else the summaries. `None` when no series
-/// has a value; an error when the row's metrics mix units.
+/// Gathers the values of the series `members` of row `row_id` into their columns, by run:
+/// the samples where any series of the row has some that count, else the summaries. `None`
+/// when no series has a value; an error when the row's metrics mix units.
 fn gather<'a>(
     c: &'a Collector,
     row_id: usize,
     members: &[usize],
     col_pos: &[Option<usize>],
     ncols: usize,
+    inc: &Include<'_>,
 ) -> Result<Option<Gathered<'a>>, Failure> {
-    let use_samples = members.iter().any(|&i| !c.series[i].samples.is_empty());
-    let mut values: Vec<Vec<f64>> = vec![Vec::new(); ncols];
+    let counts = |v: &crate::runs::RunValues| v.segs.iter().any(|g| inc.run(g.run));
+    let use_samples = members.iter().any(|&i| counts(&c.series[i].samples));
+    let mut values: Vec<CellRuns> = (0..ncols).map(|_| CellRuns::default()).collect();
     let mut metrics: Vec<String> = Vec::new();
     let mut suffix: Option<(&str, &str)> = None;
     for &i in members {
@@ -166,7 +213,9 @@ fn gather<'a>(
             metrics.push(metric.to_string());
         }
         if let Some(j) = col_pos[s.col as usize] {
-            values[j].extend_from_slice(v);
+            for (seg, vals) in v.segments() {
+                values[j].add(seg.run, vals, inc.run(seg.run));
+            }
         }
     }
     Ok(suffix.map(|(suffix, _)| Gathered {
@@ -175,26 +224,4 @@ fn gather<'a>(
         suffix,
         use_samples,
     }))
-}
-
-/// A cell's statistic over its values, with the confidence interval where the statistic is
-/// a quantile and there are enough values; `None` for a cell without values.
-fn cell(mut v: Vec<f64>, stat: Stat) -> Option<Cell> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let value = stat.of_sorted(&v);
-    let ci = stat.quantile().and_then(|q| {
-        let ci = stats::quantile_ci(v.len(), q, CONFIDENCE);
-        ci.bounded(v.len()).then(|| ci.bounds(&v))
-    });
-    Some(Cell {
-        n: v.len(),
-        value,
-        ci,
-        delta: None,
-        text: String::new(),
-        sorted: v,
-    })
 }

@@ -30,25 +30,161 @@ pub struct Cell {
     /// The confidence interval in base units, when the sample is large enough.
     pub ci: Option<(f64, f64)>,
     pub delta: Option<Delta>,
+    /// The baseline cell's statistic, when it has one.
+    pub base: Option<f64>,
     /// What every human format prints.
     pub text: String,
+    /// The number alone, as `text` rounds it (for the charts).
+    pub shown: String,
     /// The values, sorted (kept for the comparison; not printed).
     pub sorted: Vec<f64>,
+    /// How many runs the cell pools.
+    pub runs: usize,
+    /// The runs differ from each other (Kruskal-Wallis), when they do.
+    pub differ: Option<RunsDiffer>,
+    /// Values from runs that did not finish, put in by `--include-partial`.
+    pub partial: usize,
+}
+
+/// What a cell left out: values of runs that did not finish.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeftOut {
+    pub values: usize,
+    /// The runs (ids) they came from, with why each is left out.
+    pub runs: Vec<(String, String)>,
+}
+
+/// Runs of one cell that differ from each other.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunsDiffer {
+    /// The Kruskal-Wallis p-value.
+    pub p: f64,
+    /// (run id, values, median) of each run tested.
+    pub runs: Vec<(String, usize, f64)>,
+}
+
+/// Which way a row's metric is better, from its unit: times, sizes, counts and ratios
+/// (loss, faults, memory) lower, rates higher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+    /// A transposed row mixes metrics.
+    Unknown,
+}
+
+impl Better {
+    pub fn of(suffix: &str) -> Better {
+        match suffix {
+            "_bytes_per_s" | "_bits_per_s" | "_per_s" => Better::Higher,
+            "_s" | "_bytes" | "_count" | "_ratio" => Better::Lower,
+            _ => Better::Unknown,
+        }
+    }
+
+    /// The mark in a row's title.
+    pub fn arrow(self) -> &'static str {
+        match self {
+            Better::Lower => "↓",
+            Better::Higher => "↑",
+            Better::Unknown => "",
+        }
+    }
+
+    /// `lower`, `higher` (JSON, CSV).
+    pub fn word(self) -> &'static str {
+        match self {
+            Better::Lower => "lower",
+            Better::Higher => "higher",
+            Better::Unknown => "",
+        }
+    }
+
+    /// Whether a change from `base` to `value` is better; `None` without a direction.
+    pub fn is_better(self, base: f64, value: f64) -> Option<bool> {
+        match self {
+            Better::Lower => Some(value < base),
+            Better::Higher => Some(value > base),
+            Better::Unknown => None,
+        }
+    }
+}
+
+/// A cell's verdict against its baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Better,
+    Worse,
+    Same,
+    Unknown,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Same => "same",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+impl Cell {
+    /// A cell that only shows `text` (the overall line).
+    pub fn text_only(text: String) -> Cell {
+        Cell {
+            n: 0,
+            value: f64::NAN,
+            ci: None,
+            delta: None,
+            base: None,
+            text,
+            shown: String::new(),
+            sorted: Vec::new(),
+            runs: 1,
+            differ: None,
+            partial: 0,
+        }
+    }
+
+    /// The verdict against the baseline in a row where `better` holds; `None` for the
+    /// baseline itself and cells without a comparison.
+    pub fn verdict(&self, better: Better) -> Option<Verdict> {
+        let sign = match self.delta.as_ref()? {
+            Delta::Baseline => return None,
+            Delta::Change { pct, .. } => *pct,
+            Delta::Diff { diff, .. } => *diff,
+            Delta::Same { .. } => return Some(Verdict::Same),
+            Delta::TooFew { .. } | Delta::NoBaseline => return Some(Verdict::Unknown),
+        };
+        Some(match better.is_better(0.0, sign) {
+            Some(true) => Verdict::Better,
+            Some(false) => Verdict::Worse,
+            None => Verdict::Unknown,
+        })
+    }
 }
 
 /// One row.
 #[derive(Clone, Debug)]
 pub struct Row {
     pub title: String,
+    /// The title without the display unit and the direction (CSV's `row`).
+    pub name: String,
     /// The row's dimension values, as (key, value).
     pub dims: Vec<(String, String)>,
     pub metrics: Vec<String>,
     /// The unit suffix of the row's metrics (`_s`).
     pub suffix: String,
     pub scale: Scale,
+    /// Which way is better.
+    pub better: Better,
     /// `samples`, or `summaries` when no sample in the row carries its metric.
     pub source: &'static str,
     pub cells: Vec<Option<Cell>>,
+    /// What each cell left out (also where the cell itself is missing for it).
+    pub left_out: Vec<LeftOut>,
 }
 
 /// One column.
@@ -70,6 +206,8 @@ pub struct Table {
     pub level_keys: Vec<String>,
     pub rows: Vec<Row>,
     pub notes: Vec<String>,
+    /// With `--baseline`: the overall comparison of each column.
+    pub overall: Vec<Option<super::overall::Overall>>,
     pub stat: String,
     pub baseline: Option<String>,
     pub transposed: bool,
@@ -122,6 +260,7 @@ impl Table {
             .enumerate()
             .map(|(j, c)| Row {
                 title: c.key.clone(),
+                name: c.key.clone(),
                 dims: c.dims.clone(),
                 metrics: Vec::new(),
                 suffix: String::new(),
@@ -129,8 +268,14 @@ impl Table {
                     unit: "",
                     factor: 1.0,
                 },
+                better: Better::Unknown,
                 source: "samples",
                 cells: old_cells.iter_mut().map(|cells| cells[j].take()).collect(),
+                left_out: self
+                    .rows
+                    .iter()
+                    .map(|r| r.left_out.get(j).cloned().unwrap_or_default())
+                    .collect(),
             })
             .collect();
         Table {
@@ -138,6 +283,7 @@ impl Table {
             level_keys: vec!["row".into()],
             rows,
             notes: self.notes,
+            overall: Vec::new(),
             stat: self.stat,
             baseline: self.baseline,
             transposed: true,

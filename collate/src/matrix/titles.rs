@@ -1,5 +1,5 @@
 //! Row titles: the row's values without the metric, then the metric where it tells rows
-//! apart, then the display unit (`icmp latency domU<->dom0 (ms)`).
+//! apart, then the display unit and which way is better (`icmp latency domU<->dom0 (ms) ↓`).
 
 use super::table::Row;
 use measure::units::Scale;
@@ -10,6 +10,25 @@ fn unit_title(scale: &Scale) -> String {
     } else {
         format!(" ({})", scale.unit)
     }
+}
+
+/// `s` with its control characters (a newline in a label, an escape in a tag) written as
+/// `\n`, `\t`, `\r` or `\u{1b}`: no format lets them split a row or reach a terminal.
+pub fn visible(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A metric without its unit suffix (`rtt` for `rtt_s`).
@@ -28,7 +47,7 @@ pub(super) fn set_titles(rows: &mut [Row], metric_in_rows: bool) {
             r.dims
                 .iter()
                 .filter(|(k, _)| k != "metric" && k != "unit")
-                .map(|(_, v)| v.as_str())
+                .map(|(_, v)| visible(v))
                 .collect::<Vec<_>>()
                 .join(", ")
         })
@@ -41,15 +60,20 @@ pub(super) fn set_titles(rows: &mut [Row], metric_in_rows: bool) {
                 .dims
                 .iter()
                 .find(|(k, _)| k == "metric")
-                .map(|(_, v)| stem(v))
+                .map(|(_, v)| visible(stem(v)))
                 .unwrap_or_default();
             title = if title.is_empty() {
-                m.to_string()
+                m
             } else {
                 format!("{title}: {m}")
             };
         }
+        r.name = title.clone();
         title.push_str(&unit_title(&r.scale));
+        if r.better != super::Better::Unknown {
+            title.push(' ');
+            title.push_str(r.better.arrow());
+        }
         r.title = title;
     }
 }

@@ -1,10 +1,14 @@
 //! The output formats: text, DokuWiki, Markdown (GFM), HTML, CSV, JSON and SVG, each from
 //! the same [`Table`], each escaping what its syntax needs.
 
-mod svg;
+mod chart;
+mod csv;
+mod html;
+mod json;
 
-use crate::matrix::{Cell, Delta, Table};
-use serde_json::{Value, json};
+pub use csv::csv_field;
+
+use crate::matrix::{Cell, Table};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,17 +40,68 @@ impl Format {
     }
 }
 
-/// Renders the table in `f`.
-pub fn render(t: &Table, f: Format) -> String {
+/// Renders the table in `f`, its matrix `transpose`d where asked (the HTML report's charts
+/// stay one per row; CSV and SVG have no transposed form).
+pub fn render(t: &Table, f: Format, transpose: bool) -> String {
+    let swapped = |t: &Table| {
+        if transpose {
+            t.clone().transpose()
+        } else {
+            t.clone()
+        }
+    };
     match f {
-        Format::Text => text(t),
-        Format::Dokuwiki => dokuwiki(t),
-        Format::Markdown => markdown(t),
-        Format::Html => html(t),
-        Format::Csv => csv(t),
-        Format::Json => json_doc(t),
-        Format::Svg => svg::svg(t),
+        Format::Text => text(&with_overall(swapped(t))),
+        Format::Dokuwiki => dokuwiki(&with_overall(swapped(t))),
+        Format::Markdown => markdown(&with_overall(swapped(t))),
+        Format::Html => html::html(&with_overall(swapped(t)), t),
+        Format::Csv => csv::csv(t),
+        Format::Json => json::json_doc(&swapped(t)),
+        Format::Svg => chart::document(t),
     }
+}
+
+/// The overall line's text for one column: `1.05 [0.98–1.12] 2/1/3` (the geometric mean,
+/// its interval, and the rows better, worse and the same).
+pub fn overall_text(o: &crate::matrix::overall::Overall) -> String {
+    let ci =
+        o.ci.map(|(lo, hi)| format!(" [{lo:.2}–{hi:.2}]"))
+            .unwrap_or_default();
+    format!("{:.2}{ci} {}/{}/{}", o.geomean, o.better, o.worse, o.same)
+}
+
+/// The title of the overall line.
+pub const OVERALL: &str = "overall (ratio, above 1 is better)";
+
+/// `t` with its overall line (`--baseline`) as a last row, or, transposed, as a note.
+fn with_overall(mut t: Table) -> Table {
+    if t.overall.iter().all(Option::is_none) {
+        return t;
+    }
+    if t.transposed {
+        let parts: Vec<String> = t
+            .rows
+            .iter()
+            .zip(&t.overall)
+            .filter_map(|(r, o)| {
+                o.as_ref()
+                    .map(|o| format!("{}: {}", r.title, overall_text(o)))
+            })
+            .collect();
+        t.notes.push(format!("{OVERALL}: {}.", parts.join("; ")));
+        return t;
+    }
+    let cells = t
+        .overall
+        .iter()
+        .map(|o| o.as_ref().map(|o| Cell::text_only(overall_text(o))))
+        .collect();
+    let mut row = t.rows[0].clone();
+    row.title = OVERALL.to_string();
+    row.name = OVERALL.to_string();
+    row.cells = cells;
+    t.rows.push(row);
+    t
 }
 
 /// What a missing cell shows in the human formats (never 0).
@@ -293,185 +348,4 @@ pub fn html_escape(s: &str) -> String {
         }
     }
     out
-}
-
-fn html(t: &Table) -> String {
-    let mut o = String::new();
-    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down { font-weight: bold; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
-    let depth = t.depth();
-    for level in 0..depth {
-        o.push_str("<tr>");
-        if level == 0 {
-            o.push_str(&format!("<th rowspan=\"{depth}\"></th>"));
-        }
-        for (text, _, span) in t.spans(level) {
-            if span > 1 {
-                o.push_str(&format!(
-                    "<th colspan=\"{span}\" scope=\"colgroup\">{}</th>",
-                    html_escape(&text)
-                ));
-            } else {
-                o.push_str(&format!("<th scope=\"col\">{}</th>", html_escape(&text)));
-            }
-        }
-        o.push_str("</tr>\n");
-    }
-    o.push_str("</thead>\n<tbody>\n");
-    for r in &t.rows {
-        o.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th>",
-            html_escape(&r.title)
-        ));
-        for c in &r.cells {
-            match c {
-                None => o.push_str(&format!("<td class=\"missing\">{MISSING}</td>")),
-                Some(c) => {
-                    let class = match &c.delta {
-                        Some(Delta::Change { pct, .. }) if *pct > 0.0 => " class=\"up\"",
-                        Some(Delta::Diff { diff, .. }) if *diff > 0.0 => " class=\"up\"",
-                        Some(Delta::Change { .. } | Delta::Diff { .. }) => " class=\"down\"",
-                        Some(Delta::Baseline) => " class=\"baseline\"",
-                        _ => "",
-                    };
-                    o.push_str(&format!(
-                        "<td{class} title=\"n={}\">{}</td>",
-                        c.n,
-                        html_escape(&c.text)
-                    ));
-                }
-            }
-        }
-        o.push_str("</tr>\n");
-    }
-    o.push_str("</tbody>\n</table>\n");
-    for n in &t.notes {
-        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
-    }
-    o.push_str("</body>\n</html>\n");
-    o
-}
-
-// ---------------------------------------------------------------- CSV
-
-/// RFC 4180 quoting: a field with a comma, a quote or a line break is quoted, with its
-/// quotes doubled.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn csv(t: &Table) -> String {
-    let mut out = String::new();
-    for level in 0..t.depth() {
-        let key = t.level_keys.get(level).map(String::as_str).unwrap_or("");
-        let mut fields = vec![csv_field(key)];
-        for c in &t.columns {
-            fields.push(csv_field(
-                c.levels.get(level).map(String::as_str).unwrap_or(""),
-            ));
-        }
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    for r in &t.rows {
-        let mut fields = vec![csv_field(&r.title)];
-        for c in &r.cells {
-            // A missing cell is an empty field, never 0.
-            fields.push(csv_field(c.as_ref().map(|c| c.text.as_str()).unwrap_or("")));
-        }
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    out
-}
-
-// ---------------------------------------------------------------- JSON
-
-fn num(v: f64) -> Value {
-    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-}
-
-fn dims_obj(d: &[(String, String)]) -> Value {
-    let mut m = serde_json::Map::new();
-    for (k, v) in d {
-        m.insert(k.clone(), Value::String(v.clone()));
-    }
-    Value::Object(m)
-}
-
-fn json_doc(t: &Table) -> String {
-    let columns: Vec<Value> = t
-        .columns
-        .iter()
-        .map(|c| json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims)}))
-        .collect();
-    let rows: Vec<Value> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let cells: Vec<Value> = r
-                .cells
-                .iter()
-                .map(|c| match c {
-                    None => Value::Null,
-                    Some(c) => {
-                        let mut m = json!({
-                            "n": c.n,
-                            "value": num(c.value),
-                            "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
-                            "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),
-                            "text": c.text,
-                        });
-                        if let Some(d) = &c.delta {
-                            let dv = match d {
-                                Delta::Baseline => json!({"baseline": true}),
-                                Delta::Change { pct, p } => {
-                                    json!({"delta_pct": num(*pct), "p": num(*p), "significant": true})
-                                }
-                                Delta::Diff { diff, p } => {
-                                    json!({"delta_pct": Value::Null, "delta": num(*diff), "p": num(*p), "significant": true})
-                                }
-                                Delta::Same { p } => {
-                                    json!({"delta_pct": Value::Null, "p": num(*p), "significant": false})
-                                }
-                                Delta::TooFew { n, base_n } => {
-                                    json!({"too_few": true, "n": n, "baseline_n": base_n})
-                                }
-                                Delta::NoBaseline => json!({"baseline_missing": true}),
-                            };
-                            m["compare"] = dv;
-                        }
-                        m
-                    }
-                })
-                .collect();
-            json!({
-                "title": r.title,
-                "dims": dims_obj(&r.dims),
-                "metrics": r.metrics,
-                "unit_suffix": r.suffix,
-                "display_unit": r.scale.unit,
-                "display_factor": num(r.scale.factor),
-                "source": r.source,
-                "cells": cells,
-            })
-        })
-        .collect();
-    let doc = json!({
-        "stat": t.stat,
-        "confidence": crate::matrix::CONFIDENCE,
-        "alpha": crate::matrix::ALPHA,
-        "baseline": t.baseline,
-        "transposed": t.transposed,
-        "levels": t.level_keys,
-        "columns": columns,
-        "rows": rows,
-        "notes": t.notes,
-    });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
 }

@@ -1,0 +1,169 @@
+//! With `--baseline`, the line that answers "how much slower is it overall?": per column, the
+//! geometric mean of its ratios to the baseline over the rows both have, direction-aware (a
+//! time's ratio inverted, so that above 1 is always better), with a 95% bootstrap interval
+//! (rows and, within each row, both cells' values resampled; a fixed seed, so the same input
+//! gives the same interval) and the count of rows significantly better, worse and the same.
+
+use super::table::{Better, Row, Verdict};
+use crate::stats::Stat;
+
+/// Bootstrap replicates.
+const REPLICATES: usize = 1000;
+/// The seed of the bootstrap's generator (any fixed value: the output is reproducible).
+const SEED: u64 = 0x0b5e_55ed_c011_a7e5;
+
+/// One column's overall comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overall {
+    /// The geometric mean of the direction-aware ratios (above 1: better).
+    pub geomean: f64,
+    /// The 95% bootstrap interval, when there are at least two rows.
+    pub ci: Option<(f64, f64)>,
+    /// Rows in the mean.
+    pub rows: usize,
+    pub better: usize,
+    pub worse: usize,
+    pub same: usize,
+}
+
+/// splitmix64: small, fast, and the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The direction-aware ratio of `value` to `base` (above 1: better); `None` where it has no
+/// meaning (a value of 0 or below, or no direction).
+fn ratio(better: Better, base: f64, value: f64) -> Option<f64> {
+    if !(base > 0.0 && value > 0.0 && base.is_finite() && value.is_finite()) {
+        return None;
+    }
+    match better {
+        Better::Higher => Some(value / base),
+        Better::Lower => Some(base / value),
+        Better::Unknown => None,
+    }
+}
+
+/// The overall comparison of every column with its baseline column (`None` for a baseline
+/// column and a column without a row to compare).
+pub fn overall(rows: &[Row], base_of: &[Option<usize>], stat: Stat) -> Vec<Option<Overall>> {
+    base_of
+        .iter()
+        .enumerate()
+        .map(|(j, b)| {
+            let b = (*b).filter(|&b| b != j)?;
+            column(rows, j, b, stat)
+        })
+        .collect()
+}
+
+/// Column `j` against column `b`.
+fn column(rows: &[Row], j: usize, b: usize, stat: Stat) -> Option<Overall> {
+    let mut pairs: Vec<(Better, &[f64], &[f64])> = Vec::new();
+    let mut logs = Vec::new();
+    let (mut better, mut worse, mut same) = (0, 0, 0);
+    for r in rows {
+        let (Some(base), Some(cell)) = (&r.cells[b], &r.cells[j]) else {
+            continue;
+        };
+        let Some(q) = ratio(r.better, base.value, cell.value) else {
+            continue;
+        };
+        logs.push(q.ln());
+        pairs.push((r.better, &base.sorted, &cell.sorted));
+        match cell.verdict(r.better) {
+            Some(Verdict::Better) => better += 1,
+            Some(Verdict::Worse) => worse += 1,
+            Some(Verdict::Same) => same += 1,
+            _ => {}
+        }
+    }
+    if logs.is_empty() {
+        return None;
+    }
+    let geomean = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+    let ci = (pairs.len() >= 2).then(|| bootstrap(&pairs, stat, SEED ^ j as u64));
+    Some(Overall {
+        geomean,
+        ci: ci.flatten(),
+        rows: logs.len(),
+        better,
+        worse,
+        same,
+    })
+}
+
+/// The 2.5% and 97.5% quantiles of the geometric mean over resampled rows and values.
+fn bootstrap(pairs: &[(Better, &[f64], &[f64])], stat: Stat, seed: u64) -> Option<(f64, f64)> {
+    let mut rng = Rng(seed);
+    let mut means = Vec::with_capacity(REPLICATES);
+    let mut buf = Vec::new();
+    let mut resampled = |rng: &mut Rng, v: &[f64]| {
+        buf.clear();
+        buf.extend((0..v.len()).map(|_| v[rng.below(v.len())]));
+        buf.sort_by(f64::total_cmp);
+        stat.of_sorted(&buf)
+    };
+    for _ in 0..REPLICATES {
+        let mut sum = 0.0;
+        let mut n = 0usize;
+        for _ in 0..pairs.len() {
+            let (better, base, cell) = pairs[rng.below(pairs.len())];
+            let b = resampled(&mut rng, base);
+            let c = resampled(&mut rng, cell);
+            if let Some(q) = ratio(better, b, c) {
+                sum += q.ln();
+                n += 1;
+            }
+        }
+        if n > 0 {
+            means.push((sum / n as f64).exp());
+        }
+    }
+    if means.len() < REPLICATES / 2 {
+        return None;
+    }
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((means.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.025), at(0.975)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_point_the_same_way() {
+        assert_eq!(ratio(Better::Lower, 2.0, 1.0), Some(2.0));
+        assert_eq!(ratio(Better::Higher, 2.0, 1.0), Some(0.5));
+        assert_eq!(ratio(Better::Lower, 0.0, 1.0), None);
+        assert_eq!(ratio(Better::Unknown, 1.0, 1.0), None);
+    }
+
+    #[test]
+    fn the_bootstrap_is_reproducible_and_covers_the_mean() {
+        let base: Vec<f64> = (0..10).map(|i| 1.0 + f64::from(i) * 0.01).collect();
+        let slow: Vec<f64> = base.iter().map(|x| x * 2.0).collect();
+        let fast: Vec<f64> = base.iter().map(|x| x * 0.8).collect();
+        let pairs = [
+            (Better::Lower, &base[..], &slow[..]),
+            (Better::Lower, &base[..], &fast[..]),
+        ];
+        let a = bootstrap(&pairs, Stat::Median, 1).unwrap();
+        assert_eq!(a, bootstrap(&pairs, Stat::Median, 1).unwrap());
+        // The geometric mean of 0.5 and 1.25 is 0.79: inside, and the interval is not a point.
+        assert!(a.0 < 0.79 && 0.79 < a.1 && a.0 < a.1, "{a:?}");
+    }
+}

@@ -1,0 +1,225 @@
+//! One chart per row, as SVG, for `-f svg` and the HTML report: at the top the row's name
+//! (wrapped, never cut), its unit and which way is better, and the legend; then a horizontal
+//! bar per column with its confidence interval as a whisker, the column's name beside the
+//! bar and the cell's text (the table's rounding, its ±, its change and verdict) after it,
+//! coloured by the verdict, so that nothing needs hovering.
+
+use super::html_escape;
+use crate::matrix::{Better, Cell, Delta, Row, Table, Verdict, visible};
+
+/// The chart's width, in pixels.
+pub const WIDTH: f64 = 760.0;
+/// Room for the cell's text after the longest bar.
+const VALUE_W: f64 = 190.0;
+/// A bar's height and the gap between bars.
+const BAR_H: f64 = 16.0;
+const BAR_GAP: f64 = 8.0;
+/// Line height of wrapped text.
+const LINE: f64 = 15.0;
+
+/// Colours: the baseline, a better and a worse cell, and every other cell.
+pub const BASELINE: &str = "#8c8c8c";
+pub const BETTER: &str = "#2e7d32";
+pub const WORSE: &str = "#c62828";
+pub const PLAIN: &str = "#4e79a7";
+
+/// Words of `s` in lines of at most `max` characters (a longer word is a line of its own).
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in s.split(' ') {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > max {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    lines.push(cur);
+    lines
+}
+
+/// `lines` as a `<text>` at (x, y), one `<tspan>` a line.
+fn text_lines(o: &mut String, x: f64, y: f64, attrs: &str, lines: &[String]) {
+    o.push_str(&format!("<text x=\"{x:.1}\" y=\"{y:.1}\"{attrs}>"));
+    for (i, l) in lines.iter().enumerate() {
+        let dy = if i == 0 { 0.0 } else { LINE };
+        o.push_str(&format!(
+            "<tspan x=\"{x:.1}\" dy=\"{dy}\">{}</tspan>",
+            html_escape(l)
+        ));
+    }
+    o.push_str("</text>\n");
+}
+
+/// The colour of a cell: by its verdict against the baseline.
+pub fn colour(c: &Cell, better: Better) -> &'static str {
+    match (&c.delta, c.verdict(better)) {
+        (Some(Delta::Baseline), _) => BASELINE,
+        (_, Some(Verdict::Better)) => BETTER,
+        (_, Some(Verdict::Worse)) => WORSE,
+        _ => PLAIN,
+    }
+}
+
+/// Row `r`'s chart, its top at 0: the SVG elements and the height they take.
+pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
+    let mut o = String::new();
+    let title = wrap(&r.title, 90);
+    text_lines(
+        &mut o,
+        8.0,
+        18.0,
+        " font-weight=\"bold\" font-size=\"13\"",
+        &title,
+    );
+    let mut y = 18.0 + LINE * title.len() as f64;
+    let unit = if r.scale.unit.is_empty() {
+        "no unit".to_string()
+    } else {
+        format!("unit: {}", r.scale.unit)
+    };
+    let way = match r.better {
+        Better::Lower => ", lower is better",
+        Better::Higher => ", higher is better",
+        Better::Unknown => "",
+    };
+    o.push_str(&format!(
+        "<text x=\"8\" y=\"{y:.1}\" class=\"unit\">{}{way}</text>\n",
+        html_escape(&unit)
+    ));
+    legend(&mut o, t, y);
+    y += 12.0;
+    let names: Vec<Vec<String>> = t
+        .columns
+        .iter()
+        .map(|c| wrap(&visible(&c.key), 28))
+        .collect();
+    let widest = names
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    let label_w = (widest as f64 * 6.6 + 16.0).min(200.0);
+    let plot_w = WIDTH - label_w - VALUE_W;
+    let max = r
+        .cells
+        .iter()
+        .flatten()
+        .map(|c| c.ci.map_or(c.value, |(_, hi)| hi.max(c.value)))
+        .fold(0.0f64, f64::max);
+    let max = if max > 0.0 { max } else { 1.0 };
+    let x_of = |v: f64| label_w + (v.max(0.0) / max).min(1.0) * plot_w;
+    for (j, c) in r.cells.iter().enumerate() {
+        let lines = &names[j];
+        let h = BAR_H.max(LINE * lines.len() as f64);
+        let top = y + BAR_GAP;
+        text_lines(
+            &mut o,
+            label_w - 6.0,
+            top + 12.0,
+            " text-anchor=\"end\" class=\"col\"",
+            lines,
+        );
+        match c {
+            None => o.push_str(&format!(
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#999\">- (no value)</text>\n",
+                label_w + 4.0,
+                top + 12.0
+            )),
+            Some(c) => bar(&mut o, c, r.better, top, &x_of),
+        }
+        y = top + h;
+    }
+    (o, y + 14.0)
+}
+
+/// A cell's bar, its whisker and its text.
+fn bar(o: &mut String, c: &Cell, better: Better, top: f64, x_of: &dyn Fn(f64) -> f64) {
+    let x0 = x_of(0.0);
+    let x1 = x_of(c.value);
+    let fill = colour(c, better);
+    o.push_str(&format!(
+        "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{BAR_H}\" fill=\"{fill}\"/>\n",
+        (x1 - x0).max(1.0)
+    ));
+    let mut end = x1;
+    if let Some((lo, hi)) = c.ci {
+        let (a, b) = (x_of(lo), x_of(hi));
+        let cy = top + BAR_H / 2.0;
+        o.push_str(&format!(
+            "<path class=\"ci\" d=\"M{a:.1} {cy:.1}H{b:.1}M{a:.1} {:.1}V{:.1}M{b:.1} {:.1}V{:.1}\" stroke=\"#000\" fill=\"none\"/>\n",
+            top + 3.0,
+            top + BAR_H - 3.0,
+            top + 3.0,
+            top + BAR_H - 3.0
+        ));
+        end = end.max(b);
+    }
+    let weight = if fill == BETTER || fill == WORSE {
+        " font-weight=\"bold\""
+    } else {
+        ""
+    };
+    let ink = if fill == PLAIN || fill == BASELINE {
+        "#222"
+    } else {
+        fill
+    };
+    o.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{ink}\"{weight} class=\"value\">{}</text>\n",
+        end + 5.0,
+        top + 12.0,
+        html_escape(&c.text)
+    ));
+}
+
+/// The legend beside the unit line: what each colour means (only those a baseline needs).
+fn legend(o: &mut String, t: &Table, y: f64) {
+    let items: &[(&str, &str)] = if t.baseline.is_some() {
+        &[
+            (BASELINE, "baseline"),
+            (BETTER, "better"),
+            (WORSE, "worse"),
+            (PLAIN, "no significant change"),
+        ]
+    } else {
+        &[(PLAIN, "median, whisker: 95% CI")]
+    };
+    let mut x = 330.0;
+    for (fill, what) in items {
+        o.push_str(&format!(
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{fill}\"/><text x=\"{:.1}\" y=\"{y:.1}\" class=\"legend\">{what}</text>\n",
+            y - 9.0,
+            x + 14.0
+        ));
+        x += 24.0 + what.len() as f64 * 6.2;
+    }
+}
+
+/// Every row's chart in one SVG document, stacked.
+pub fn document(t: &Table) -> String {
+    let mut body = String::new();
+    let mut y = 0.0;
+    for r in &t.rows {
+        let (c, h) = row_chart(t, r);
+        body.push_str(&format!(
+            "<g class=\"row\" transform=\"translate(0,{y:.1})\">\n{c}</g>\n"
+        ));
+        y += h;
+    }
+    let h = y.max(40.0);
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{h:.0}\" viewBox=\"0 0 {WIDTH} {h:.0}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{h:.0}\" fill=\"white\"/>\n{body}</svg>\n"
+    )
+}
+
+/// One row's chart as an inline SVG element of the HTML report.
+pub fn inline(t: &Table, r: &Row) -> String {
+    let (c, h) = row_chart(t, r);
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{WIDTH}\" height=\"{h:.0}\" viewBox=\"0 0 {WIDTH} {h:.0}\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n{c}</svg>\n"
+    )
+}

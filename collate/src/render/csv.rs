@@ -1,0 +1,186 @@
+//! The CSV format: a tidy table for spreadsheets and data frames, one line per cell with a
+//! header line, every number in base units and parseable as a float (empty where there is
+//! none); with `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
+
+use crate::matrix::{Cell, Delta, Row, Table};
+
+/// RFC 4180 quoting: a field with a comma, a quote or a line break is quoted, with its
+/// quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number as a float parser reads it: shortest round trip, an exponent outside 1e-5..1e16.
+pub fn float(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    let a = v.abs();
+    if v == 0.0 {
+        "0".into()
+    } else if (1e-5..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(float).unwrap_or_default()
+}
+
+/// The header's column keys and, per column of the table, their values: the label's levels
+/// (`label`, or `label_1`, `label_2`... when it has levels) and every other column key.
+fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
+    let levels = t
+        .level_keys
+        .iter()
+        .filter(|k| k.starts_with("label."))
+        .count();
+    let keys: Vec<String> = match t.columns.first() {
+        None => Vec::new(),
+        Some(c) => c
+            .dims
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| match k.strip_prefix("label") {
+                Some("") => levels <= 1,
+                Some(_) if k.starts_with("label.") => levels > 1,
+                _ => true,
+            })
+            .map(str::to_string)
+            .collect(),
+    };
+    let vals = t
+        .columns
+        .iter()
+        .map(|c| {
+            keys.iter()
+                .map(|k| {
+                    let v = c.dims.iter().find(|(ck, _)| ck == k).map_or("", |(_, v)| v);
+                    crate::matrix::visible(v)
+                })
+                .collect()
+        })
+        .collect();
+    let header = keys.iter().map(|k| k.replace('.', "_")).collect();
+    (header, vals)
+}
+
+pub(super) fn csv(t: &Table) -> String {
+    let (keys, col_vals) = column_keys(t);
+    let baseline = t.baseline.is_some();
+    let mut head: Vec<String> = vec!["row".into()];
+    head.extend(keys.iter().cloned());
+    for k in ["unit", "n", "value", "ci_low", "ci_high", "excluded"] {
+        head.push(k.into());
+    }
+    if baseline {
+        head.extend(["ratio".into(), "p_value".into(), "verdict".into()]);
+    }
+    let mut out = head
+        .iter()
+        .map(|h| csv_field(h))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for r in &t.rows {
+        for (j, c) in r.cells.iter().enumerate() {
+            let excluded = r.left_out.get(j).map_or(0, |l| l.values);
+            if c.is_none() && excluded == 0 {
+                continue;
+            }
+            let mut f = vec![csv_field(&r.name)];
+            f.extend(col_vals[j].iter().map(|v| csv_field(v)));
+            f.push(r.suffix.trim_start_matches('_').to_string());
+            f.extend(cell_fields(c.as_ref(), excluded));
+            if baseline {
+                f.extend(compare_fields(r, c.as_ref()));
+            }
+            out.push_str(&f.join(","));
+            out.push('\n');
+        }
+    }
+    overall_lines(t, &col_vals, &mut out);
+    out
+}
+
+/// n, value, ci_low, ci_high and excluded.
+fn cell_fields(c: Option<&Cell>, excluded: usize) -> Vec<String> {
+    vec![
+        c.map_or("0".into(), |c| c.n.to_string()),
+        opt(c.map(|c| c.value)),
+        opt(c.and_then(|c| c.ci).map(|ci| ci.0)),
+        opt(c.and_then(|c| c.ci).map(|ci| ci.1)),
+        excluded.to_string(),
+    ]
+}
+
+/// ratio, p_value and verdict against the row's baseline cell.
+fn compare_fields(r: &Row, c: Option<&Cell>) -> Vec<String> {
+    let Some(c) = c else {
+        return vec![String::new(), String::new(), String::new()];
+    };
+    let ratio = match &c.delta {
+        Some(Delta::Baseline) => Some(1.0),
+        Some(_) => c.base.filter(|b| *b != 0.0).map(|b| c.value / b),
+        None => None,
+    };
+    let p = match &c.delta {
+        Some(Delta::Change { p, .. } | Delta::Diff { p, .. } | Delta::Same { p }) => Some(*p),
+        _ => None,
+    };
+    vec![
+        opt(ratio),
+        opt(p),
+        c.verdict(r.better)
+            .map(|v| v.word().to_string())
+            .unwrap_or_default(),
+    ]
+}
+
+/// With `--baseline`: per column, the geometric mean of its ratios (above 1 is better) with
+/// its interval, and the counts of rows better, worse and the same.
+fn overall_lines(t: &Table, col_vals: &[Vec<String>], out: &mut String) {
+    for (j, o) in t.overall.iter().enumerate() {
+        let Some(o) = o else { continue };
+        let cols: Vec<String> = col_vals[j].iter().map(|v| csv_field(v)).collect();
+        let mut line = |row: &str, unit: &str, n: usize, value: f64, ci: Option<(f64, f64)>| {
+            let mut f = vec![row.to_string()];
+            f.extend(cols.iter().cloned());
+            f.extend([
+                unit.to_string(),
+                n.to_string(),
+                float(value),
+                opt(ci.map(|c| c.0)),
+                opt(ci.map(|c| c.1)),
+                String::new(),
+            ]);
+            f.extend([
+                if unit == "ratio" {
+                    float(value)
+                } else {
+                    String::new()
+                },
+                String::new(),
+                String::new(),
+            ]);
+            out.push_str(&f.join(","));
+            out.push('\n');
+        };
+        line("overall: geometric mean", "ratio", o.rows, o.geomean, o.ci);
+        line(
+            "overall: rows better",
+            "count",
+            o.rows,
+            o.better as f64,
+            None,
+        );
+        line("overall: rows worse", "count", o.rows, o.worse as f64, None);
+        line("overall: rows same", "count", o.rows, o.same as f64, None);
+    }
+}

@@ -1,0 +1,89 @@
+//! The HTML report: one self-contained page (no external assets, no script) with the
+//! matrix, its notes, and one inline SVG chart per row; changes against the baseline are
+//! coloured (better green, worse red) as well as written.
+
+use super::{MISSING, OVERALL, chart, html_escape};
+use crate::matrix::{Better, Cell, Delta, Table, Verdict};
+
+/// A cell's class: its verdict, `up` or `down` for the sign of a change, `baseline`.
+fn class(c: &Cell, better: Better) -> String {
+    let mut classes = Vec::new();
+    match &c.delta {
+        Some(Delta::Change { pct, .. }) if *pct > 0.0 => classes.push("up"),
+        Some(Delta::Diff { diff, .. }) if *diff > 0.0 => classes.push("up"),
+        Some(Delta::Change { .. } | Delta::Diff { .. }) => classes.push("down"),
+        Some(Delta::Baseline) => classes.push("baseline"),
+        _ => {}
+    }
+    match c.verdict(better) {
+        Some(Verdict::Better) => classes.push("better"),
+        Some(Verdict::Worse) => classes.push("worse"),
+        _ => {}
+    }
+    if classes.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{}\"", classes.join(" "))
+    }
+}
+
+/// The report: the matrix `t` (transposed where asked), its notes, then one chart per row
+/// of `rows` (the matrix as built).
+pub(super) fn html(t: &Table, rows: &Table) -> String {
+    let mut o = String::new();
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix report</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down, td.better, td.worse { font-weight: bold; }\ntd.better { color: #1b5e20; background: #e8f5e9; }\ntd.worse { color: #b71c1c; background: #ffebee; }\ntd.baseline { background: #f0f0f0; }\ntr.overall th, tr.overall td { border-top: 2px solid #333; }\nsvg.chart { display: block; margin: 1em 0; }\n.unit, .legend { fill: #444; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
+    let depth = t.depth();
+    for level in 0..depth {
+        o.push_str("<tr>");
+        if level == 0 {
+            o.push_str(&format!("<th rowspan=\"{depth}\"></th>"));
+        }
+        for (text, _, span) in t.spans(level) {
+            if span > 1 {
+                o.push_str(&format!(
+                    "<th colspan=\"{span}\" scope=\"colgroup\">{}</th>",
+                    html_escape(&text)
+                ));
+            } else {
+                o.push_str(&format!("<th scope=\"col\">{}</th>", html_escape(&text)));
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</thead>\n<tbody>\n");
+    for r in &t.rows {
+        let tr = if r.title == OVERALL {
+            "<tr class=\"overall\">"
+        } else {
+            "<tr>"
+        };
+        o.push_str(&format!(
+            "{tr}<th scope=\"row\">{}</th>",
+            html_escape(&r.title)
+        ));
+        for c in &r.cells {
+            match c {
+                None => o.push_str(&format!("<td class=\"missing\">{MISSING}</td>")),
+                Some(c) => {
+                    let class = class(c, r.better);
+                    o.push_str(&format!(
+                        "<td{class} title=\"n={}\">{}</td>",
+                        c.n,
+                        html_escape(&c.text)
+                    ));
+                }
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    for n in &t.notes {
+        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
+    }
+    o.push_str("<h2>Charts</h2>\n");
+    for r in &rows.rows {
+        o.push_str(&chart::inline(rows, r));
+    }
+    o.push_str("</body>\n</html>\n");
+    o
+}

@@ -1,0 +1,105 @@
+//! The JSON format: the matrix with every figure in base units, each cell's comparison and
+//! runs, the notes and the overall line, for programs.
+
+use crate::matrix::{Cell, Delta, Table};
+use serde_json::{Value, json};
+
+fn num(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn dims_obj(d: &[(String, String)]) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in d {
+        m.insert(k.clone(), Value::String(v.clone()));
+    }
+    Value::Object(m)
+}
+
+pub(super) fn json_doc(t: &Table) -> String {
+    let columns: Vec<Value> = t
+        .columns
+        .iter()
+        .map(|c| json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims)}))
+        .collect();
+    let rows: Vec<Value> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let cells: Vec<Value> = r
+                .cells
+                .iter()
+                .map(|c| c.as_ref().map_or(Value::Null, cell_json))
+                .collect();
+            json!({
+                "title": r.title,
+                "dims": dims_obj(&r.dims),
+                "metrics": r.metrics,
+                "unit_suffix": r.suffix,
+                "display_unit": r.scale.unit,
+                "display_factor": num(r.scale.factor),
+                "source": r.source,
+                "better": r.better.word(),
+                "cells": cells,
+                "excluded": r.left_out.iter().map(|l| l.values).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "stat": t.stat,
+        "confidence": crate::matrix::CONFIDENCE,
+        "alpha": crate::matrix::ALPHA,
+        "baseline": t.baseline,
+        "transposed": t.transposed,
+        "levels": t.level_keys,
+        "columns": columns,
+        "rows": rows,
+        "notes": t.notes,
+        "overall": t.overall.iter().map(|o| o.as_ref().map_or(Value::Null, |o| json!({
+            "geomean": num(o.geomean),
+            "ci_low": o.ci.map_or(Value::Null, |c| num(c.0)),
+            "ci_high": o.ci.map_or(Value::Null, |c| num(c.1)),
+            "rows": o.rows, "better": o.better, "worse": o.worse, "same": o.same,
+        }))).collect::<Vec<_>>(),
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// One cell: n, value and CI in base units, its runs, its comparison with the baseline.
+fn cell_json(c: &Cell) -> Value {
+    let mut m = json!({
+        "n": c.n,
+        "runs": c.runs,
+        "runs_differ": c.differ.as_ref().map_or(Value::Null, |d| json!({
+            "p": num(d.p),
+            "runs": d.runs.iter().map(|(id, n, m)| json!({"run": id, "n": n, "median": num(*m)})).collect::<Vec<_>>(),
+        })),
+        "partial": c.partial,
+        "value": num(c.value),
+        "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
+        "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),
+        "text": c.text,
+    });
+    if let Some(d) = &c.delta {
+        let dv = match d {
+            Delta::Baseline => json!({"baseline": true}),
+            Delta::Change { pct, p } => {
+                json!({"delta_pct": num(*pct), "p": num(*p), "significant": true})
+            }
+            Delta::Diff { diff, p } => {
+                json!({"delta_pct": Value::Null, "delta": num(*diff), "p": num(*p), "significant": true})
+            }
+            Delta::Same { p } => {
+                json!({"delta_pct": Value::Null, "p": num(*p), "significant": false})
+            }
+            Delta::TooFew { n, base_n } => {
+                json!({"too_few": true, "n": n, "baseline_n": base_n})
+            }
+            Delta::NoBaseline => json!({"baseline_missing": true}),
+        };
+        m["compare"] = dv;
+    }
+    m
+}

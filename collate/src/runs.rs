@@ -1,0 +1,149 @@
+//! Runs: every record belongs to the run (one invocation of a tool) its `run` field names,
+//! and the run's summary says whether it finished (status ok) or not. collate keeps, per run,
+//! its status, the summary's error and its newest timestamp, and, per series, which run each
+//! value came from (as segments, so that a run's consecutive values cost nothing more), so
+//! that the matrix can leave partial and killed runs out, test runs against each other and
+//! keep only each cell's newest run.
+
+use measure::record::Status;
+use std::collections::HashMap;
+
+/// What collate knows of one run.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    /// The run id as the records carry it.
+    pub id: String,
+    /// The summary's status; `None` while no summary was read (a tool killed before its end).
+    pub status: Option<Status>,
+    /// The summary's error, when its status is not ok.
+    pub error: Option<String>,
+    /// The newest `at` of the run's records (RFC 3339 in UTC, so it orders as text).
+    pub at: String,
+    /// The ordinal of the run's first record (ties of `at` go to the later run).
+    pub first: u64,
+}
+
+impl RunInfo {
+    /// Whether the run finished: its summary says ok.
+    pub fn complete(&self) -> bool {
+        self.status == Some(Status::Ok)
+    }
+
+    /// Why the run is left out (for a run that is not complete).
+    pub fn why(&self) -> String {
+        match (self.status, &self.error) {
+            (None, _) => "no summary (the tool did not finish: killed, or still running)".into(),
+            (Some(s), Some(e)) => format!("status {}: {e}", status_name(s)),
+            (Some(s), None) => format!("status {}", status_name(s)),
+        }
+    }
+}
+
+/// A status as the records spell it.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Ok => "ok",
+        Status::Partial => "partial",
+        Status::Failed => "failed",
+    }
+}
+
+/// The runs, numbered in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Runs {
+    map: HashMap<String, u32>,
+    pub list: Vec<RunInfo>,
+    /// The last run looked up: consecutive records mostly share one.
+    last: Option<u32>,
+}
+
+impl Runs {
+    /// The number of run `id`, seen at `at` by the record of ordinal `ordinal`.
+    pub fn see(&mut self, id: &str, at: &str, ordinal: u64) -> u32 {
+        let n = match self.last.filter(|&l| self.list[l as usize].id == id) {
+            Some(l) => l,
+            None => {
+                let n = match self.map.get(id) {
+                    Some(&n) => n,
+                    None => {
+                        let n = self.list.len() as u32;
+                        self.map.insert(id.to_string(), n);
+                        self.list.push(RunInfo {
+                            id: id.to_string(),
+                            status: None,
+                            error: None,
+                            at: String::new(),
+                            first: ordinal,
+                        });
+                        n
+                    }
+                };
+                self.last = Some(n);
+                n
+            }
+        };
+        let info = &mut self.list[n as usize];
+        if at > info.at.as_str() {
+            info.at.clear();
+            info.at.push_str(at);
+        }
+        n
+    }
+
+    /// Notes run `n`'s summary.
+    pub fn finish(&mut self, n: u32, status: Status, error: Option<&str>) {
+        let info = &mut self.list[n as usize];
+        // A run with a summary that is not ok stays not ok, whatever else it repeats.
+        if info.status.is_none() || info.complete() {
+            info.status = Some(status);
+            info.error = error.map(str::to_string);
+        }
+    }
+}
+
+/// The values of one run in a series: they end at `end` (exclusive) in the series' values,
+/// and start where the segment before ends.
+#[derive(Debug, Clone, Copy)]
+pub struct Seg {
+    pub run: u32,
+    pub end: u32,
+    /// The ordinal of the segment's first record (for first-appearance order).
+    pub first: u64,
+}
+
+/// Values with the run of each, as segments.
+#[derive(Debug, Default, Clone)]
+pub struct RunValues {
+    pub values: Vec<f64>,
+    pub segs: Vec<Seg>,
+}
+
+impl RunValues {
+    /// Appends `x` of run `run`, read as record `ordinal`.
+    pub fn push(&mut self, x: f64, run: u32, ordinal: u64) {
+        self.values.push(x);
+        let end = self.values.len() as u32;
+        match self.segs.last_mut() {
+            Some(s) if s.run == run => s.end = end,
+            _ => self.segs.push(Seg {
+                run,
+                end,
+                first: ordinal,
+            }),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Each segment with its values.
+    pub fn segments(&self) -> impl Iterator<Item = (Seg, &[f64])> + '_ {
+        let mut start = 0usize;
+        self.segs.iter().map(move |s| {
+            let v = &self.values[start..s.end as usize];
+            start = s.end as usize;
+            (*s, v)
+        })
+    }
+}
