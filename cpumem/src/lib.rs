@@ -28,8 +28,11 @@
 //! so it keeps the last probe's row name, and its headline is that probe's median: collate
 //! maps a `_median` headline to the samples' own key under the same name, so every row of
 //! the matrix comes from its samples and the summary adds no row of its own. A failed probe
-//! is a failed sample (an `error`, no values) under its row; the summary is then `partial`
-//! and names it, and the exit status is 1.
+//! is a failed sample (an `error`, no values) under its row, named with why in the summary's
+//! `info.failed`, and the exit status is 1; the summary stays `ok` when other probes measured,
+//! since the run did finish (collate leaves a run that did not out of every cell, and one
+//! probe refused, such as a spawn in a sandbox, must not take the other rows with it). It is
+//! `failed` when no probe measured and `partial` after Ctrl-C.
 //!
 //! # Measuring the operation, not the loop
 //!
@@ -173,11 +176,13 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
 }
 
 /// Writes the one summary: every probe's statistics, the last measured probe's row and
-/// median as the headline; partial when a probe failed or Ctrl-C came.
+/// median as the headline; the failed probes named in info; partial after Ctrl-C, failed when
+/// no probe measured.
 fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure> {
     let mut values = Values::new();
     let mut probes = Map::new();
     let mut last: Option<(&str, &Stats)> = None;
+    let mut failed = Map::new();
     let mut errors = Vec::new();
     let mut table: Vec<(String, String)> = Vec::new();
     for (name, e) in ended {
@@ -186,6 +191,7 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
             Ended::Interrupted(None) => continue,
             Ended::Failed(why) => {
                 errors.push(format!("{name}: {why}"));
+                failed.insert(name.clone(), json!(why));
                 table.push((name.clone(), "failed".into()));
                 continue;
             }
@@ -205,18 +211,19 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         Exit::Ok => (Status::Ok, None),
         Exit::Interrupted => (Status::Partial, Some("interrupted".to_string())),
         _ if last.is_none() => (Status::Failed, Some(errors.join("; "))),
-        _ => (Status::Partial, Some(errors.join("; "))),
+        _ => (Status::Ok, None),
     };
     if let Some((name, _)) = last {
         s.reporter().set_name(name);
     }
-    let text = summary_text(status, error.as_deref(), &table);
+    let said = (!errors.is_empty()).then(|| errors.join("; "));
+    let text = summary_text(status, error.as_deref().or(said.as_deref()), &table);
     s.summary(Summary {
         status,
         error,
         headline: last.map(|(_, st)| st.key("median")),
         values,
-        info: measure::writer::info(json!({ "probes": probes })),
+        info: measure::writer::info(json!({ "probes": probes, "failed": failed })),
     })?;
     s.human().summary(&text);
     Ok(code)

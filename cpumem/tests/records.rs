@@ -198,6 +198,32 @@ fn bad_flags_name_themselves_and_exit_2() {
 }
 
 #[test]
+fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
+    // 300 MB of address space: the system call runs, a 512 MiB read buffer cannot be had.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 300000 && exec {} --only syscall,memread -s 512M -t 40ms -c 2",
+            env!("CARGO_BIN_EXE_cpumem")
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cpumem under ulimit -v");
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    let recs = records(&out);
+    assert_eq!(samples(&recs, "system call round trip").len(), 2);
+    let failed = samples(&recs, "memory read bandwidth");
+    assert_eq!(failed.len(), 1, "{}", explain(&out));
+    let why = failed[0].error.as_deref().unwrap_or_default();
+    assert!(why.contains("536870912 bytes"), "{why}");
+    assert!(failed[0].values.is_empty());
+    let summary = recs.last().unwrap();
+    assert_eq!(summary.status, Some(Status::Ok), "{}", summary.to_line());
+    assert_eq!(summary.headline.as_deref(), Some("syscall_median_s"));
+    assert!(summary.info["failed"]["memory read bandwidth"].is_string());
+}
+
+#[test]
 fn ctrl_c_ends_with_a_partial_summary_of_the_batches_so_far() {
     let dir = std::env::temp_dir().join(format!("cpumem-int-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
