@@ -8,7 +8,7 @@
 //! | spawn | process spawn and wait | `spawn_s` | posix_spawn and waitpid of a tiny static program |
 //! | fault | page fault on first touch | `page_fault_s` | the first write to a fresh anonymous 4 KiB page |
 //! | memread, memwrite, memcopy | memory read/write/copy bandwidth | `mem_read_bytes_per_s`... | a pass over a buffer of 4x the LLC |
-//! | memlat | memory load latency, random chase | `mem_latency_s` | one dependent load of a random chase |
+//! | memlat | memory load latency of a random chase | `mem_latency_s` | one dependent load of a random chase |
 //! | clock | monotonic clock read | `clock_read_s` | clock_gettime(CLOCK_MONOTONIC) |
 //!
 //! # How the rows fit the record contract

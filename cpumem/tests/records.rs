@@ -55,7 +55,7 @@ const ROWS: &[(&str, &str, &str)] = &[
     ("memcopy", "memory copy bandwidth", "mem_copy_bytes_per_s"),
     (
         "memlat",
-        "memory load latency, random chase",
+        "memory load latency of a random chase",
         "mem_latency_s",
     ),
     ("clock", "monotonic clock read", "clock_read_s"),
