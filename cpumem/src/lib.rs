@@ -8,7 +8,7 @@
 //! | spawn | process spawn and wait | `spawn_s` | posix_spawn and waitpid of a tiny static program |
 //! | fault | page fault on first touch | `page_fault_s` | the first write to a fresh anonymous 4 KiB page |
 //! | memread, memwrite, memcopy | memory read/write/copy bandwidth | `mem_read_bytes_per_s`... | a pass over a buffer of 4x the LLC |
-//! | memlat | memory load latency, random chase | `mem_latency_s` | one dependent load of a random chase |
+//! | memlat | memory load latency of a random chase | `mem_latency_s` | one dependent load of a random chase |
 //! | clock | monotonic clock read | `clock_read_s` | clock_gettime(CLOCK_MONOTONIC) |
 //!
 //! # How the rows fit the record contract
@@ -28,8 +28,11 @@
 //! so it keeps the last probe's row name, and its headline is that probe's median: collate
 //! maps a `_median` headline to the samples' own key under the same name, so every row of
 //! the matrix comes from its samples and the summary adds no row of its own. A failed probe
-//! is a failed sample (an `error`, no values) under its row; the summary is then `partial`
-//! and names it, and the exit status is 1.
+//! is a failed sample (an `error`, no values) under its row, named with why in the summary's
+//! `info.failed`, and the exit status is 1; the summary stays `ok` when other probes measured,
+//! since the run did finish (collate leaves a run that did not out of every cell, and one
+//! probe refused, such as a spawn in a sandbox, must not take the other rows with it). It is
+//! `failed` when no probe measured and `partial` after Ctrl-C.
 //!
 //! # Measuring the operation, not the loop
 //!
@@ -92,7 +95,7 @@ pub fn run(args: Vec<OsString>) -> Exit {
 
 /// 64 MiB: the least default buffer of the bandwidth probes.
 const MIN_STREAM: u64 = 64 << 20;
-/// 256 MiB: the least buffer of the pointer chase (32 K pages of 4 KiB, far past any TLB).
+/// 256 MiB: the least buffer of the pointer chase (64 Ki pages of 4 KiB, far past any TLB).
 const MIN_CHASE: u64 = 256 << 20;
 
 /// The buffer sizes: 4x (bandwidth) and 8x (chase) the last-level cache, at least 64 MiB
@@ -173,11 +176,13 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
 }
 
 /// Writes the one summary: every probe's statistics, the last measured probe's row and
-/// median as the headline; partial when a probe failed or Ctrl-C came.
+/// median as the headline; the failed probes named in info; partial after Ctrl-C, failed when
+/// no probe measured.
 fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure> {
     let mut values = Values::new();
     let mut probes = Map::new();
     let mut last: Option<(&str, &Stats)> = None;
+    let mut failed = Map::new();
     let mut errors = Vec::new();
     let mut table: Vec<(String, String)> = Vec::new();
     for (name, e) in ended {
@@ -186,6 +191,7 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
             Ended::Interrupted(None) => continue,
             Ended::Failed(why) => {
                 errors.push(format!("{name}: {why}"));
+                failed.insert(name.clone(), json!(why));
                 table.push((name.clone(), "failed".into()));
                 continue;
             }
@@ -205,18 +211,19 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         Exit::Ok => (Status::Ok, None),
         Exit::Interrupted => (Status::Partial, Some("interrupted".to_string())),
         _ if last.is_none() => (Status::Failed, Some(errors.join("; "))),
-        _ => (Status::Partial, Some(errors.join("; "))),
+        _ => (Status::Ok, None),
     };
     if let Some((name, _)) = last {
         s.reporter().set_name(name);
     }
-    let text = summary_text(status, error.as_deref(), &table);
+    let said = (!errors.is_empty()).then(|| errors.join("; "));
+    let text = summary_text(status, error.as_deref().or(said.as_deref()), &table);
     s.summary(Summary {
         status,
         error,
         headline: last.map(|(_, st)| st.key("median")),
         values,
-        info: measure::writer::info(json!({ "probes": probes })),
+        info: measure::writer::info(json!({ "probes": probes, "failed": failed })),
     })?;
     s.human().summary(&text);
     Ok(code)

@@ -108,7 +108,7 @@ pub const PROBES: &[Spec] = &[
     Spec {
         probe: Probe::MemLat,
         only: "memlat",
-        role: "memory load latency, random chase",
+        role: "memory load latency of a random chase",
         key: "mem_latency_s",
         figure: Figure::PerOp,
         op: "one load that depends on the last, a random cyclic chase over 64-byte lines of a \

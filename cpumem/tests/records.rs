@@ -55,7 +55,7 @@ const ROWS: &[(&str, &str, &str)] = &[
     ("memcopy", "memory copy bandwidth", "mem_copy_bytes_per_s"),
     (
         "memlat",
-        "memory load latency, random chase",
+        "memory load latency of a random chase",
         "mem_latency_s",
     ),
     ("clock", "monotonic clock read", "clock_read_s"),
@@ -195,6 +195,32 @@ fn bad_flags_name_themselves_and_exit_2() {
             "{args:?}: no records on a usage error"
         );
     }
+}
+
+#[test]
+fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
+    // 300 MB of address space: the system call runs, a 512 MiB read buffer cannot be had.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 300000 && exec {} --only syscall,memread -s 512M -t 40ms -c 2",
+            env!("CARGO_BIN_EXE_cpumem")
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cpumem under ulimit -v");
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    let recs = records(&out);
+    assert_eq!(samples(&recs, "system call round trip").len(), 2);
+    let failed = samples(&recs, "memory read bandwidth");
+    assert_eq!(failed.len(), 1, "{}", explain(&out));
+    let why = failed[0].error.as_deref().unwrap_or_default();
+    assert!(why.contains("536870912 bytes"), "{why}");
+    assert!(failed[0].values.is_empty());
+    let summary = recs.last().unwrap();
+    assert_eq!(summary.status, Some(Status::Ok), "{}", summary.to_line());
+    assert_eq!(summary.headline.as_deref(), Some("syscall_median_s"));
+    assert!(summary.info["failed"]["memory read bandwidth"].is_string());
 }
 
 #[test]

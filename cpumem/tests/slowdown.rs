@@ -83,7 +83,7 @@ fn a_tracer_slows_the_system_call_and_not_the_memory() {
     let file = dir.join("r.jsonl");
     let mut plain = Vec::new();
     let mut traced = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..3 {
         plain.push(run_once(false, &file));
         traced.push(run_once(true, &file));
     }
@@ -97,12 +97,13 @@ fn a_tracer_slows_the_system_call_and_not_the_memory() {
     let copy = ratio("mem_copy_median_bytes_per_s");
     let all =
         format!("traced/plain: syscall {syscall:.1}x, memread {read:.2}x, memcopy {copy:.2}x");
+    eprintln!("{all}");
     // A traced system call costs two tracer stops (tens of microseconds against a fraction
     // of one): far more than 5x.
     assert!(syscall > 5.0, "{all}");
     // A pass over memory makes no system call: the tracer leaves it alone (the band is wide
     // for a busy machine, far narrower than the system call's move).
     for r in [read, copy] {
-        assert!((0.4..2.5).contains(&r), "{all}");
+        assert!((1.0 / 3.0..3.0).contains(&r), "{all}");
     }
 }

@@ -12,7 +12,7 @@ const ROLES: [&str; 9] = [
     "memory read bandwidth",
     "memory write bandwidth",
     "memory copy bandwidth",
-    "memory load latency, random chase",
+    "memory load latency of a random chase",
     "monotonic clock read",
 ];
 
@@ -30,10 +30,21 @@ fn every_probe_is_one_row_of_the_matrix() {
     }
     let out = run(Command::new(bin("collate")).args(["-f", "csv"]).arg(&file));
     ok(&out, "collate");
+    // The tidy table: a line per (row, column) cell, the row's name first.
     let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<&str> = text.lines().skip(1).filter(|l| !l.is_empty()).collect();
-    assert_eq!(rows.len(), ROLES.len(), "{text}");
-    for (row, role) in rows.iter().zip(ROLES) {
-        assert!(row.contains(role), "{role}: {row}\n{text}");
+    let cells: Vec<(&str, &str)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            Some((f.next()?, f.next()?))
+        })
+        .collect();
+    let mut rows: Vec<&str> = cells.iter().map(|c| c.0).collect();
+    rows.dedup();
+    assert_eq!(rows, ROLES, "{text}");
+    for role in ROLES {
+        let labels: Vec<&str> = cells.iter().filter(|c| c.0 == role).map(|c| c.1).collect();
+        assert_eq!(labels, ["vm-a", "vm-b"], "{role}\n{text}");
     }
 }

@@ -56,7 +56,7 @@ const CPU_ROWS: [&str; 9] = [
     "memory read bandwidth",
     "memory write bandwidth",
     "memory copy bandwidth",
-    "memory load latency, random chase",
+    "memory load latency of a random chase",
     "monotonic clock read",
 ];
 

@@ -31,8 +31,12 @@ pub struct Stream {
 fn buffer(bytes: u64, seed: u64) -> io::Result<Vec<u64>> {
     let words = usize::try_from(bytes / 8).map_err(io::Error::other)?;
     let mut v = Vec::new();
-    v.try_reserve_exact(words)
-        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    v.try_reserve_exact(words).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("a buffer of {bytes} bytes: {e}"),
+        )
+    })?;
     v.extend((0..words as u64).map(|i| i ^ seed));
     Ok(v)
 }
