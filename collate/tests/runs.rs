@@ -214,3 +214,16 @@ fn latest_keeps_each_cells_newest_run() {
     let text = stdout(&run(&["--latest"], &input));
     assert!(!text.contains('×'), "{text}");
 }
+
+#[test]
+fn a_matrix_of_runs_that_did_not_finish_says_what_to_do() {
+    let input = run_lines("a", "tar", "0000000killed", 9.0, 4, None).join("\n");
+    let out = run(&[], &input);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("every value is from a run that did not finish (1 run with a summary not ok, or none); --include-partial counts them"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(run(&["--include-partial"], &input).status.success());
+}
