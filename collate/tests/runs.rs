@@ -110,7 +110,7 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     assert!((make["value"].as_f64().unwrap() - 1.0025).abs() < 1e-12);
     assert_eq!(rows[0]["excluded"][0], 6);
     assert_eq!(rows[1]["excluded"][0], 4);
-    for f in ["text", "markdown", "dokuwiki", "html", "json"] {
+    for f in ["text", "markdown", "dokuwiki", "html", "json", "svg"] {
         let out = stdout(&run(&["-f", f], &input));
         for want in [
             "Left out: 13 values of 3 runs that did not finish",
