@@ -177,7 +177,7 @@ fn a_reader_that_goes_away_is_not_a_failure() {
     let records = dir.join("r.jsonl");
     std::fs::write(
         &records,
-        "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"sample\",\"run\":\"r\",\"seq\":0,\"at\":\"a\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"values\":{\"x_s\":1}}\n{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"summary\",\"run\":\"r\",\"seq\":1,\"at\":\"a\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"status\":\"ok\",\"headline\":\"x_s\",\"values\":{\"x_s\":1}}\n",
+        "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"sample\",\"run\":\"r\",\"seq\":0,\"at\":\"a\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"values\":{\"x_s\":1}}\n",
     )
     .expect("write records");
     let coll = exit_with_stdout_closed(Command::new(bin("collate")).arg(&records));
