@@ -24,7 +24,8 @@ Safety: it creates a new file by default (removed at the end unless --keep) and 
 existing file without --force, a block device without --force-device, and a symlink to a \
 missing file (dd would create the link's target; blkwrite does not follow a link to create). It refuses, even \
 then, a device that is mounted, in use by LVM, device-mapper or md, holds partitions, or holds \
-a file system, swap, LVM2, LUKS, md or partition-table signature.
+any signature libblkid knows (file systems, swap, LVM2, LUKS, RAID, partition tables: it asks \
+wipefs --no-act, and a built-in list where wipefs is missing; begin's signature_probe says which).
 
 Records: begin (options, target, alignment, file system and block stack, logical block size, \
 rotational), interval (each second), sample (the whole write; headline \

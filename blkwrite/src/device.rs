@@ -2,10 +2,10 @@
 //! swap, held by LVM, device-mapper or md, holds partitions or a signature; claimed with
 //! O_EXCL; its size, block sizes, queue and place in the block stack for begin.
 
+use crate::blkid;
 use crate::direct::statx_dio;
 use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
-use crate::signature;
-use crate::sysblock::{device_name, holders, partitions, sysfs};
+use crate::sysblock::{device_name, holders, loop_cache_note, partitions, sysfs};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
@@ -13,7 +13,6 @@ use rustix::fs::OFlags;
 use serde_json::{Map, Value, json};
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 
 /// A refusal that no flag overrides, naming the device, what was found and the way on.
 fn refusal(spec: &OpenSpec, name: &str, what: &str, how: &str) -> Failure {
@@ -50,10 +49,15 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
     })?;
     let size = device_size(&file)
         .map_err(|e| Failure::new(Exit::Cannot, format!("size of {shown}"), e))?;
-    if !spec.read_only {
-        refuse_signature(spec, &name, &file, size)?;
+    let prober = if spec.read_only {
+        None
+    } else {
+        Some(refuse_signature(spec, &name, &file, size)?)
+    };
+    let (mut facts, lbs) = device_facts(&name, &file, size);
+    if let Some(p) = prober {
+        facts.insert("signature_probe".into(), json!(p));
     }
-    let (facts, lbs) = device_facts(&name, &file, size);
     let (align, source) = match statx_dio(&file) {
         Some((mem, off)) if off > 0 => ((u64::from(mem), u64::from(off)), "statx"),
         _ => ((lbs.min(512), lbs), "BLKSSZGET"),
@@ -63,12 +67,13 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
         set_direct(&file)
             .map_err(|e| Failure::new(Exit::Cannot, format!("setting O_DIRECT on {shown}"), e))?;
     }
+    let (layer, _) = Probe::system().block_layer(&name);
     Ok(Target {
         file,
         path: p.clone(),
         kind: Kind::BlockDevice,
         direct_effective: direct,
-        direct_note: None,
+        direct_note: direct.then(|| loop_cache_note(&[layer])).flatten(),
         align: Align {
             offset: align.1,
             mem: align.0,
@@ -143,33 +148,36 @@ fn refuse_in_use(spec: &OpenSpec, name: &str, rdev: u64) -> Result<(), Failure> 
     Ok(())
 }
 
-/// Refuses a device whose first or last blocks hold a file system, swap, LVM2, LUKS, md or
-/// partition-table signature.
-fn refuse_signature(spec: &OpenSpec, name: &str, file: &File, size: u64) -> Result<(), Failure> {
+/// Refuses a device that holds any signature libblkid knows (a file system, swap, LVM2,
+/// LUKS, RAID, a partition table), or the built-in list where libblkid cannot be asked;
+/// returns which prober looked, for begin.
+fn refuse_signature(
+    spec: &OpenSpec,
+    name: &str,
+    file: &File,
+    size: u64,
+) -> Result<String, Failure> {
     let shown = spec.path.display();
-    let head_len = signature::HEAD_BYTES.min(size as usize);
-    let mut head = vec![0u8; head_len];
-    let tail_len = signature::TAIL_BYTES.min(size as usize);
-    let mut tail = vec![0u8; tail_len];
-    file.read_exact_at(&mut head, 0)
-        .and_then(|()| file.read_exact_at(&mut tail, size - tail_len as u64))
-        .map_err(|e| {
-            Failure::new(
-                Exit::Cannot,
-                format!("reading the first blocks of {shown}"),
-                e,
-            )
-        })?;
-    let found = signature::scan(&head, &tail, size);
-    if found.is_empty() {
-        return Ok(());
+    let probed = blkid::probe(&spec.path, file, size).map_err(|e| {
+        Failure::new(
+            Exit::Cannot,
+            format!("reading the first blocks of {shown}"),
+            e,
+        )
+    })?;
+    if probed.found.is_empty() {
+        return Ok(probed.prober);
     }
     Err(refusal(
         spec,
         name,
-        &format!("it holds {}", found.join(" and ")),
         &format!(
-            "if you mean to destroy it, erase the signature first (wipefs -a {shown}) and run again"
+            "it holds {}, found by {}",
+            probed.found.join(" and "),
+            probed.prober
+        ),
+        &format!(
+            "if you mean to destroy it, erase the signatures first (wipefs -a {shown}) and run again"
         ),
     ))
 }
@@ -201,6 +209,7 @@ fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64)
         && let Some(b) = &layer.detail
     {
         facts.insert("loop_backing_file".into(), json!(b));
+        facts.insert("loop_direct_io".into(), json!(layer.direct_io));
     }
     facts.insert("device_size_bytes".into(), json!(size));
     facts.insert("logical_block_size".into(), json!(lbs));

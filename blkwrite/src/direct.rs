@@ -2,6 +2,7 @@
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
 use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
+use crate::sysblock::{loop_cache_note, scheduler};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;
@@ -21,6 +22,7 @@ pub(crate) fn finish_file(
     let shown = p.display();
     let plain = open_with(p, spec.read_only, flags)
         .map_err(|e| Failure::new(Exit::Cannot, format!("opening {shown}"), e))?;
+    let cached_loop = place.as_ref().and_then(|f| loop_cache_note(&f.stack));
     let (facts, fs_lbs) = file_facts(place);
     let mut target = Target {
         file: plain,
@@ -51,13 +53,17 @@ pub(crate) fn finish_file(
              or give --direct=try to run anyway and report direct_effective: false"
         )));
     }
-    target.direct_note = not_honoured;
+    target.direct_note = match not_honoured {
+        Some(why) => Some(why),
+        None if target.direct_effective => cached_loop,
+        None => None,
+    };
     Ok(target)
 }
 
 /// The mount's facts for begin (with the logical block size and whether any layer of the
 /// stack beneath rotates), and the logical block size of the device beneath.
-fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
+pub fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
     let Some(f) = place else {
         return (Map::new(), None);
     };
@@ -70,6 +76,7 @@ fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
     let mut m = f.to_info();
     m.insert("logical_block_size".into(), json!(lbs));
     m.insert("rotational".into(), json!(rot));
+    m.insert("scheduler".into(), json!(scheduler(&f.stack)));
     (m, lbs)
 }
 
@@ -102,7 +109,7 @@ fn reopen_direct(
     flags: i32,
     dio: Option<(u32, u32)>,
 ) -> Result<Option<String>, Failure> {
-    let mut not_honoured = direct_not_honoured(&target.file);
+    let mut not_honoured = direct_not_honoured(&target.file, spec.read_only);
     if not_honoured.is_none() && dio == Some((0, 0)) {
         not_honoured = Some("the file system reports no direct-I/O support for it (statx)".into());
     }
@@ -133,16 +140,20 @@ const TMPFS_MAGIC: u32 = 0x0102_1994;
 const RAMFS_MAGIC: u32 = 0x8584_58f6;
 const BTRFS_SUPER_MAGIC: u32 = 0x9123_683e;
 
-/// Why O_DIRECT on this open file would not reach the device, if it would not.
+/// Why O_DIRECT on this open file would not reach the device, if it would not; `read_only`
+/// asks for reads alone (btrfs reads checksummed files directly, and only buffers writes).
 // f_type's type differs between architectures; the magic numbers are 32 bits wide.
 #[allow(clippy::unnecessary_cast)]
-fn direct_not_honoured(f: &File) -> Option<String> {
+fn direct_not_honoured(f: &File, read_only: bool) -> Option<String> {
     let sfs = rustix::fs::fstatfs(f).ok()?;
     let t = sfs.f_type as u32;
     if t == TMPFS_MAGIC || t == RAMFS_MAGIC {
-        return Some("tmpfs/ramfs keeps the data in memory and buffers O_DIRECT writes".into());
+        return Some(
+            "tmpfs/ramfs keeps the data in memory, so O_DIRECT has no device to reach".into(),
+        );
     }
-    if t == BTRFS_SUPER_MAGIC
+    if !read_only
+        && t == BTRFS_SUPER_MAGIC
         && rustix::fs::ioctl_getflags(f).is_ok_and(|fl| !fl.contains(IFlags::NOCOW))
     {
         return Some(

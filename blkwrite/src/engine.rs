@@ -1,5 +1,6 @@
-//! The write phase and the flush: pwrite(2) one at a time at depth 1 (fio's psync), io_uring
-//! for several writes in flight; per-write latency into a histogram, a tick every second.
+//! The I/O phase, for blkwrite and blkread alike: pwrite(2)/pread(2) one at a time at depth 1
+//! (fio's psync), io_uring for several in flight; per-operation latency into a histogram, a
+//! tick every interval; for writes, the flush.
 
 mod psync;
 mod uring;
@@ -36,7 +37,24 @@ impl Engine {
     }
 }
 
-/// What to write and how.
+/// Which way the data goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Write,
+    Read,
+}
+
+impl Dir {
+    /// The noun for an error message: `write of 4096 bytes at offset 0`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::Write => "write",
+            Dir::Read => "read",
+        }
+    }
+}
+
+/// What to write (or read) and how.
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub size: u64,
@@ -48,6 +66,12 @@ pub struct Plan {
     pub datasync: bool,
     pub time: Option<Duration>,
     pub engine: Engine,
+    pub dir: Dir,
+    /// With a time limit, start over after the last block until the time is up (fio's
+    /// time_based); a random order takes a fresh permutation each pass.
+    pub wrap: bool,
+    /// How often the tick (an interval record, the progress line) comes.
+    pub interval: Duration,
 }
 
 impl Plan {
@@ -55,6 +79,19 @@ impl Plan {
     pub fn extent(&self, b: u64) -> (u64, u64) {
         let off = b * self.bs;
         (off, self.bs.min(self.size - off))
+    }
+
+    /// The block of the `i`-th operation: the order's, pass after pass when wrapping.
+    pub fn block_at(&self, i: u64) -> u64 {
+        if i < self.blocks || self.blocks == 0 {
+            return self.order.block(i);
+        }
+        self.order.block_in_pass(i % self.blocks, i / self.blocks)
+    }
+
+    /// Whether operation `i` is past the plan (never, when wrapping).
+    pub fn done_at(&self, i: u64) -> bool {
+        !self.wrap && i >= self.blocks
     }
 }
 
@@ -87,7 +124,7 @@ pub struct Tick {
     pub elapsed_s: f64,
     pub interval_s: f64,
     pub bytes: u64,
-    pub writes: u64,
+    pub ops: u64,
     pub total_bytes: u64,
 }
 
@@ -95,10 +132,11 @@ pub struct Tick {
 #[derive(Debug)]
 pub struct Outcome {
     pub bytes: u64,
-    pub writes: u64,
+    pub ops: u64,
     /// Writes issued, in order (all of them completed unless the stop is `Failed`).
     pub issued: u64,
-    pub write_s: f64,
+    /// The I/O phase (writes, or reads), without the final flush.
+    pub io_s: f64,
     pub flush_s: f64,
     pub periodic_flush_s: f64,
     pub sync_count: u64,
@@ -110,30 +148,33 @@ pub struct Outcome {
 }
 
 struct Ticker {
+    period: Duration,
     start: Instant,
     next: Instant,
     last: Instant,
     last_bytes: u64,
-    last_writes: u64,
+    last_ops: u64,
 }
 
 impl Ticker {
-    fn new(start: Instant) -> Self {
+    fn new(start: Instant, period: Duration) -> Self {
+        let period = period.max(Duration::from_millis(1));
         Ticker {
+            period,
             start,
-            next: start + Duration::from_secs(1),
+            next: start + period,
             last: start,
             last_bytes: 0,
-            last_writes: 0,
+            last_ops: 0,
         }
     }
 
-    /// Calls `f` when a second has passed; false when `f` says to stop.
+    /// Calls `f` when a period has passed; false when `f` says to stop.
     fn check(
         &mut self,
         now: Instant,
         bytes: u64,
-        writes: u64,
+        ops: u64,
         f: &mut dyn FnMut(&Tick) -> bool,
     ) -> bool {
         if now < self.next {
@@ -143,14 +184,14 @@ impl Ticker {
             elapsed_s: (now - self.start).as_secs_f64(),
             interval_s: (now - self.last).as_secs_f64(),
             bytes: bytes - self.last_bytes,
-            writes: writes - self.last_writes,
+            ops: ops - self.last_ops,
             total_bytes: bytes,
         };
         self.last = now;
         self.last_bytes = bytes;
-        self.last_writes = writes;
+        self.last_ops = ops;
         while self.next <= now {
-            self.next += Duration::from_secs(1);
+            self.next += self.period;
         }
         f(&t)
     }
@@ -185,13 +226,12 @@ fn failed(out: &mut Outcome, context: String, e: &io::Error) {
     out.stop = Stop::Failed;
 }
 
-/// Runs the write phase and then the flush.
-pub fn run(file: &File, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> bool) -> Outcome {
-    let mut out = Outcome {
+fn new_outcome() -> Outcome {
+    Outcome {
         bytes: 0,
-        writes: 0,
+        ops: 0,
         issued: 0,
-        write_s: 0.0,
+        io_s: 0.0,
         flush_s: 0.0,
         periodic_flush_s: 0.0,
         sync_count: 0,
@@ -200,27 +240,30 @@ pub fn run(file: &File, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) ->
         error: None,
         errno: None,
         fixed_buffers: false,
-    };
+    }
+}
+
+/// Runs the write phase and then the flush.
+pub fn run(file: &File, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) -> bool) -> Outcome {
+    let mut out = new_outcome();
     // The ring and its registered buffers are set up before the clock starts, as fio does:
     // pinning the pool's pages is not part of writing.
+    let whole = pool.as_slice();
+    let region = (whole.as_ptr().cast_mut(), whole.len());
     let ring = match plan.engine {
-        Engine::IoUring => Some(uring::setup_ring(pool, plan, &mut out)),
+        Engine::IoUring => Some(uring::setup_ring(region, plan, &mut out)),
         Engine::Sync => None,
     };
     let start = Instant::now();
     let deadline = plan.time.map(|t| start + t);
     match ring {
         None => psync::run_sync(file, pool, plan, start, deadline, &mut out, tick),
-        Some(Err(e)) => failed(&mut out, "io_uring".into(), &e),
-        Some(Ok(ring)) => {
-            let fixed = out.fixed_buffers;
-            let writer = uring::Writer::new(ring, file, pool, plan, fixed);
-            if let Err(e) = writer.run(start, deadline, &mut out, tick) {
-                failed(&mut out, "io_uring".into(), &e);
-            }
+        Some(ring) => {
+            let bufs = uring::Bufs::Data(pool);
+            uring::run_ring(ring, file, bufs, plan, (start, deadline), &mut out, tick);
         }
     }
-    out.write_s = start.elapsed().as_secs_f64();
+    out.io_s = start.elapsed().as_secs_f64();
     if matches!(out.stop, Stop::Done | Stop::Time) && plan.flush != Flush::None {
         let f0 = Instant::now();
         match sync_fd(file, plan.datasync) {
@@ -229,6 +272,45 @@ pub fn run(file: &File, pool: &Pool, plan: &Plan, tick: &mut dyn FnMut(&Tick) ->
         }
         out.flush_s = f0.elapsed().as_secs_f64();
     }
+    out
+}
+
+/// Runs a read phase: every read lands in `bufs` (one slot per read in flight), is timed and
+/// counted; the data is not looked at. `io_s` holds the read phase's time.
+pub fn read(
+    file: &File,
+    bufs: &mut Pool,
+    plan: &Plan,
+    tick: &mut dyn FnMut(&Tick) -> bool,
+) -> Outcome {
+    let mut out = new_outcome();
+    let len = bufs.as_slice().len();
+    let base = bufs.base_mut();
+    let ring = match plan.engine {
+        Engine::IoUring => Some(uring::setup_ring((base, len), plan, &mut out)),
+        Engine::Sync => None,
+    };
+    let start = Instant::now();
+    let deadline = plan.time.map(|t| start + t);
+    match ring {
+        None => psync::read_sync(
+            file,
+            bufs.slot_mut(0),
+            plan,
+            start,
+            deadline,
+            &mut out,
+            tick,
+        ),
+        Some(ring) => {
+            let bufs = uring::Bufs::Into {
+                base,
+                stride: bufs.stride() as usize,
+            };
+            uring::run_ring(ring, file, bufs, plan, (start, deadline), &mut out, tick);
+        }
+    }
+    out.io_s = start.elapsed().as_secs_f64();
     out
 }
 
@@ -243,7 +325,7 @@ fn periodic_flush(file: &File, plan: &Plan, out: &mut Outcome) -> bool {
             true
         }
         Err(e) => {
-            failed(out, format!("flushing after {} writes", out.writes), &e);
+            failed(out, format!("flushing after {} writes", out.ops), &e);
             false
         }
     }

@@ -58,9 +58,9 @@ fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
             .with("elapsed_s", k.elapsed_s)
             .with("interval_s", k.interval_s)
             .with_count("written_bytes", k.bytes)
-            .with_count("write_count", k.writes)
+            .with_count("write_count", k.ops)
             .with("throughput_bytes_per_s", k.bytes as f64 / secs)
-            .with("writes_per_s", k.writes as f64 / secs);
+            .with("writes_per_s", k.ops as f64 / secs);
         if person.on() {
             person.progress(&human::progress(k, job.plan.size));
         }

@@ -30,7 +30,7 @@ pub(crate) fn progress(k: &Tick, size: u64) -> String {
 }
 
 /// Bytes as dd prints them: `1073741824 bytes (1.07 GB, 1.00 GiB)`.
-fn dd_bytes(b: f64) -> String {
+pub(crate) fn dd_bytes(b: f64) -> String {
     if b < 1000.0 {
         return format!("{b} bytes");
     }
@@ -129,7 +129,7 @@ fn flush_text(o: &Opts, get: &dyn Fn(&str) -> Option<f64>) -> Option<String> {
 }
 
 /// One write's latency: min, p50, p90, p99, p99.9, max.
-fn latency_text(get: &dyn Fn(&str) -> Option<f64>) -> Option<String> {
+pub(crate) fn latency_text(get: &dyn Fn(&str) -> Option<f64>) -> Option<String> {
     let keys = [
         ("min", "latency_min_s"),
         ("p50", "latency_p50_s"),
@@ -164,7 +164,7 @@ mod tests {
             elapsed_s: 2.0,
             interval_s: 1.0,
             bytes: 64 << 20,
-            writes: 64,
+            ops: 64,
             total_bytes: 256 << 20,
         };
         let p = progress(&k, 1 << 30);

@@ -3,6 +3,8 @@
 //! runs it on measure's lifecycle.
 
 mod begin;
+pub mod blkid;
+pub mod blkread;
 pub mod cli;
 mod device;
 mod direct;

@@ -22,20 +22,20 @@ pub(crate) struct Job<'a> {
 
 /// The write phase's figures: bytes, counts, the phases' times, throughput, latency.
 fn write_values(out: &Outcome, plan: &Plan) -> Values {
-    let total = out.write_s + out.flush_s;
+    let total = out.io_s + out.flush_s;
     let mut v = Values::new()
         .with_count("written_bytes", out.bytes)
-        .with_count("write_count", out.writes)
+        .with_count("write_count", out.ops)
         .with_count("sync_count", out.sync_count)
-        .with("write_s", out.write_s)
+        .with("write_s", out.io_s)
         .with("flush_s", out.flush_s)
         .with("total_s", total);
     if total > 0.0 {
         v.set("throughput_bytes_per_s", out.bytes as f64 / total);
-        v.set("writes_per_s", out.writes as f64 / total);
+        v.set("writes_per_s", out.ops as f64 / total);
     }
-    if out.write_s > 0.0 {
-        v.set("write_phase_bytes_per_s", out.bytes as f64 / out.write_s);
+    if out.io_s > 0.0 {
+        v.set("write_phase_bytes_per_s", out.bytes as f64 / out.io_s);
     }
     if matches!(plan.flush, Flush::Every(_)) {
         v.set("periodic_flush_s", out.periodic_flush_s);
@@ -65,7 +65,7 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
         "fixed_buffers": out.fixed_buffers,
         "direct_effective": t.direct_effective,
         "issued_count": out.issued,
-        "complete": out.writes == plan.blocks,
+        "complete": out.ops == plan.blocks,
     }));
     if let Some(e) = out.errno {
         sinfo.insert("errno".into(), json!(e));
@@ -82,7 +82,7 @@ pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, F
             s.sample(values.clone(), sinfo.clone())?;
             if o.verify {
                 let flushed = plan.flush != Flush::None || o.dsync;
-                return verify_phase(s, job, out.writes, flushed, values, sinfo);
+                return verify_phase(s, job, out.ops, flushed, values, sinfo);
             }
             ok_summary(s, job, "throughput_bytes_per_s", values, sinfo)?;
             Ok(Exit::Ok)

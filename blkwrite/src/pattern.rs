@@ -115,6 +115,39 @@ impl Pool {
         })
     }
 
+    /// Buffers to read into: `slots` page-aligned slots of `bs` bytes, zeroed, every page
+    /// touched now so that no page fault falls in timing.
+    pub fn buffers(bs: u64, slots: u64) -> io::Result<Pool> {
+        let stride = stride(bs);
+        let len = usize::try_from(stride * slots.max(1))
+            .map_err(|_| io::Error::other("block size too large for memory"))?;
+        let mut map = memmap2::MmapOptions::new().len(len).populate().map_anon()?;
+        map.fill(0);
+        Ok(Pool {
+            map,
+            bs,
+            stride,
+            slots: slots.max(1),
+        })
+    }
+
+    /// The start of the pool, for the kernel to read into (io_uring); the caller holds the
+    /// pool mutably for as long as the pointer is used.
+    pub fn base_mut(&mut self) -> *mut u8 {
+        self.map.as_mut_ptr()
+    }
+
+    /// Slot `slot`, to read into.
+    pub fn slot_mut(&mut self, slot: u64) -> &mut [u8] {
+        let start = (slot % self.slots * self.stride) as usize;
+        &mut self.map[start..start + self.bs as usize]
+    }
+
+    /// The distance between slots (`bs` rounded up to a page).
+    pub fn stride(&self) -> u64 {
+        self.stride
+    }
+
     /// The bytes block `block` holds (its first `len` bytes are written).
     pub fn block(&self, block: u64) -> &[u8] {
         let start = (block % self.slots * self.stride) as usize;
@@ -161,15 +194,23 @@ impl Order {
 
     /// The block written `i`-th.
     pub fn block(&self, i: u64) -> u64 {
+        self.block_in_pass(i, 0)
+    }
+
+    /// The block taken `i`-th in pass `pass` over all of them: sequential passes repeat, a
+    /// random order takes another permutation each pass (its keys mixed with the pass), the
+    /// first pass being [`Order::block`]'s.
+    pub fn block_in_pass(&self, i: u64, pass: u64) -> u64 {
         match self {
             Order::Sequential => i,
             Order::Random { n, half_bits, keys } => {
+                let salt = mix(pass);
                 let mask = (1u64 << half_bits) - 1;
                 let mut x = i;
                 loop {
                     let (mut l, mut r) = (x >> half_bits, x & mask);
                     for k in keys {
-                        let f = mix(r ^ k) & mask;
+                        let f = mix(r ^ k ^ salt) & mask;
                         (l, r) = (r, l ^ f);
                     }
                     x = (l << half_bits) | r;

@@ -2,7 +2,7 @@
 //! size and alignment check), and the run's default name.
 
 use crate::cli::{self, Opts, compact_size};
-use crate::engine::{Flush, Plan};
+use crate::engine::{Dir, Flush, Plan};
 use crate::pattern::{Order, Pattern};
 use crate::target::{self, OpenSpec, Target};
 use measure::Failure;
@@ -54,6 +54,9 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
         datasync: o.fdatasync,
         time: o.time,
         engine: o.engine,
+        dir: Dir::Write,
+        wrap: false,
+        interval: std::time::Duration::from_secs(1),
     };
     Ok((t, plan))
 }

@@ -1,6 +1,7 @@
-//! Recognises what a block device already holds from its first and last blocks, the way
-//! blkid's probes do: file systems (ext2/3/4, xfs, btrfs, f2fs, squashfs, iso9660, FAT, NTFS),
-//! swap, LVM2 physical volumes, LUKS, md RAID superblocks, and MBR/GPT partition tables.
+//! The fallback where libblkid cannot be asked (see `blkid`): what a block device holds, from
+//! its first and last blocks, for a fixed list: file systems (ext2/3/4, xfs, btrfs, f2fs,
+//! squashfs, iso9660, FAT, NTFS), swap, LVM2 physical volumes, LUKS, md RAID superblocks, and
+//! MBR/GPT partition tables.
 
 /// How many bytes from the start of a device [`scan`] wants (btrfs's superblock is at 64 KiB).
 pub const HEAD_BYTES: usize = 0x11000;

@@ -1,7 +1,8 @@
-//! What sysfs says about a block device: its kernel name, its partitions, and what holds it
-//! (LVM, device-mapper, md), read through measure's environment probe.
+//! What sysfs says about a block device: its kernel name, its partitions, what holds it
+//! (LVM, device-mapper, md), and a loop device that reaches its backing file through the
+//! page cache, read through measure's environment probe.
 
-use measure::envfacts::Probe;
+use measure::envfacts::{Layer, Probe};
 use std::path::Path;
 
 /// A block device's sysfs file (`queue/scheduler`), trimmed.
@@ -29,6 +30,29 @@ pub(crate) fn partitions(name: &str) -> Vec<String> {
             p.starts_with(name) && Path::new(&format!("/sys/class/block/{p}/partition")).exists()
         })
         .collect()
+}
+
+/// Why O_DIRECT through these layers does not reach a disk, when one of them is a loop
+/// device without direct I/O on its backing file: the host's page cache answers beneath it.
+pub(crate) fn loop_cache_note(layers: &[Layer]) -> Option<String> {
+    let l = layers
+        .iter()
+        .find(|l| l.kind == "loop" && l.direct_io == Some(false))?;
+    let file = l.detail.as_deref().unwrap_or("its backing file");
+    Some(format!(
+        "O_DIRECT reaches {name}, which reads and writes {file} through the page cache \
+         (losetup --direct-io=off): the figures include that cache; losetup --direct-io=on \
+         /dev/{name} passes direct I/O on",
+        name = l.name
+    ))
+}
+
+/// The I/O scheduler of the first of these layers that has a queue of its own (a
+/// partition's is its disk's).
+pub(crate) fn scheduler(layers: &[Layer]) -> Option<String> {
+    layers
+        .iter()
+        .find_map(|l| sysfs(&l.name, "queue/scheduler"))
 }
 
 /// What holds a device (LVM, device-mapper, md, bcache), described for a person.

@@ -32,6 +32,9 @@ fn expected(size: u64, bs: u64, seed: u64) -> Vec<u8> {
         datasync: false,
         time: None,
         engine: blkwrite::engine::Engine::Sync,
+        dir: blkwrite::engine::Dir::Write,
+        wrap: false,
+        interval: std::time::Duration::from_secs(1),
     };
     let mut v = Vec::new();
     for b in 0..blocks {

@@ -1,12 +1,13 @@
 complete -c benchmatrix -l label -d 'environment label, levels separated by / (default: $BENCH_LABEL, else the host name)' -r
-complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which runs the two listeners the script prints (netpipe recv --listen PORT and netpipe send --listen PORT+1)' -r -f -a "(__fish_print_hostnames)"
-complete -c benchmatrix -l port -d 'first of two TCP ports for the peer\'s listeners (default 5201)' -r
+complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which runs ./benchmatrix --serve' -r -f -a "(__fish_print_hostnames)"
+complete -c benchmatrix -l port -d 'first of the two TCP ports of --serve and --peer (default 5301)' -r
+complete -c benchmatrix -l serve-time -d 'with --serve: stop after DUR, e.g. 10m (default: serve until stopped)' -r
 complete -c benchmatrix -l net-time -d 'length of each network transfer (default 1s)' -r
-complete -c benchmatrix -l dir -d 'where to write the block file, in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
-complete -c benchmatrix -l disk-size -d 'size of the block file (default 1G)' -r
-complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)' -r
-complete -c benchmatrix -l jobs -d 'make -jN (default: the number of CPUs)' -r
-complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,disk (comma-separated)' -r
+complete -c benchmatrix -l dir -d 'where to write the block file and the metadata step\'s files, each in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
+complete -c benchmatrix -l disk-size -d 'size of the block file (default 256M)' -r
+complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 3 times, or N when fewer' -r
+complete -c benchmatrix -l jobs -d 'make -jN, recorded in the tag jobs (default: the number of CPUs)' -r
+complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)' -r
 complete -c benchmatrix -l results -d 'results directory (default: results)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -s f -l format -d 'matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg); html is also written to report.html in the results directory' -r -f -a "text\t''
 dokuwiki\t''
@@ -16,5 +17,6 @@ csv\t''
 json\t''
 svg\t''"
 complete -c benchmatrix -l baseline -d 'compare every column with this label\'s (passed to collate)' -r
+complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses) until Ctrl-C, SIGTERM or --serve-time; runs no step'
 complete -c benchmatrix -l no-matrix -d 'do not print the matrix'
 complete -c benchmatrix -s h -l help -d 'print this help'

@@ -74,7 +74,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Envir
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 6 -d 'IPv6 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
@@ -99,7 +99,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Envir
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve one client after another until Ctrl-C; a bad client does not end it'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 6 -d 'IPv6 only'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s q -l quiet -d 'No human lines on stderr, even on a terminal'

@@ -151,6 +151,11 @@ pub const CLASSIC: &[Classic] = &[
         classic: "nc",
         flags: "lpskwdNnv46",
     },
+    Classic {
+        tool: "fsmeta",
+        classic: "fs_mark",
+        flags: "n",
+    },
 ];
 
 /// The meaning of `flag` in `tool`: the classic tool's where `tool` keeps it, else the

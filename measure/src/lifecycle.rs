@@ -171,6 +171,16 @@ impl Session {
         self.rep.begin(info).map_err(output_failure)
     }
 
+    /// Writes begin once with `info` as it is, without this machine's facts: a converter's
+    /// begin describes the machine its source ran on, as far as the source says.
+    pub fn begin_as_is(&mut self, info: Map<String, Value>) -> Result<(), Failure> {
+        if self.begun {
+            return Ok(());
+        }
+        self.begun = true;
+        self.rep.begin(info).map_err(output_failure)
+    }
+
     /// Whether begin has been written.
     pub fn begun(&self) -> bool {
         self.begun

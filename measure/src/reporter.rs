@@ -66,6 +66,8 @@ pub struct Reporter {
     batch: Option<Duration>,
     oldest: Option<Instant>,
     clock: Clock,
+    /// The `at` of the lines that follow, when it is the source's time (a converter's).
+    at: Option<String>,
 }
 
 impl std::fmt::Debug for Reporter {
@@ -88,6 +90,7 @@ impl Reporter {
             batch: None,
             oldest: None,
             clock: Clock::default(),
+            at: None,
         }
     }
 
@@ -115,6 +118,19 @@ impl Reporter {
     /// Changes the row name for the lines that follow (before `begin`, normally).
     pub fn set_name(&mut self, name: &str) {
         self.env.name = name.to_string();
+    }
+
+    /// Changes the tool and version of the lines that follow: a converter (ingest) writes
+    /// the lines of the tool whose output it read.
+    pub fn set_tool(&mut self, tool: &str, version: &str) {
+        self.env.tool = tool.to_string();
+        self.env.version = version.to_string();
+    }
+
+    /// The `at` of the lines that follow (RFC 3339 UTC): the time a converted source line
+    /// was measured; `None` goes back to the clock.
+    pub fn set_at(&mut self, at: Option<String>) {
+        self.at = at;
     }
 
     /// Whether the summary has been written.
@@ -150,7 +166,10 @@ impl Reporter {
         if self.out.is_none() {
             return Ok(());
         }
-        let at = self.clock.now();
+        let at = match &self.at {
+            Some(at) => at.as_str(),
+            None => self.clock.now(),
+        };
         let e = &self.env;
         let line = Line {
             schema: SCHEMA,

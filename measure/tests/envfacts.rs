@@ -77,6 +77,16 @@ fn kvm_guest() {
     let info = img.to_info();
     assert_eq!(info["fs_type"], "ext4");
     assert_eq!(info["block_stack"][0]["kind"], "loop");
+    // Its backing file is read and written through the page cache (losetup's default).
+    assert_eq!(img.stack[0].direct_io, Some(false));
+    assert_eq!(info["block_stack"][0]["direct_io"], false);
+    assert_eq!(root.stack[1].direct_io, None);
+    // A btrfs mount's device number is anonymous (0:45): its devices come from
+    // /sys/fs/btrfs, each a stack of its own (a features directory lists none).
+    let pool = p.path_facts(Path::new("/srv/pool/f")).unwrap();
+    assert_eq!(pool.fs_type, "btrfs");
+    assert_eq!(kinds(&pool.stack), [("vdb", "disk"), ("vdc", "disk")]);
+    assert_eq!(pool.stack[1].logical_block_size, Some(4096));
 }
 
 #[test]

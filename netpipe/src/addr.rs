@@ -169,6 +169,26 @@ pub fn show(a: &SocketAddr) -> String {
     }
 }
 
+/// A host as a row name shows it: the address without its port, nothing for a wildcard.
+pub fn host_of(a: &SocketAddr) -> Option<String> {
+    if a.ip().is_unspecified() {
+        return None;
+    }
+    let shown = show(a);
+    Some(match shown.rsplit_once(':') {
+        Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']').to_string(),
+        None => shown,
+    })
+}
+
+/// The host part of a typed `HOST:PORT` (`[V6]:PORT` gives `V6`).
+pub fn host_part(target: &str) -> String {
+    match split_host_port(target.trim()) {
+        Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']').to_string(),
+        None => target.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

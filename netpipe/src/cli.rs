@@ -298,7 +298,7 @@ fn tuning(cmd: Command, name: &str) -> Command {
                 .long("keep-open")
                 .action(ArgAction::SetTrue)
                 .requires("listen")
-                .help("With --listen: serve one client after another until Ctrl-C; a bad client does not end it"),
+                .help("With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client's -P streams together); a bad or vanished client holds up no other"),
         )
         .arg(
             Arg::new("bs")

@@ -22,6 +22,11 @@ pub struct Ctl {
     /// The thread that made the session (its supervisor), woken when a stream ends so that
     /// the process does not wait out its polling tick after the last byte.
     supervisor: std::thread::Thread,
+    /// What this side says in its netpipe/1 hello (agree.rs); the stream index is each
+    /// stream's own.
+    pub greet: crate::agree::Hello,
+    /// How many of the session's streams a netpipe peer greeted.
+    pub hellos: AtomicU64,
 }
 
 impl Ctl {
@@ -34,6 +39,8 @@ impl Ctl {
             run_for,
             idle,
             supervisor: std::thread::current(),
+            greet: crate::agree::Hello::default(),
+            hellos: AtomicU64::new(0),
         }
     }
 

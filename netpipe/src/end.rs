@@ -17,6 +17,8 @@ pub enum End {
     Idle(Duration),
     /// The peer reset or vanished.
     PeerGone(String),
+    /// The peer stopped taking data: what it left unread when the sender's time was up.
+    Stalled(String),
     Failed(String),
 }
 
@@ -33,6 +35,7 @@ impl End {
             End::Stopped => "interrupted",
             End::Idle(_) => "idle-timeout",
             End::PeerGone(_) => "peer-gone",
+            End::Stalled(_) => "peer-stalled",
             End::Failed(_) => "error",
         }
     }
@@ -47,7 +50,7 @@ impl End {
                 "nothing arrived or left for {} (--idle-timeout)",
                 measure::units::format_seconds(d.as_secs_f64())
             ),
-            End::PeerGone(s) | End::Failed(s) => s.clone(),
+            End::PeerGone(s) | End::Stalled(s) | End::Failed(s) => s.clone(),
         }
     }
 }
@@ -66,6 +69,28 @@ pub struct Outcome {
     pub peer_closed: bool,
     /// How the sender moved its bytes (`splice` or `copy`); empty for a receiver.
     pub method: &'static str,
+    /// The peer's netpipe/1 hello, when the peer is a netpipe (agree.rs).
+    pub peer_hello: Option<crate::agree::Hello>,
+    /// What the peer said it moved on this stream: the receiver's count (to a sender), the
+    /// sender's end mark (to a receiver).
+    pub peer_count: Option<u64>,
+}
+
+impl Outcome {
+    /// A stream that ended before it moved anything.
+    pub fn nothing(end: End, method: &'static str) -> Outcome {
+        Outcome {
+            end,
+            bytes: 0,
+            first_ns: None,
+            end_ns: None,
+            tcp: None,
+            peer_closed: false,
+            method,
+            peer_hello: None,
+            peer_count: None,
+        }
+    }
 }
 
 pub fn classify(e: &io::Error) -> End {

@@ -5,8 +5,16 @@
 //! stderr when that is not a terminal, else to `-o FILE` or nowhere. Measuring mode (`netpipe
 //! recv`, `netpipe send`) discards what it receives and sends a pre-generated buffer; its
 //! records go to stdout when that is a pipe or a file, and a terminal gets human lines.
+//!
+//! Two netpipes in measuring mode agree on what was sent (netpipe/1, `agree.rs`): the
+//! receiver says hello first on the direction that carries no data; a sender that hears it
+//! answers with its own hello (its streams and limits) at the head of the stream and ends it
+//! with an end mark (what it sent), and the receiver reports what it got before it closes. A
+//! sender that hears no hello sends nothing but the pattern, and a receiver whose first bytes
+//! are no hello counts them all as data, so nc, socat or dd on the other end see raw bytes.
 
 mod addr;
+mod agree;
 mod cli;
 mod cpu;
 mod ctl;
@@ -20,7 +28,9 @@ mod netcat;
 mod options;
 mod plan;
 mod relay;
+mod running;
 mod samples;
+mod serve;
 mod session;
 mod sock;
 mod source;

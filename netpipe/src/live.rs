@@ -13,6 +13,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+/// How far a stream's netpipe/1 greeting went before its thread starts: `None`, not begun
+/// (the thread greets); `Some(peer)`, the listener has done the hellos' exchange on the idle
+/// direction and `peer` is what the peer said (`None`: a plain peer).
+pub type Pre = Option<Option<crate::agree::Hello>>;
+
 /// One live stream of a session.
 pub struct Live {
     pub sock: Arc<Socket>,
@@ -22,8 +27,16 @@ pub struct Live {
     pub peer: SocketAddr,
 }
 
-/// Sets the stream's options and starts its thread.
-pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result<Live, Failure> {
+/// Sets the stream's options and starts its thread;
+/// `index` is the stream's place in its session.
+pub fn spawn(
+    plan: &Plan,
+    ctl: &Arc<Ctl>,
+    s: Socket,
+    peer: SocketAddr,
+    index: usize,
+    pre: Pre,
+) -> Result<Live, Failure> {
     plan.opts
         .apply_stream(&s)
         .map_err(|e| Failure::new(Exit::Cannot, "socket options", e))?;
@@ -35,6 +48,7 @@ pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result
     let block = plan.block;
     let random = plan.random;
     let method = plan.method;
+    let index = index.min(usize::from(u16::MAX)) as u16;
     let handle = std::thread::Builder::new()
         .name("netpipe-stream".into())
         .spawn(move || match role {
@@ -45,13 +59,20 @@ pub fn spawn(plan: &Plan, ctl: &Arc<Ctl>, s: Socket, peer: SocketAddr) -> Result
                     SendMethod::Copy => None,
                 }
                 .unwrap_or_else(|| Source::copy(block, random));
-                stream::send(&s2, &c2, &p2, &mut src)
+                stream::send(&s2, &c2, &p2, &mut src, index, pre)
             }
             Role::Recv => {
                 // Never initialised: with MSG_TRUNC the kernel writes nothing to it.
                 let len = block.max(4 << 20);
                 let mut buf = Vec::<u8>::with_capacity(len);
-                stream::recv(&s2, &c2, &p2, &mut buf.spare_capacity_mut()[..len])
+                stream::recv(
+                    &s2,
+                    &c2,
+                    &p2,
+                    &mut buf.spare_capacity_mut()[..len],
+                    index,
+                    pre,
+                )
             }
         })
         .map_err(|e| Failure::new(Exit::Cannot, "starting a stream thread", e))?;

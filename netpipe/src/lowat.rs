@@ -62,24 +62,29 @@ impl Lowat {
         if want.abs_diff(self.set) <= self.set / 8 {
             return;
         }
-        let v = want as libc::c_int;
-        // Neither socket2 nor rustix sets SO_RCVLOWAT.
-        // SAFETY: setsockopt reads one c_int from a valid pointer of the given length.
-        let rc = unsafe {
-            libc::setsockopt(
-                s.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVLOWAT,
-                (&v as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if rc == 0 {
+        if set_mark(s, want) {
             self.set = want;
         } else {
             self.on = false;
         }
     }
+}
+
+/// Sets SO_RCVLOWAT; `false` when the kernel refuses it.
+fn set_mark(s: &Socket, want: usize) -> bool {
+    let v = want as libc::c_int;
+    // Neither socket2 nor rustix sets SO_RCVLOWAT.
+    // SAFETY: setsockopt reads one c_int from a valid pointer of the given length.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVLOWAT,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    rc == 0
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ pub fn run(plan: NcPlan, out: &mut Session) -> Result<Exit, Failure> {
         "mode": "netcat",
         "role": if plan.listen.is_some() { "listen" } else { "connect" },
         "target": plan.target,
+        "port": plan.listen.map(|a| a.port()).or(plan.addrs.first().map(|a| a.port())),
         "bind": plan.bind.map(|b| addr::show(&b)),
         "keep_open": plan.keep_open,
         "idle_timeout_s": plan.idle.map(|d| d.as_secs_f64()),
@@ -70,6 +71,7 @@ pub fn run(plan: NcPlan, out: &mut Session) -> Result<Exit, Failure> {
             Ok(l) => {
                 if let Some(b) = l.local_addr().ok().and_then(|x| x.as_socket()) {
                     begin.insert("listen".into(), json!(addr::show(&b)));
+                    begin.insert("port".into(), json!(b.port()));
                 }
                 out.begin(begin)?;
                 serve(&plan, &l, out, &mut tot)

@@ -154,13 +154,26 @@ fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, F
     })
 }
 
-/// The run's name when --name is not given: what moves, and to or from where.
+/// The run's name when --name is not given: what moves, and with which host. No port and
+/// no wildcard address, so that runs on different ports are one row (the port is in info).
 fn default_name(plan: &Plan) -> String {
-    match (&plan.endpoint, plan.role) {
-        (Endpoint::Connect(t, _), Role::Send) => format!("tcp send to {t}"),
-        (Endpoint::Connect(t, _), Role::Recv) => format!("tcp recv from {t}"),
-        (Endpoint::Listen(a, _), Role::Send) => format!("tcp send on {}", addr::show(a)),
-        (Endpoint::Listen(a, _), Role::Recv) => format!("tcp recv on {}", addr::show(a)),
+    let verb = match plan.role {
+        Role::Send => "send",
+        Role::Recv => "recv",
+    };
+    match &plan.endpoint {
+        Endpoint::Connect(t, _) => {
+            let dir = if plan.role == Role::Send {
+                "to"
+            } else {
+                "from"
+            };
+            format!("tcp {verb} {dir} {}", addr::host_part(t))
+        }
+        Endpoint::Listen(a, _) => match addr::host_of(a) {
+            Some(h) => format!("tcp {verb} listening on {h}"),
+            None => format!("tcp {verb} listening"),
+        },
     }
 }
 
@@ -248,7 +261,10 @@ fn nc_listen(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Strin
             .map_err(|e| Failure::new(Exit::Cannot, "-l", msg_tail(&e)))?,
         None => addr::wildcard(port, fam),
     };
-    let name = format!("nc listen {}", addr::show(&a));
+    let name = match addr::host_of(&a) {
+        Some(h) => format!("nc listen on {h}"),
+        None => "nc listen".to_string(),
+    };
     let plan = NcPlan {
         listen: Some(a),
         target: addr::show(&a),
@@ -296,7 +312,7 @@ fn nc_connect(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Stri
     } else {
         format!("{host}:{port}")
     };
-    let name = format!("nc to {target}");
+    let name = format!("nc to {host}");
     let plan = NcPlan {
         target,
         addrs,

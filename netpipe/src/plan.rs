@@ -74,14 +74,15 @@ pub enum SendMethod {
 impl Plan {
     /// The parameters for the begin record.
     pub fn info(&self) -> Map<String, Value> {
-        let (mode, target) = match &self.endpoint {
-            Endpoint::Listen(a, _) => ("listen", addr::show(a)),
-            Endpoint::Connect(t, _) => ("connect", t.clone()),
+        let (mode, target, port) = match &self.endpoint {
+            Endpoint::Listen(a, _) => ("listen", addr::show(a), a.port()),
+            Endpoint::Connect(t, a) => ("connect", t.clone(), a.first().map_or(0, |a| a.port())),
         };
         info(json!({
             "role": self.role.word(),
             "mode": mode,
             "target": target,
+            "port": port,
             "bind": self.bind.map(|b| addr::show(&b)),
             "bytes_limit": self.bytes,
             "time_limit_s": self.time.map(|t| t.as_secs_f64()),

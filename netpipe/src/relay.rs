@@ -193,9 +193,7 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
             Ok(n) => {
                 if let Err(e) = sink.put(n) {
                     if e.kind() == io::ErrorKind::BrokenPipe {
-                        m.stdout_gone = true;
-                        m.rx += n as u64;
-                        return Ok(());
+                        return stdout_closed(m);
                     }
                     return Err(format!("writing stdout: {e}"));
                 }
@@ -226,9 +224,21 @@ fn socket_to_stdout(s: &Socket, idle: Option<Duration>, m: &mut Moved) -> Result
             continue;
         }
         if e.raw_os_error() == Some(libc::EPIPE) && sink.out_kind == FdKind::Pipe {
-            m.stdout_gone = true;
-            return Ok(());
+            return stdout_closed(m);
         }
         return Err(net_error(&e));
     }
+}
+
+/// The reader of a stdout pipe went away (`| head -c 10`): what it never read (still in the
+/// pipe, which outlives its reader while we hold the write end) is not counted as received,
+/// and the run says so.
+fn stdout_closed(m: &mut Moved) -> Result<(), String> {
+    m.stdout_gone = true;
+    let unread = rustix::io::ioctl_fionread(stdout()).unwrap_or(0);
+    m.rx = m.rx.saturating_sub(unread);
+    Err(format!(
+        "stdout was closed by its reader after {} bytes ({unread} more were written to the pipe but never read)",
+        m.rx
+    ))
 }

@@ -28,18 +28,17 @@ struct Share<'a> {
     start: Option<u64>,
 }
 
-/// Writes one sample per stream of session number `t.sessions - 1` and adds the session to
-/// the tally. `omit` is the warm-up's end and each stream's bytes by then; `from_listener`
+/// Writes one sample per stream of session number `sess` and adds the session to the tally. `omit` is the warm-up's end and each stream's bytes by then; `from_listener`
 /// says whether the streams were accepted (the error text says "from", else "to").
 pub fn write(
     plan: &Plan,
+    sess: u64,
     ended: &[Ended],
     omit: Option<&(u64, Vec<u64>)>,
     from_listener: bool,
     out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
-    let sess = t.sessions - 1;
     let mut s_first: Option<u64> = None;
     let mut s_end: Option<u64> = None;
     let mut s_bytes = 0u64;
@@ -76,6 +75,7 @@ pub fn write(
         };
         sample(plan, &share, sess, from_listener, out, t)?;
     }
+    streams_agree(plan, ended, t);
     t.bytes += s_bytes;
     if let (Some(f), Some(e)) = (s_first, s_end)
         && e > f
@@ -84,6 +84,21 @@ pub fn write(
         t.measured_s += (e - f) as f64 / 1e9;
     }
     Ok(())
+}
+
+/// A netpipe sender says in its hello how many streams it opened: a receiver that took fewer
+/// (its -P) left the others unread, which is a fault on both sides.
+fn streams_agree(plan: &Plan, ended: &[Ended], t: &mut Tally) {
+    let Some(h) = ended.iter().find_map(|e| e.out.peer_hello) else {
+        return;
+    };
+    if plan.role == Role::Recv && usize::from(h.streams) > ended.len() {
+        t.errors.push(format!(
+            "the sender opened {} streams, this receiver took {} (-P): the others were never read",
+            h.streams,
+            ended.len()
+        ));
+    }
 }
 
 /// The sample's parameters, and the TCP_INFO totals it adds to the tally.
@@ -99,6 +114,14 @@ fn sample_info(plan: &Plan, s: &Share, sess: u64, t: &mut Tally) -> Map<String, 
         "end": o.end.word(),
         "omitted_bytes": s.omitted,
     }));
+    inf.insert(
+        "peer_speaks".into(),
+        json!(if o.peer_hello.is_some() {
+            "netpipe/1"
+        } else {
+            "raw"
+        }),
+    );
     if plan.role == Role::Send {
         inf.insert("peer_closed".into(), json!(o.peer_closed));
         inf.insert("send_method".into(), json!(o.method));
@@ -127,6 +150,13 @@ fn sample_values(plan: &Plan, s: &Share) -> Values {
         let secs = (e - start) as f64 / 1e9;
         v.set("duration_s", secs);
         v.set("throughput_bits_per_s", s.measured as f64 * 8.0 / secs);
+    }
+    if let Some(n) = o.peer_count {
+        let key = match plan.role {
+            Role::Send => "peer_received_bytes",
+            Role::Recv => "peer_sent_bytes",
+        };
+        v.set_count(key, n);
     }
     if let Some(ti) = &o.tcp {
         v.set_count("retransmits_count", u64::from(ti.total_retrans));

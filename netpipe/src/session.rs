@@ -4,13 +4,10 @@
 
 use crate::addr;
 use crate::cpu::Cpu;
-use crate::ctl::Ctl;
-use crate::end::{End, Outcome};
 use crate::human::say;
-use crate::interval::Watch;
-use crate::live::{self, Live};
 use crate::plan::{Endpoint, Plan};
-use crate::samples::{self, Ended};
+use crate::running::{Running, greeting};
+use crate::serve;
 use crate::sock::{self, TICK, WaitEnd};
 use crate::summary::{Tally, human_summary, verdict, write_summary};
 use measure::Exit;
@@ -21,7 +18,6 @@ use measure::writer::info;
 use serde_json::json;
 use socket2::Socket;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -34,6 +30,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
             Ok(l) => {
                 if let Some(bound) = l.local_addr().ok().and_then(|a| a.as_socket()) {
                     begin.insert("listen".into(), json!(addr::show(&bound)));
+                    begin.insert("port".into(), json!(bound.port()));
                 }
                 Some(l)
             }
@@ -60,7 +57,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
         ));
     }
     let result = match (&plan.endpoint, &listener) {
-        (Endpoint::Listen(..), Some(l)) => serve(&plan, l, out, &mut tally),
+        (Endpoint::Listen(..), Some(l)) => serve::serve(&plan, l, out, &mut tally),
         (Endpoint::Connect(target, addrs), _) => {
             connect_session(&plan, target, addrs, out, &mut tally)
         }
@@ -80,30 +77,6 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
         say(&e);
     }
     Ok(code)
-}
-
-/// Serves sessions on a listener: one, or one after another with --keep-open.
-fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
-    // Bounded by Ctrl-C (and, without --keep-open, by one session).
-    loop {
-        let (s, peer) = match sock::accept(l, None) {
-            Ok(x) => x,
-            Err(WaitEnd::Interrupted) => {
-                t.interrupted = true;
-                return Ok(());
-            }
-            Err(WaitEnd::TimedOut) => continue,
-            Err(WaitEnd::Failed(e)) => {
-                return Err(Failure::new(Exit::Cannot, "accept", e));
-            }
-        };
-        out.human()
-            .line(&format!("connection from {}", addr::show(&peer)));
-        session(plan, vec![(s, peer)], Some(l), out, t)?;
-        if !plan.keep_open || t.interrupted {
-            return Ok(());
-        }
-    }
 }
 
 /// Opens the streams to the peer and runs one session.
@@ -142,124 +115,43 @@ fn connect_session(
             }
         }
     }
-    session(plan, socks, None, out, t)
+    session(plan, socks, out, t)
 }
 
-/// Runs one session: the given streams, plus those that join from `listener` while it runs.
+/// Runs one session on the given streams, watching them from this thread until every one
+/// has ended: passes Ctrl-C on, ends the warm-up and writes the intervals.
 fn session(
     plan: &Plan,
     first: Vec<(Socket, SocketAddr)>,
-    listener: Option<&Socket>,
     out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
-    let ctl = Arc::new(Ctl::new(plan.bytes, plan.run_for(), plan.idle));
     let cpu0 = Cpu::now();
-    let mut live: Vec<Live> = Vec::new();
+    let greet = greeting(plan, first.len());
+    let mut r = Running::start(plan, t.sessions, None, first.len(), greet, out);
     for (s, p) in first {
-        live.push(live::spawn(plan, &ctl, s, p)?);
+        r.add(plan, s, p, None)?;
     }
-    let mut watch = Watch::new(plan, t.sessions, out);
-    supervise(plan, &ctl, &mut live, listener, &mut watch, out, t)?;
-    let end_ns = ctl.now_ns();
-    watch.finish(plan, &ctl, &live, out, end_ns)?;
-    let ended = join(live);
-    let cpu = Cpu::now().since(cpu0);
-    t.cpu = t.cpu.plus(cpu);
-    t.active_s += Duration::from_nanos(end_ns).as_secs_f64();
-    t.sessions += 1;
-    samples::write(
-        plan,
-        &ended,
-        watch.omit_snap.as_ref(),
-        listener.is_some(),
-        out,
-        t,
-    )
-}
-
-/// Watches the streams until every one has ended: passes Ctrl-C on to them, takes in the
-/// streams that join from `listener`, ends the warm-up and writes the intervals.
-fn supervise(
-    plan: &Plan,
-    ctl: &Arc<Ctl>,
-    live: &mut Vec<Live>,
-    listener: Option<&Socket>,
-    watch: &mut Watch,
-    out: &mut Session,
-    t: &mut Tally,
-) -> Result<(), Failure> {
-    let want = plan.parallel.unwrap_or(usize::MAX);
     // Bounded: ends when every stream has ended; streams end on EOF, limits, the idle
     // timeout or Ctrl-C (which sets `stop`). Each pass waits a tick at most.
     loop {
-        // Read before looking at the streams: a Ctrl-C that came after the last stream
-        // ended (and let its peer go) falls between sessions, not into a transfer.
+        // Read before looking at the streams: a Ctrl-C after the last stream ended falls
+        // after the transfer, not into it.
         let interrupted = measure::signal::interrupted();
-        if live.iter().all(|l| l.prog.is_done()) {
-            return Ok(());
-        }
-        if interrupted && !ctl.stop.load(Ordering::Relaxed) {
-            ctl.stop.store(true, Ordering::Relaxed);
-            t.interrupted = true;
-            t.cut = true;
-        }
-        if let Some(l) = listener
-            && live.len() < want
-            && !ctl.stop.load(Ordering::Relaxed)
-        {
-            take_joining(plan, ctl, l, live, want)?;
-        }
-        let wake = watch.tick(plan, ctl, live, out, ctl.now_ns())?;
-        let wait = Duration::from_nanos(wake.saturating_sub(ctl.now_ns())).min(TICK);
-        match listener {
-            Some(l) if live.len() < want && !ctl.stop.load(Ordering::Relaxed) => {
-                let _ = sock::poll_in(l, wait);
-            }
-            // A stream that ends unparks this thread (Ctl::finish).
-            _ => std::thread::park_timeout(wait),
-        }
-    }
-}
-
-/// Streams of the same client (-P) join the running session: takes those waiting on `l`.
-fn take_joining(
-    plan: &Plan,
-    ctl: &Arc<Ctl>,
-    l: &Socket,
-    live: &mut Vec<Live>,
-    want: usize,
-) -> Result<(), Failure> {
-    for _ in 0..64 {
-        match sock::accept_ready(l) {
-            Ok(Some((s, p))) => live.push(live::spawn(plan, ctl, s, p)?),
-            _ => break,
-        }
-        if live.len() >= want {
+        if r.done() {
             break;
         }
+        if interrupted && !r.ctl.stop.load(Ordering::Relaxed) {
+            t.cut |= r.stop();
+            t.interrupted = true;
+        }
+        let wait = Duration::from_nanos(r.tick(plan, out)?).min(TICK);
+        // A stream that ends unparks this thread (Ctl::finish).
+        std::thread::park_timeout(wait);
     }
+    let end_ns = r.ctl.now_ns();
+    t.active_s += Duration::from_nanos(end_ns).as_secs_f64();
+    r.finish(plan, false, out, t)?;
+    t.cpu = t.cpu.plus(Cpu::now().since(cpu0));
     Ok(())
-}
-
-/// Waits for every stream's thread and takes its outcome.
-fn join(live: Vec<Live>) -> Vec<Ended> {
-    live.into_iter()
-        .map(|l| {
-            let out = l.handle.join().unwrap_or_else(|_| Outcome {
-                end: End::Failed("a stream thread panicked".into()),
-                bytes: l.prog.bytes(),
-                first_ns: None,
-                end_ns: None,
-                tcp: None,
-                peer_closed: false,
-                method: "",
-            });
-            Ended {
-                out,
-                local: l.local,
-                peer: l.peer,
-            }
-        })
-        .collect()
 }

@@ -143,6 +143,26 @@ pub fn poll_in(fd: &impl AsFd, wait: Duration) -> io::Result<bool> {
     poll_one(fd, PollFlags::IN, wait)
 }
 
+/// Waits up to `wait` for data or the peer's FIN: `None` for neither yet, else whether the
+/// FIN (or an error) came.
+pub fn poll_hup(fd: &impl AsFd, wait: Duration) -> io::Result<Option<bool>> {
+    let mut p = [PollFd::new(fd, PollFlags::IN | PollFlags::RDHUP)];
+    let t = Timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as _,
+        tv_nsec: wait.subsec_nanos().into(),
+    };
+    match rustix::event::poll(&mut p, Some(&t)) {
+        Ok(0) | Err(Errno::INTR) => Ok(None),
+        Ok(_) => {
+            let r = p[0].revents();
+            Ok(Some(r.intersects(
+                PollFlags::RDHUP | PollFlags::HUP | PollFlags::ERR,
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Whether `fd` is ready for `events` within `wait` (EINTR counts as not yet).
 fn poll_one(fd: &impl AsFd, events: PollFlags, wait: Duration) -> io::Result<bool> {
     let mut p = [PollFd::new(fd, events)];
@@ -248,9 +268,22 @@ pub struct TcpInfo {
     pub snd_cwnd_segments: u32,
     pub snd_mss: u32,
     pub pmtu: u32,
+    /// Segments sent and not yet acknowledged, and bytes not yet sent.
+    pub unacked_segments: u32,
+    pub notsent_bytes: u32,
 }
 
 impl TcpInfo {
+    /// Whether everything written has been acknowledged by the peer's kernel.
+    pub fn all_acked(&self) -> bool {
+        self.unacked_segments == 0 && self.notsent_bytes == 0
+    }
+
+    /// About how many written bytes the peer's kernel has not acknowledged yet.
+    pub fn unacked_bytes(&self) -> u64 {
+        u64::from(self.unacked_segments) * u64::from(self.snd_mss) + u64::from(self.notsent_bytes)
+    }
+
     pub fn cwnd_bytes(&self) -> u64 {
         u64::from(self.snd_cwnd_segments) * u64::from(self.snd_mss)
     }
@@ -287,6 +320,8 @@ pub fn tcp_info(s: &Socket) -> Option<TcpInfo> {
         snd_cwnd_segments: ti.tcpi_snd_cwnd,
         snd_mss: ti.tcpi_snd_mss,
         pmtu: ti.tcpi_pmtu,
+        unacked_segments: ti.tcpi_unacked,
+        notsent_bytes: ti.tcpi_notsent_bytes,
     })
 }
 

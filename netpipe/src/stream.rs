@@ -1,20 +1,46 @@
 //! One measured connection: the send loop (from a pre-generated source) and the discarding
 //! receive loop (recv with MSG_TRUNC: the kernel drops the bytes without copying them).
 
+use crate::agree::{self, Held, Hello};
 use crate::ctl::{Ctl, Progress};
 use crate::end::{End, Outcome, classify};
+use crate::live::Pre;
 use crate::lowat::Lowat;
 use crate::sock;
 use crate::source::Source;
 use socket2::Socket;
-use std::io;
+use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Sends from `src` until the budget, the time limit, Ctrl-C or a fault; then half-closes
-/// and waits for the peer to close, so that the end time covers delivery.
-pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome {
+/// and waits for the peer to close, so that the end time covers delivery. Stream `index` of
+/// its session greets a netpipe peer first (agree.rs).
+pub fn send(
+    s: &Socket,
+    ctl: &Ctl,
+    prog: &Progress,
+    src: &mut Source,
+    index: u16,
+    pre: Pre,
+) -> Outcome {
+    let me = Hello { index, ..ctl.greet };
+    let greeted = match pre {
+        None => agree::greet_as_sender(s, &me, ctl),
+        Some(Some(h)) if !agree::write_within(s, &me.encode(), Duration::from_secs(1)) => {
+            let _ = h;
+            Err("the receiver took the connection but not our hello".into())
+        }
+        Some(p) => Ok(p),
+    };
+    let peer = match greeted {
+        Ok(p) => p,
+        Err(why) => {
+            ctl.finish(prog, None);
+            return Outcome::nothing(End::Failed(why), src.word());
+        }
+    };
     let start = ctl.now_ns();
     ctl.mark_first(start);
     let mut claimed = 0u64;
@@ -54,51 +80,113 @@ pub fn send(s: &Socket, ctl: &Ctl, prog: &Progress, src: &mut Source) -> Outcome
             Err(e) => break classify(&e),
         }
     };
-    let mut end_ns = ctl.now_ns();
-    let mut tcp = sock::tcp_info(s);
-    let mut peer_closed = false;
-    let mut end = end;
-    if end.is_clean() {
-        let _ = s.shutdown(std::net::Shutdown::Write);
-        match drain_until_close(s, ctl) {
-            Ok(()) => {
-                peer_closed = true;
-                end_ns = ctl.now_ns();
-            }
-            Err(Some(e)) => end = e,
-            Err(None) => {}
-        }
-        tcp = sock::tcp_info(s).or(tcp);
-    } else if end == End::Stopped {
-        let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut o = Outcome::nothing(end, src.word());
+    o.bytes = sent;
+    o.peer_hello = peer;
+    o.first_ns = (sent > 0).then_some(start);
+    send_end(s, ctl, &mut o);
+    ctl.finish(prog, o.end_ns);
+    o
+}
+
+/// The end of a send: the end mark to a netpipe peer, the half-close, and the wait for the
+/// peer to close (bounded by a grace after --time or Ctrl-C, so --time holds however slowly
+/// the peer reads: a peer that has not taken everything by then is `Stalled`).
+fn send_end(s: &Socket, ctl: &Ctl, o: &mut Outcome) {
+    let end_ns = ctl.now_ns();
+    o.end_ns = (o.bytes > 0).then_some(end_ns);
+    o.tcp = sock::tcp_info(s);
+    let stopped = o.end == End::Stopped;
+    if !o.end.is_clean() && !stopped {
+        return;
     }
-    let end_ns = (sent > 0).then_some(end_ns);
-    ctl.finish(prog, end_ns);
-    Outcome {
-        end,
-        bytes: sent,
-        first_ns: (sent > 0).then_some(start),
-        end_ns,
-        tcp,
-        peer_closed,
-        method: src.word(),
+    let grace = Duration::from_secs(1)
+        + o.tcp
+            .map_or(Duration::ZERO, |t| Duration::from_secs_f64(t.rtt_s * 4.0));
+    if o.peer_hello.is_some() {
+        let finished = o.end.is_clean() || ctl.greet.unlimited();
+        let m = agree::mark(b"END ", o.bytes, u32::from(finished));
+        if !agree::write_within(s, &m, grace) {
+            o.end = stalled(s, grace, "--time");
+            return;
+        }
+    }
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    if stopped && o.peer_hello.is_none() {
+        return;
+    }
+    let timed = ctl.greet.time_ns != 0 || stopped;
+    let limit = if timed {
+        grace
+    } else {
+        ctl.idle.unwrap_or(Duration::from_secs(10))
+    };
+    let mut report = Vec::new();
+    match drain_until_close(s, ctl, limit, !stopped, &mut report) {
+        Ok(()) => {
+            o.peer_closed = true;
+            o.end_ns = o.end_ns.map(|_| ctl.now_ns());
+        }
+        Err(Some(e)) => o.end = e,
+        Err(None) if timed && (o.peer_hello.is_some() || !acked(s)) => {
+            o.end = stalled(s, grace, if stopped { "Ctrl-C" } else { "--time" });
+        }
+        Err(None) => {}
+    }
+    o.tcp = sock::tcp_info(s).or(o.tcp);
+    if o.peer_hello.is_some() {
+        o.peer_count = agree::read_mark(b"GOT ", &report).map(|(n, _)| n);
+        match o.peer_count {
+            Some(n) if n < o.bytes && o.end.is_clean() => {
+                o.end = End::PeerGone(format!(
+                    "the receiver took {n} of the {} bytes sent on this stream",
+                    o.bytes
+                ));
+            }
+            None if o.end.is_clean() => {
+                o.end = End::PeerGone("the receiver closed without saying what it got".into());
+            }
+            _ => {}
+        }
     }
 }
 
-/// After the half-close, reads (and drops) until the peer closes: that is when the peer has
-/// everything. Gives up after the idle timeout (10 s without one) or on Ctrl-C.
-fn drain_until_close(s: &Socket, ctl: &Ctl) -> Result<(), Option<End>> {
-    let limit = ctl.idle.unwrap_or(Duration::from_secs(10));
+/// Whether the peer's kernel has acknowledged everything written.
+fn acked(s: &Socket) -> bool {
+    sock::tcp_info(s).is_none_or(|t| t.all_acked())
+}
+
+fn stalled(s: &Socket, grace: Duration, after: &str) -> End {
+    let left = sock::tcp_info(s).map_or(0, |t| t.unacked_bytes());
+    End::Stalled(format!(
+        "the peer stopped reading: about {left} bytes were still not taken {} after {after} ended",
+        measure::units::format_seconds(grace.as_secs_f64())
+    ))
+}
+
+/// After the half-close, reads until the peer closes: that is when the peer has everything.
+/// The first bytes go to `report` (a netpipe receiver's count). Gives up after `limit`, or
+/// on Ctrl-C when `heed_stop`.
+fn drain_until_close(
+    s: &Socket,
+    ctl: &Ctl,
+    limit: Duration,
+    heed_stop: bool,
+    report: &mut Vec<u8>,
+) -> Result<(), Option<End>> {
     let started = Instant::now();
-    let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+    let mut buf = [0u8; 4096];
     // Bounded by `limit` and Ctrl-C; each pass waits a tick at most.
     loop {
-        if ctl.stop.load(Ordering::Relaxed) || started.elapsed() >= limit {
+        if (heed_stop && ctl.stop.load(Ordering::Relaxed)) || started.elapsed() >= limit {
             return Err(None);
         }
-        match s.recv_with_flags(&mut buf, libc::MSG_TRUNC) {
+        match (&*s).read(&mut buf) {
             Ok(0) => return Ok(()),
-            Ok(_) => {}
+            Ok(n) => {
+                let room = agree::MARK_LEN.saturating_sub(report.len()).min(n);
+                report.extend_from_slice(&buf[..room]);
+            }
             Err(e) if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
                 return match classify(&e) {
@@ -114,74 +202,143 @@ fn drain_until_close(s: &Socket, ctl: &Ctl) -> Result<(), Option<End>> {
 
 /// Receives and drops everything until EOF, the budget, the time limit, Ctrl-C or a fault.
 /// `buf` is only a landing area for the fallback copy; with MSG_TRUNC nothing is copied, and
-/// what lands is never read.
-pub fn recv(s: &Socket, ctl: &Ctl, prog: &Progress, buf: &mut [MaybeUninit<u8>]) -> Outcome {
-    let mut first: Option<u64> = None;
-    let mut got = 0u64;
-    let mut last_move = Instant::now();
-    let mut end_ns = None;
-    let mut flags = libc::MSG_TRUNC;
+/// what lands is never read. Stream `index` greets a netpipe peer first (agree.rs), and then
+/// holds back the sender's end mark until the FIN.
+pub fn recv(
+    s: &Socket,
+    ctl: &Ctl,
+    prog: &Progress,
+    buf: &mut [MaybeUninit<u8>],
+    index: u16,
+    pre: Pre,
+) -> Outcome {
+    let me = Hello { index, ..ctl.greet };
+    let greeted = match pre {
+        None => agree::greet_as_receiver(s, &me, ctl),
+        Some(p) => Ok(p),
+    };
+    let peer = match greeted {
+        Ok(p) => p,
+        Err(e) => {
+            ctl.finish(prog, None);
+            let _ = s.shutdown(std::net::Shutdown::Both);
+            return Outcome::nothing(classify(&e), "");
+        }
+    };
     let mut lowat = Lowat::new();
+    let mut o = Outcome::nothing(End::Eof, "");
+    o.peer_hello = peer;
+    let mut tail = Vec::new();
+    o.end = recv_loop(s, ctl, prog, buf, &mut lowat, &mut o, &mut tail);
+    if peer.is_some() {
+        judge_end_mark(&mut o, tail);
+        let got = agree::mark(b"GOT ", o.bytes, 0);
+        let _ = agree::write_within(s, &got, Duration::from_millis(500));
+    }
+    // Done first, then close at once so that a sender waiting for our close sees it now:
+    // whoever stops a --keep-open listener after the sender has ended (a script's Ctrl-C)
+    // must find this stream finished, not cut short.
+    if o.bytes == 0 {
+        o.end_ns = None;
+    }
+    ctl.finish(prog, o.end_ns);
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    o
+}
+
+/// What the sender's end mark says of a stream that reached EOF: all arrived, or how not.
+/// Held-back bytes that are no end mark are data.
+fn judge_end_mark(o: &mut Outcome, tail: Vec<u8>) {
+    if o.end != End::Eof {
+        o.bytes += tail.len() as u64;
+        return;
+    }
+    let m = agree::read_mark(b"END ", &tail);
+    o.peer_count = m.map(|(n, _)| n);
+    o.end = match m {
+        Some((n, 1)) if n == o.bytes => End::Eof,
+        Some((n, 1)) => End::PeerGone(format!(
+            "the sender sent {n} bytes on this stream, {} arrived",
+            o.bytes
+        )),
+        Some(_) => End::PeerGone("the sender was interrupted before its limit".into()),
+        None => {
+            o.bytes += tail.len() as u64;
+            End::PeerGone(
+                "the sender vanished: its stream ended without netpipe's end mark (killed?)".into(),
+            )
+        }
+    };
+}
+
+/// The receive loop: takes data until EOF (`tail` then holds what was held back), a limit,
+/// Ctrl-C, the idle timeout or an error; counts into `o` and `prog`.
+fn recv_loop(
+    s: &Socket,
+    ctl: &Ctl,
+    prog: &Progress,
+    buf: &mut [MaybeUninit<u8>],
+    lowat: &mut Lowat,
+    o: &mut Outcome,
+    tail: &mut Vec<u8>,
+) -> End {
+    let held = o.peer_hello.is_some();
+    let mut last_move = Instant::now();
+    let mut flags = libc::MSG_TRUNC;
     // Ends on EOF, the limit, Ctrl-C, the idle timeout or an error; each pass waits a tick
     // at most.
-    let end = loop {
+    loop {
         if ctl.stop.load(Ordering::Relaxed) {
-            break End::Stopped;
+            return End::Stopped;
         }
         let want = ctl.claim(buf.len() as u64);
         if want == 0 {
-            break End::Limit;
+            return End::Limit;
         }
-        let rc = s.recv_with_flags(&mut buf[..want as usize], flags);
+        let rc = if held {
+            match agree::held_recv(s, &mut buf[..want as usize], flags, tail) {
+                Ok(Held::Data(0)) => {
+                    ctl.give_back(want);
+                    continue;
+                }
+                Ok(Held::Data(n)) => Ok(n),
+                Ok(Held::Fin) => Ok(0),
+                Err(e) => Err(e),
+            }
+        } else {
+            s.recv_with_flags(&mut buf[..want as usize], flags)
+        };
         let now = Instant::now();
         match rc {
             Ok(n) if n > 0 => {
                 let n = n as u64;
                 ctl.give_back(want - n.min(want));
                 let ns = ctl.ns(now);
-                if first.is_none() {
-                    first = Some(ns);
+                let first = *o.first_ns.get_or_insert_with(|| {
                     ctl.mark_first(ns);
-                }
-                got += n;
+                    ns
+                });
+                o.bytes += n;
                 prog.bytes.fetch_add(n, Ordering::AcqRel);
-                end_ns = Some(ns);
+                o.end_ns = Some(ns);
                 last_move = now;
-                if let Some(f) = first {
-                    lowat.tune(s, got, ns.saturating_sub(f));
-                }
+                lowat.tune(s, o.bytes, ns.saturating_sub(first));
                 if ctl.past_deadline(ns) {
-                    break End::Limit;
+                    return End::Limit;
                 }
-                continue;
             }
             Ok(_) => {
                 ctl.give_back(want);
-                end_ns = Some(ctl.ns(now));
-                break End::Eof;
+                o.end_ns = Some(ctl.ns(now));
+                return End::Eof;
             }
             Err(e) => {
                 ctl.give_back(want);
                 if let Some(end) = recv_error(&e, ctl, now, last_move, &mut flags) {
-                    break end;
+                    return end;
                 }
             }
         }
-    };
-    // Done first, then close at once so that a sender waiting for our close sees it now:
-    // whoever stops a --keep-open listener after the sender has ended (a script's Ctrl-C)
-    // must find this stream finished, not cut short.
-    let end_ns = if got > 0 { end_ns } else { None };
-    ctl.finish(prog, end_ns);
-    let _ = s.shutdown(std::net::Shutdown::Both);
-    Outcome {
-        end,
-        bytes: got,
-        first_ns: first,
-        end_ns,
-        tcp: None,
-        peer_closed: false,
-        method: "",
     }
 }
 

@@ -1,8 +1,9 @@
 //! Real parts for the benchmatrix tests, in one place for every crate: skips that say why
-//! (and are listed at the end of CI), network namespaces joined by veth (optionally behind
-//! `tc tbf`), loop devices over scratch files, and child processes ended by their pid. Each
-//! part is removed by its Drop, even when a test fails.
+//! (and are listed at the end of CI), network namespaces joined by veth or on one bridge
+//! (optionally behind `tc tbf`), loop devices over scratch files, and child processes ended
+//! by their pid. Each part is removed by its Drop, even when a test fails.
 
+pub mod bridge;
 pub mod captured;
 pub mod loopdev;
 pub mod mount;
@@ -13,6 +14,7 @@ pub mod routed;
 pub mod signal;
 pub mod skip;
 
+pub use bridge::Bridge;
 pub use captured::Captured;
 pub use loopdev::LoopDev;
 pub use netns::{A_ADDR, A_ADDR6, B_ADDR, B_ADDR6, NetPair, cmd, unique};

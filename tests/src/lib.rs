@@ -11,14 +11,32 @@ pub use testkit::{need_root, need_tool, skip};
 /// A tool library's `command()`.
 pub type CommandFn = fn() -> clap::Command;
 
-/// Every tool crate of the workspace with its clap Command, in the order of `members`.
+/// Every tool of the workspace with its clap Command, in the order of `members` (a tool
+/// that is a second binary of another tool's crate, see [`SECOND_BINARIES`], comes just
+/// before that crate's own tool).
 pub const TOOLS: &[(&str, CommandFn)] = &[
+    ("blkread", blkwrite::blkread::command),
     ("blkwrite", blkwrite::command),
     ("collate", collate::command),
+    ("cpumem", cpumem::command),
+    ("fsmeta", fsmeta::command),
+    ("ingest", ingest::command),
     ("netpipe", netpipe::command),
     ("pingrt", pingrt::command),
     ("timecmd", timecmd::command),
 ];
+
+/// Tools that are a second binary of another tool's crate, sharing its engine: (tool, crate).
+/// The tool's library is the crate's module `TOOL` and its `main` is `src/bin/TOOL.rs`.
+pub const SECOND_BINARIES: &[(&str, &str)] = &[("blkread", "blkwrite")];
+
+/// The crate that builds `tool`: its own, or the one it is a second binary of.
+pub fn crate_of(tool: &str) -> &str {
+    SECOND_BINARIES
+        .iter()
+        .find(|(t, _)| *t == tool)
+        .map_or(tool, |(_, c)| c)
+}
 
 use measure::Record;
 use std::path::{Path, PathBuf};

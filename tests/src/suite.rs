@@ -121,3 +121,27 @@ pub fn folders<const N: usize>(root: &Path, names: [&str; N]) -> [PathBuf; N] {
         p
     })
 }
+
+/// The TCP ports something listens on in network namespace `ns` (its /proc/net/tcp and tcp6),
+/// sorted, each once.
+pub fn listening(ns: &str) -> Vec<u16> {
+    let out = run(Command::new("ip").args([
+        "netns",
+        "exec",
+        ns,
+        "cat",
+        "/proc/net/tcp",
+        "/proc/net/tcp6",
+    ]));
+    let mut ports: Vec<u16> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            let port = cols.get(1)?.rsplit_once(':')?.1;
+            (cols.get(3) == Some(&"0A")).then(|| u16::from_str_radix(port, 16).ok())?
+        })
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}

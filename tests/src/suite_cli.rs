@@ -9,28 +9,38 @@ const LONG_ABOUT: &str = "\
 Runs the classic environment-comparison suite on this machine and prints the matrix of every
 results file in the results directory. Run it on each environment with its own --label, copy
 the results/*.jsonl files together, and the matrix gets a column per environment. Rows are
-named by role (\"network throughput this->peer\", \"latency for icmp this<->loopback\"), not by
-host, so that every machine's results line up; the peer's address is in the tag peer.
+named by role (\"network throughput this->peer\", \"latency for icmp this<->loopback\", \"time
+make\"), never by host or a machine's parameter, so that every machine's results line up; the
+peer's address, make's job count and such are in tags (peer, jobs).
 
 The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, and a block file written buffered+fsync and with O_DIRECT. It
+make -jN of trees it generates, the CPU and memory costs (cpumem: system call, pipe round trip,
+spawn, page fault, memory bandwidth and latency, clock read; a row each), a block file written
+buffered+fsync and with O_DIRECT, then read back with O_DIRECT at random (4 KiB, one at a time
+and 32 in flight) and in sequence, and 16384 files created, stat'ed and unlinked (part of the
+disk step, on the --dir file system). It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
 The records go to the results file only, the matrix to stdout. On a terminal the script
 announces each step as it starts, with about how long it takes, and a first build shows
-cargo's progress; off a terminal (a pipe, CI, Ansible) it writes a few progress lines.";
+cargo's progress; off a terminal (a pipe, CI, Ansible) it writes a few progress lines.
+
+With --peer HOST the network steps measure the link to HOST, which runs ./benchmatrix --serve
+for the time of the run: that starts the listeners the run needs, says what it listens on, and
+serves until Ctrl-C, SIGTERM or --serve-time, leaving no process or port behind; its own
+records go nowhere, so they never become rows. fleet/playbook.yml does all this on many
+machines with Ansible.";
 
 /// The examples of `--help`, in the layout the man page's EXAMPLES section reads.
 pub const EXAMPLES: &str = "\
 Examples:
   Measure this machine as one environment, append to results/para_lvm_san.jsonl, print the matrix:
       ./benchmatrix --label para/lvm/san
-  Measure the link to a peer (dom0), which runs the two listeners first:
-      netpipe recv --listen 5201 --keep-open --label dom0 &
-      netpipe send --listen 5202 --keep-open --label dom0 &
-      ./benchmatrix --label para/lvm/san --peer dom0
-  Only the block writes, 4G on the file system under test:
+  Measure the link to a peer (dom0), which serves for the time of the run:
+      ./benchmatrix --serve                                 (on dom0)
+      ./benchmatrix --label para/lvm/san --peer dom0        (here)
+  Only the disk steps, a 4G file on the file system under test:
       ./benchmatrix --only disk --disk-size 4G --dir /mnt/san
   A short trial run that keeps its records out of the matrix folder:
       ./benchmatrix --runs 2 --disk-size 64M --results /tmp/trial
@@ -42,7 +52,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
     (
         "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, timecmd, collate): use them and \
+        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
     ),
     (
@@ -79,19 +89,19 @@ pub const SECTIONS: &[Section] = &[
             (
                 "0",
                 "every step ran (a step left out for a missing program, such as bzip2 or a C \
-                 compiler, says so and is not a failure)",
+                 compiler, says so and is not a failure); --serve: served for --serve-time",
             ),
             (
                 "1",
-                "a step failed: the others ran, their records are kept and the matrix is printed",
+                "a step failed: the others ran, their records are kept and the matrix is printed; --serve: a listener ended on its own",
             ),
             (
                 "2",
-                "could not do the job: a bad option (checked before anything runs), tools that could not be built or found, or a folder it could not write",
+                "could not do the job: a bad option (checked before anything runs), tools that could not be built or found, a folder it could not write, a --peer that does not serve, or ports --serve cannot listen on",
             ),
             (
                 "130, 143",
-                "ended by Ctrl-C (SIGINT) or SIGTERM; the scratch files are removed",
+                "ended by Ctrl-C (SIGINT) or SIGTERM; the scratch files are removed, --serve's listeners stopped",
             ),
         ],
     },
@@ -114,14 +124,21 @@ pub fn command() -> Command {
         .after_help(EXAMPLES)
         .disable_help_flag(true)
         .arg(valued("label", "LABEL", "environment label, levels separated by / (default: $BENCH_LABEL, else the host name)"))
-        .arg(valued("peer", "HOST", "measure network and ICMP against HOST, which runs the two listeners the script prints (netpipe recv --listen PORT and netpipe send --listen PORT+1)").value_hint(ValueHint::Hostname))
-        .arg(valued("port", "PORT", "first of two TCP ports for the peer's listeners (default 5201)"))
+        .arg(valued("peer", "HOST", "measure network and ICMP against HOST, which runs ./benchmatrix --serve").value_hint(ValueHint::Hostname))
+        .arg(valued("port", "PORT", "first of the two TCP ports of --serve and --peer (default 5301)"))
+        .arg(
+            Arg::new("serve")
+                .long("serve")
+                .action(ArgAction::SetTrue)
+                .help("serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses) until Ctrl-C, SIGTERM or --serve-time; runs no step"),
+        )
+        .arg(valued("serve-time", "DUR", "with --serve: stop after DUR, e.g. 10m (default: serve until stopped)"))
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
-        .arg(valued("dir", "DIR", "where to write the block file, in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
-        .arg(valued("disk-size", "SIZE", "size of the block file (default 1G)"))
-        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI)"))
-        .arg(valued("jobs", "N", "make -jN (default: the number of CPUs)"))
-        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,disk (comma-separated)"))
+        .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
+        .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
+        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 3 times, or N when fewer"))
+        .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))
+        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
         .arg(
             valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg); html is also written to report.html in the results directory")

@@ -9,7 +9,9 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 use testkit::Spawned;
 
-const BENCHES: [&str; 5] = ["netpipe", "blkwrite", "timecmd", "pingrt", "collate"];
+const BENCHES: [&str; 7] = [
+    "netpipe", "blkwrite", "fsmeta", "timecmd", "pingrt", "cpumem", "collate",
+];
 
 /// Removes the scratch directory even when the test fails.
 struct Scratch(PathBuf);

@@ -1,7 +1,7 @@
 //! Conventions every crate of the workspace keeps: `//!` atop each file, the tool skeleton,
 //! and the shared flag behaviour (--help, --version, usage errors exit 2 naming the flag).
 
-use benchmatrix_tests::{TOOLS, bin, run, workspace_root};
+use benchmatrix_tests::{SECOND_BINARIES, TOOLS, bin, crate_of, run, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,23 +58,55 @@ fn every_rust_file_opens_with_a_doc_line() {
     );
 }
 
+/// The library source and the `main` of `tool`: its crate's lib.rs and main.rs, or, for a
+/// second binary of another crate, that crate's module `tool` and `src/bin/tool.rs`.
+fn skeleton_files(tool: &str) -> (PathBuf, PathBuf, String) {
+    let krate = crate_of(tool);
+    let src = workspace_root().join(krate).join("src");
+    if krate == tool {
+        return (src.join("lib.rs"), src.join("main.rs"), tool.to_string());
+    }
+    let module = [
+        src.join(tool).join("mod.rs"),
+        src.join(format!("{tool}.rs")),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .unwrap_or_else(|| panic!("{tool}: no module {tool} in {krate}/src"));
+    let main = src.join("bin").join(format!("{tool}.rs"));
+    (module, main, format!("{krate}::{tool}"))
+}
+
 #[test]
 fn every_tool_has_the_skeleton() {
     // Each tool's library gives command() (checked at compile time by TOOLS) and run(); its
-    // binary is a thin main.
-    let listed: Vec<&str> = TOOLS.iter().map(|(n, _)| *n).collect();
+    // binary is a thin main, whether the tool is a crate of its own or a second binary.
+    let crates: Vec<&str> = TOOLS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| crate_of(n) == *n)
+        .collect();
     assert_eq!(
-        listed,
+        crates,
         tools(),
         "benchmatrix_tests::TOOLS lists every tool crate, in order"
     );
+    for (second, krate) in SECOND_BINARIES {
+        let at = |t: &str| TOOLS.iter().position(|(n, _)| *n == t);
+        assert_eq!(
+            at(second).map(|i| i + 1),
+            at(krate),
+            "{second} is listed in TOOLS just before {krate}, whose second binary it is"
+        );
+    }
     for (tool, command) in TOOLS {
         assert_eq!(command().get_name(), *tool);
-        let dir = workspace_root().join(tool).join("src");
-        let lib = std::fs::read_to_string(dir.join("lib.rs")).expect("lib.rs");
+        let (lib_file, main_file, path) = skeleton_files(tool);
+        let lib = std::fs::read_to_string(&lib_file).expect("the tool's library");
         assert!(
             lib.contains("pub fn run(args: Vec<OsString>) -> Exit"),
-            "{tool}: lib.rs lacks run(args) -> Exit"
+            "{tool}: {} lacks run(args) -> Exit",
+            lib_file.display()
         );
         assert!(
             [
@@ -84,31 +116,34 @@ fn every_tool_has_the_skeleton() {
             ]
             .iter()
             .any(|i| lib.contains(i)),
-            "{tool}: lib.rs has no Tool for the lifecycle"
+            "{tool}: {} has no Tool for the lifecycle",
+            lib_file.display()
         );
-        let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs");
+        let main = std::fs::read_to_string(&main_file)
+            .unwrap_or_else(|e| panic!("{tool}: {}: {e}", main_file.display()));
         assert!(
             main.lines().count() <= 15,
-            "{tool}: main.rs is more than a thin bin"
+            "{tool}: {} is more than a thin bin",
+            main_file.display()
         );
         // Every main is the lifecycle running the library's Tool.
         assert!(
-            main.contains(&format!("measure::lifecycle::main::<{tool}::Tool>()")),
-            "{tool}: main is not measure::lifecycle::main::<{tool}::Tool>()"
+            main.contains(&format!("measure::lifecycle::main::<{path}::Tool>()")),
+            "{tool}: main is not measure::lifecycle::main::<{path}::Tool>()"
         );
     }
 }
 
 #[test]
 fn help_version_and_usage_errors() {
-    for tool in tools() {
-        let exe = bin(&tool);
+    for (tool, _) in TOOLS {
+        let exe = bin(tool);
         let help = run(Command::new(&exe).arg("--help"));
         assert_eq!(help.status.code(), Some(0), "{tool} --help");
         let text = String::from_utf8_lossy(&help.stdout);
         assert!(text.contains("Usage"), "{tool} --help prints usage");
         // collate reads records and writes none, so it alone has no --label.
-        if tool != "collate" {
+        if *tool != "collate" {
             assert!(
                 text.contains("--label"),
                 "{tool} --help shows the shared --label flag"
@@ -119,7 +154,7 @@ fn help_version_and_usage_errors() {
         assert!(String::from_utf8_lossy(&version.stdout).contains(env!("CARGO_PKG_VERSION")));
         let bad = run(Command::new(&exe).arg("--no-such-flag"));
         // timecmd passes its command's status on, so its own failures are 125 as env(1)'s.
-        let usage_code = if tool == "timecmd" { 125 } else { 2 };
+        let usage_code = if *tool == "timecmd" { 125 } else { 2 };
         assert_eq!(
             bad.status.code(),
             Some(usage_code),
@@ -133,7 +168,7 @@ fn help_version_and_usage_errors() {
             bad.stdout.is_empty(),
             "{tool}: a usage error writes nothing on stdout"
         );
-        if tool != "collate" {
+        if *tool != "collate" {
             let tag = run(Command::new(&exe).args(["--tag", "novalue", "--help"]));
             assert_eq!(
                 tag.status.code(),
@@ -177,7 +212,10 @@ fn a_reader_that_goes_away_is_not_a_failure() {
     let records = dir.join("r.jsonl");
     std::fs::write(
         &records,
-        "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"sample\",\"run\":\"r\",\"seq\":0,\"at\":\"a\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"values\":{\"x_s\":1}}\n",
+        concat!(
+            "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"sample\",\"run\":\"r\",\"seq\":0,\"at\":\"2026-12-01T00:00:00Z\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"values\":{\"x_s\":1}}\n",
+            "{\"schema\":\"benchmatrix/1\",\"tool\":\"t\",\"version\":\"0\",\"type\":\"summary\",\"run\":\"r\",\"seq\":0,\"at\":\"2026-12-01T00:00:01Z\",\"host\":\"h\",\"label\":\"l\",\"name\":\"n\",\"status\":\"ok\",\"headline\":\"x_s\",\"values\":{\"x_s\":1}}\n",
+        ),
     )
     .expect("write records");
     let coll = exit_with_stdout_closed(Command::new(bin("collate")).arg(&records));

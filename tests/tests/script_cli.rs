@@ -30,6 +30,15 @@ fn script_rejects_bad_options_before_doing_anything() {
             "--format pdf: give one of text, dokuwiki",
         ),
         (&["--dir", s(&missing)], "is not a directory"),
+        (&["--serve-time", "5m"], "--serve-time needs --serve"),
+        (
+            &["--serve", "--serve-time", "soon"],
+            "--serve-time soon: give a duration",
+        ),
+        (
+            &["--serve", "--peer", "dom0"],
+            "--serve and --peer: run --serve on the peer",
+        ),
     ];
     for (args, message) in cases {
         let out = run(Command::new("sh")

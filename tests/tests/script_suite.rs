@@ -2,14 +2,16 @@
 //! results collate into two columns, against a peer in a network namespace (IPv4 and IPv6),
 //! and with a failing step whose neighbours' results are kept.
 
-use benchmatrix_tests::suite::{OTHER_HOST, folders, peer_tag, script, step};
+use benchmatrix_tests::suite::{
+    OTHER_HOST, folders, listening, peer_tag, script, script_env, script_path, step,
+};
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
-use benchmatrix_tests::{bin, decode, empty_dir, explain, need_root, need_tool, ok, path_str as s};
+use benchmatrix_tests::{decode, empty_dir, explain, need_root, need_tool, ok, path_str as s, run};
 use measure::{Kind, Record};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
-use testkit::{B_ADDR, B_ADDR6, NetPair, Spawned, free_port};
+use testkit::{B_ADDR, B_ADDR6, Captured, NetPair, free_port};
 
 const LABEL_A: &str = "para/lvm/san";
 const LABEL_B: &str = "para/xfs/disc";
@@ -20,14 +22,73 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
     ("netpipe", "network throughput loopback->this", 2),
     ("pingrt", "latency for icmp this<->loopback", 20),
     ("timecmd", "time tar xjf tree.tar.bz2", 2),
-    ("timecmd", "time make -j2", 2),
+    ("timecmd", "time make", 2),
+    ("blkwrite", "disk write (buffered+fsync)", 2),
+    ("blkwrite", "disk write (O_DIRECT)", 2),
+    ("blkread", "disk random read, one at a time (O_DIRECT)", 2),
     (
-        "blkwrite",
-        "time to write a 16M block file (buffered+fsync)",
-        1,
+        "blkread",
+        "disk random read latency p50, one at a time (O_DIRECT)",
+        2,
     ),
-    ("blkwrite", "time to write a 16M block file (O_DIRECT)", 1),
+    (
+        "blkread",
+        "disk random read latency p99, one at a time (O_DIRECT)",
+        2,
+    ),
+    ("blkread", "disk random read, many in flight (O_DIRECT)", 2),
+    ("blkread", "disk sequential read (O_DIRECT)", 2),
+    // One fsmeta run: its summary is the create row's, its samples 16 per phase.
+    ("fsmeta", "file metadata (create)", 48),
 ];
+
+/// The matrix rows of fsmeta's stat and unlink samples (no summary of their own), after its
+/// create row.
+const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
+
+/// The rows of the cpu step (cpumem with its defaults: 10 batches a probe), in the matrix
+/// after make's.
+const CPU_ROWS: [&str; 9] = [
+    "system call round trip",
+    "pipe round trip between two processes",
+    "process spawn and wait",
+    "page fault on first touch",
+    "memory read bandwidth",
+    "memory write bandwidth",
+    "memory copy bandwidth",
+    "memory load latency, random chase",
+    "monotonic clock read",
+];
+
+/// Every row of a full run, in the matrix's order.
+fn all_rows() -> Vec<&'static str> {
+    let names: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
+    [&names[..5], &CPU_ROWS[..], &names[5..], &FILE_ROWS[..]].concat()
+}
+
+/// Checks the cpu step's records: one cpumem run, ok, ten samples in each of its rows.
+fn check_cpu_step(recs: &[Record], ran: bool) {
+    let cpumem: Vec<&Record> = recs.iter().filter(|r| r.tool == "cpumem").collect();
+    if !ran {
+        assert!(cpumem.is_empty(), "the cpu step ran");
+        return;
+    }
+    let sums: Vec<&&Record> = cpumem.iter().filter(|r| r.kind == Kind::Summary).collect();
+    assert_eq!(sums.len(), 1, "one cpumem run");
+    assert_eq!(
+        sums[0].status,
+        Some(measure::Status::Ok),
+        "{}",
+        sums[0].to_line()
+    );
+    for row in CPU_ROWS {
+        let n = cpumem
+            .iter()
+            .filter(|r| r.kind == Kind::Sample && r.name == row)
+            .count();
+        assert_eq!(n, 10, "{row}: samples");
+    }
+}
 
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
 fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &[&str]) {
@@ -38,6 +99,7 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
             assert_eq!(r.host, h, "{}", r.to_line());
         }
     }
+    check_cpu_step(&recs, !skipped.contains(&"cpu"));
     for (tool, name, count) in SCRIPT_ROWS {
         if skipped.contains(name) {
             assert!(recs.iter().all(|r| r.name != *name), "{name} ran");
@@ -48,8 +110,35 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
     for name in &SCRIPT_ROWS[..3] {
         peer_tag(&recs, name.1, "127.0.0.1");
     }
-    let direct = step(&recs, "blkwrite", SCRIPT_ROWS[6].1);
+    let direct = step(&recs, "blkwrite", "disk write (O_DIRECT)");
     assert_eq!(direct[0].value("written_bytes"), Some(16.0 * 1048576.0));
+    let seq = step(&recs, "blkread", "disk sequential read (O_DIRECT)");
+    assert_eq!(seq[0].value("read_bytes"), Some(16.0 * 1048576.0));
+    // The parameters are tags, so that rows line up across machines whatever the size.
+    for r in recs.iter().filter(|r| r.name.starts_with("disk ")) {
+        assert_eq!(
+            r.tags.get("size").map(String::as_str),
+            Some("16M"),
+            "{}",
+            r.to_line()
+        );
+    }
+    let p99 = recs.iter().find(|r| {
+        r.kind == measure::Kind::Summary && r.name.starts_with("disk random read latency p99")
+    });
+    assert_eq!(
+        p99.and_then(|r| r.headline.as_deref()),
+        Some("latency_p99_s")
+    );
+    let files = step(&recs, "fsmeta", "file metadata (create)");
+    for row in FILE_ROWS {
+        assert_eq!(files.iter().filter(|r| r.name == row).count(), 16, "{row}");
+    }
+    let meta = recs
+        .iter()
+        .find(|r| r.kind == Kind::Summary && r.tool == "fsmeta")
+        .expect("fsmeta's summary");
+    assert_eq!(meta.value("files_count"), Some(16384.0));
 }
 
 /// Whether a C compiler for the script's make step is installed.
@@ -64,7 +153,7 @@ fn has_c_compiler() -> bool {
 
 /// The text matrix of the first run: one row per step.
 fn check_text_matrix(matrix: &str) {
-    for (_, name, _) in SCRIPT_ROWS {
+    for name in all_rows() {
         assert_eq!(
             matrix
                 .lines()
@@ -86,8 +175,7 @@ fn check_two_column_wiki(text: &str) {
         "{text}"
     );
     let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
-    let want: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
-    assert_eq!(names, want, "{text}");
+    assert_eq!(names, all_rows(), "{text}");
     let number = |c: &str| {
         c.split_whitespace()
             .next()
@@ -96,8 +184,11 @@ fn check_two_column_wiki(text: &str) {
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
         assert!(number(&cells[0]), "{title}: {cells:?}");
-        if title.starts_with("time make -j") {
-            assert_eq!(cells[1], "-", "make did not run in the second column");
+        if title.starts_with("time make (") || CPU_ROWS.contains(&split_title(title).0) {
+            assert_eq!(
+                cells[1], "-",
+                "make and cpu did not run in the second column"
+            );
         } else {
             assert!(number(&cells[1]), "{title}: {cells:?}");
         }
@@ -150,7 +241,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         empty_dir(d);
     }
 
-    // A second machine (a host name of its own; no make step, to keep the test short), the
+    // A second machine (a host name of its own; no make and cpu steps, to keep the test short), the
     // block file in the default scratch directory under the working one, the DokuWiki matrix.
     let only = ["--label", LABEL_B, "--only", "net,icmp,tar,disk"];
     let second = script(
@@ -164,7 +255,7 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
         &res.join("para_xfs_disc.jsonl"),
         LABEL_B,
         Some("bm-other-host"),
-        &["time make -j2"],
+        &["time make", "cpu"],
     );
     check_two_column_wiki(&String::from_utf8_lossy(&second.stdout));
     for d in [&work, &scratch, &disk] {
@@ -199,23 +290,20 @@ fn check_peer_results(file: &Path, addr: &str) {
     }
 }
 
-/// What the script tells the user to run on the peer, started in namespace `ns`: the sink
-/// (its records to `log`) and the source.
-fn start_peer(ns: &str, log: &Path) -> (Spawned, Spawned) {
-    let mut sink = Spawned::start(
-        NetPair::exec(ns, bin("netpipe"))
-            .args(["recv", "--listen", "6200", "--keep-open", "--label", "peer"])
-            .args(["-o", s(log)])
-            .stdout(Stdio::null()),
-    );
-    let mut source = Spawned::start(
-        NetPair::exec(ns, bin("netpipe"))
-            .args(["send", "--listen", "6201", "--keep-open", "--label", "peer"])
-            .stdout(Stdio::null()),
-    );
-    sink.wait_listening(6200, Duration::from_secs(10));
-    source.wait_listening(6201, Duration::from_secs(10));
-    (sink, source)
+/// What the script tells the user to run on the peer, `./benchmatrix --serve --port 6200`,
+/// started in namespace `ns` in `cwd`, its output kept in files.
+fn start_peer(ns: &str, cwd: &Path, tmpdir: &Path) -> Captured {
+    let mut c = NetPair::exec(ns, "sh");
+    c.arg(script_path()).args(["--serve", "--port", "6200"]);
+    let serve = Captured::start(script_env(&mut c, cwd, tmpdir));
+    for port in [6200, 6201] {
+        let ok = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(25));
+            listening(ns).contains(&port)
+        });
+        assert!(ok, "--serve does not listen on {port} in {ns}");
+    }
+    serve
 }
 
 #[test]
@@ -225,9 +313,10 @@ fn script_measures_against_a_namespace_peer() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
-    let peer_log = tmp.path().join("peer.jsonl");
+    let peer_dir = tmp.path().join("peer");
+    std::fs::create_dir(&peer_dir).unwrap();
     let net = NetPair::new().expect("namespaces and veth");
-    let (sink, source) = start_peer(&net.b, &peer_log);
+    let serve = start_peer(&net.b, &peer_dir, &scratch);
 
     // The script run from host a against the peer at `addr`, with `extra` arguments.
     let peer_run = |addr: &str, label: &str, extra: &[&str]| -> Output {
@@ -241,14 +330,7 @@ fn script_measures_against_a_namespace_peer() {
     };
     let out = peer_run(B_ADDR, "domu/peer", &[]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("netpipe recv --listen 6200 --keep-open"),
-        "{err}"
-    );
-    assert!(
-        err.contains("netpipe send --listen 6201 --keep-open"),
-        "{err}"
-    );
+    assert!(err.contains("serving on ports 6200 and 6201"), "{err}");
     check_peer_results(&res.join("domu_peer.jsonl"), B_ADDR);
     let matrix = String::from_utf8_lossy(&out.stdout);
     for name in PEER_ROWS {
@@ -261,17 +343,34 @@ fn script_measures_against_a_namespace_peer() {
     let out6 = peer_run(B_ADDR6, "domu/peer6", &["--no-matrix"]);
     assert!(out6.stdout.is_empty(), "--no-matrix");
     check_peer_results(&res.join("domu_peer6.jsonl"), B_ADDR6);
-    // The peer's sink saw the script's connections.
-    let peer: Vec<Record> = decode(&std::fs::read_to_string(&peer_log).unwrap());
+    // The peer serves until SIGTERM, then ends with no process and no port left behind, and
+    // its records are nowhere: no results folder of its own, none in the measuring side's.
+    assert!(serve.signal(libc::SIGTERM), "SIGTERM to --serve");
+    let (st, _, err) = serve.wait_output(Duration::from_secs(20));
+    assert_eq!(st.code(), Some(143), "{err}");
     assert!(
-        peer.iter()
-            .any(|r| r.kind == Kind::Sample && r.value("received_bytes").is_some_and(|b| b > 0.0)),
-        "the peer's records: {peer:?}"
+        err.contains("serving: netpipe recv on port 6200 and netpipe send on port 6201"),
+        "{err}"
     );
+    assert!(err.contains("stopped serving: no listener left"), "{err}");
+    assert_eq!(listening(&net.b), [0u16; 0], "ports left in {}", net.b);
+    let left = run(Command::new("ip").args(["netns", "pids", &net.b]));
+    assert!(
+        left.stdout.is_empty(),
+        "processes left in {}: {}",
+        net.b,
+        explain(&left)
+    );
+    empty_dir(&peer_dir);
+    let mut files: Vec<_> = std::fs::read_dir(&res)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["domu_peer.jsonl", "domu_peer6.jsonl"]);
     empty_dir(&work);
     empty_dir(&scratch);
-    drop(source);
-    drop(sink);
 }
 
 #[test]

@@ -12,14 +12,23 @@ use std::process::{Command, Output};
 use testkit::free_port;
 
 /// The steps of `--only net,disk --disk-size 16M`, in the order they run: (tool, row name).
-const STEPS: [(&str, &str); 4] = [
+const STEPS: [(&str, &str); 10] = [
     ("netpipe", "network throughput this->loopback"),
     ("netpipe", "network throughput loopback->this"),
+    ("blkwrite", "disk write (buffered+fsync)"),
+    ("blkwrite", "disk write (O_DIRECT)"),
+    ("blkread", "disk random read, one at a time (O_DIRECT)"),
     (
-        "blkwrite",
-        "time to write a 16M block file (buffered+fsync)",
+        "blkread",
+        "disk random read latency p50, one at a time (O_DIRECT)",
     ),
-    ("blkwrite", "time to write a 16M block file (O_DIRECT)"),
+    (
+        "blkread",
+        "disk random read latency p99, one at a time (O_DIRECT)",
+    ),
+    ("blkread", "disk random read, many in flight (O_DIRECT)"),
+    ("blkread", "disk sequential read (O_DIRECT)"),
+    ("fsmeta", "file metadata (create)"),
 ];
 
 /// A short run of the network and disk steps (any user can run them) into `res`.
@@ -75,7 +84,7 @@ fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
     let lines = own_lines(&text);
     let plan = format!("; records are appended to {}/tty_run.jsonl", s(&res));
     assert!(
-        lines[0].starts_with("4 steps (about ") && lines[0].ends_with(&plan),
+        lines[0].starts_with("10 steps (about ") && lines[0].ends_with(&plan),
         "the plan first: {text}"
     );
     let announced: Vec<&str> = lines
@@ -94,9 +103,9 @@ fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
     }
     // The log lines a pipe gets are replaced by the announcements.
     assert!(
-        !lines
-            .iter()
-            .any(|l| l.starts_with("network: ") || l.starts_with("disk: ")),
+        !lines.iter().any(|l| l.starts_with("network: ")
+            || l.starts_with("disk: ")
+            || l.starts_with("files: ")),
         "{text}"
     );
     assert!(
@@ -123,17 +132,19 @@ fn piped_the_script_writes_its_few_log_lines() {
     let err = String::from_utf8_lossy(&out.stderr);
     let lines = own_lines(&err);
     let results = format!("{}/piped_run.jsonl", s(&res));
-    assert_eq!(lines.len(), 3, "{err}");
+    assert_eq!(lines.len(), 4, "{err}");
     assert_eq!(
         lines[0],
         "network: loopback, 2 transfers of 1s each way (--peer HOST measures a link)"
     );
     assert!(
         lines[1].starts_with("disk: writing 16M into ./benchmatrix-disk.")
-            && lines[1].ends_with(", buffered+fsync, then O_DIRECT"),
+            && lines[1]
+                .ends_with(", buffered+fsync, then O_DIRECT, and reading it back, 2 runs each"),
         "{err}"
     );
-    assert_eq!(lines[2], format!("records appended to {results}"));
+    assert_eq!(lines[2], "files: 16384 created, stat'ed and unlinked in .");
+    assert_eq!(lines[3], format!("records appended to {results}"));
     assert!(!err.contains("\"schema\""), "JSON on stderr:\n{err}");
     check_records(Path::new(&results));
     empty_dir(&work);
@@ -147,7 +158,7 @@ const CARGO_STAND_IN: &str = r#"#!/bin/sh
 { printf '%s\n' "$*"; if [ -t 2 ]; then echo 'stderr: terminal'; else echo 'stderr: pipe'; fi; } >>"$STAND_IN_LOG"
 case " $* " in *" --quiet "*) ;; *) echo '   Compiling the tools (stand-in)' >&2 ;; esac
 mkdir -p "$CARGO_TARGET_DIR/release"
-for t in netpipe pingrt blkwrite timecmd collate; do
+for t in netpipe pingrt blkwrite blkread fsmeta timecmd cpumem collate; do
     [ -e "$CARGO_TARGET_DIR/release/$t" ] || ln -s "$STAND_IN_TOOLS/$t" "$CARGO_TARGET_DIR/release/$t"
 done
 "#;

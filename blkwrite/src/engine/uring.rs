@@ -1,7 +1,7 @@
-//! Depth above 1: io_uring with up to `--iodepth` writes in flight, each timed from its
-//! submission to its completion (fio's io_uring engine, with fixed buffers where allowed).
+//! Depth above 1: io_uring with up to `--iodepth` writes (or reads) in flight, each timed from
+//! its submission to its completion (fio's io_uring engine, with fixed buffers where allowed).
 
-use super::{Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
+use super::{Dir, Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
 use crate::pattern::Pool;
 use io_uring::{IoUring, opcode, types};
 use std::fs::File;
@@ -9,19 +9,52 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-/// One write in flight: where it goes, how much of it the kernel has taken, and its buffer.
+/// One operation in flight: where it goes, how much of it the kernel has done, and its buffer.
 #[derive(Clone, Copy)]
 struct Slot {
     start: Instant,
     off: u64,
     len: u64,
     done: u64,
-    ptr: *const u8,
+    ptr: *mut u8,
 }
 
-/// The ring for `--iodepth` above 1, with the pool registered as a fixed buffer where the
-/// kernel allows (recorded in `out.fixed_buffers`).
-pub(super) fn setup_ring(pool: &Pool, plan: &Plan, out: &mut Outcome) -> io::Result<IoUring> {
+/// Where the bytes of each operation are.
+pub(super) enum Bufs<'a> {
+    /// Writes: each block's data, in the pool.
+    Data(&'a Pool),
+    /// Reads: slot `i` of the ring lands at `base + i * stride`, in a region the caller holds
+    /// mutably for the whole run (from [`Pool::base_mut`]).
+    Into { base: *mut u8, stride: usize },
+}
+
+/// Sets up the ring and runs the plan through it; a failure of the ring itself is the run's
+/// error.
+pub(super) fn run_ring(
+    ring: io::Result<IoUring>,
+    file: &File,
+    bufs: Bufs,
+    plan: &Plan,
+    (start, deadline): (Instant, Option<Instant>),
+    out: &mut Outcome,
+    tick: &mut dyn FnMut(&Tick) -> bool,
+) {
+    let ran = ring.and_then(|ring| {
+        let fixed = out.fixed_buffers;
+        Queue::new(ring, file, bufs, plan, fixed).run(start, deadline, out, tick)
+    });
+    if let Err(e) = ran {
+        failed(out, "io_uring".into(), &e);
+    }
+}
+
+/// The ring for `--iodepth` above 1, with `region` (every buffer the operations use)
+/// registered as a fixed buffer where the kernel allows (recorded in `out.fixed_buffers`).
+pub(super) fn setup_ring(
+    region: (*mut u8, usize),
+    plan: &Plan,
+    out: &mut Outcome,
+) -> io::Result<IoUring> {
     let depth = plan.iodepth.max(1) as usize;
     let entries = depth.next_power_of_two() as u32;
     // Completions are run only when this thread waits for them (DEFER_TASKRUN, 6.1+), and
@@ -43,17 +76,17 @@ pub(super) fn setup_ring(pool: &Pool, plan: &Plan, out: &mut Outcome) -> io::Res
             ),
         )
     })?;
-    let whole = pool.as_slice();
     let iov = libc::iovec {
-        iov_base: whole.as_ptr() as *mut libc::c_void,
-        iov_len: whole.len(),
+        iov_base: region.0.cast(),
+        iov_len: region.1,
     };
     // Registered ("fixed") buffers save pinning the pages on every write, as fio's
     // fixedbufs does; one region covers the pool (the kernel limit is 1 GiB a buffer).
-    // SAFETY: the pool outlives the ring: `run` borrows the pool for all of its run and drops
-    // the ring before it returns; the pool is not moved or unmapped meanwhile.
+    // SAFETY: the region outlives the ring: `engine::run` and `engine::read` borrow its pool
+    // for all of their run and drop the ring before they return; it is not moved or unmapped
+    // meanwhile.
     out.fixed_buffers =
-        whole.len() <= 1 << 30 && unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
+        region.1 <= 1 << 30 && unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
     Ok(ring)
 }
 
@@ -88,12 +121,12 @@ fn enter(ring: &IoUring, to_submit: u32, want: u32) -> io::Result<()> {
 /// New writes submitted per io_uring_enter (fio's iodepth_batch_submit, whose default is 1).
 const SUBMIT_BATCH: usize = 1;
 
-/// The ring's state while writing: which slot holds which write, what is in flight, what
+/// The ring's state while running: which slot holds which operation, what is in flight, what
 /// is next, and where the next periodic flush falls.
-pub(super) struct Writer<'a> {
+struct Queue<'a> {
     ring: IoUring,
     file: &'a File,
-    pool: &'a Pool,
+    bufs: Bufs<'a>,
     plan: &'a Plan,
     fixed: bool,
     depth: usize,
@@ -107,19 +140,13 @@ pub(super) struct Writer<'a> {
     stopping: bool,
 }
 
-impl<'a> Writer<'a> {
-    pub(super) fn new(
-        ring: IoUring,
-        file: &'a File,
-        pool: &'a Pool,
-        plan: &'a Plan,
-        fixed: bool,
-    ) -> Self {
+impl<'a> Queue<'a> {
+    fn new(ring: IoUring, file: &'a File, bufs: Bufs<'a>, plan: &'a Plan, fixed: bool) -> Self {
         let depth = plan.iodepth.max(1) as usize;
-        Writer {
+        Queue {
             ring,
             file,
-            pool,
+            bufs,
             plan,
             fixed,
             depth,
@@ -130,22 +157,23 @@ impl<'a> Writer<'a> {
             next: 0,
             flush_at: match plan.flush {
                 Flush::Every(n) => n.min(plan.blocks),
+                _ if plan.wrap => u64::MAX,
                 _ => plan.blocks,
             },
             stopping: false,
         }
     }
 
-    /// Writes the plan's blocks until done, the deadline, Ctrl-C or an error; every write in
-    /// flight when it stops is waited for.
-    pub(super) fn run(
+    /// Runs the plan's blocks until done, the deadline, Ctrl-C or an error; every operation
+    /// in flight when it stops is waited for.
+    fn run(
         mut self,
         start: Instant,
         deadline: Option<Instant>,
         out: &mut Outcome,
         tick: &mut dyn FnMut(&Tick) -> bool,
     ) -> io::Result<()> {
-        let mut ticker = Ticker::new(start);
+        let mut ticker = Ticker::new(start, self.plan.interval);
         loop {
             let now = Instant::now();
             self.reap(now, out);
@@ -183,29 +211,31 @@ impl<'a> Writer<'a> {
             && self.next < self.plan.blocks
     }
 
-    /// Queues slot `idx`'s write (the part the kernel has not taken yet).
+    /// Queues slot `idx`'s operation (the part the kernel has not done yet).
     fn push(&mut self, idx: usize, s: &Slot) -> io::Result<()> {
         let ptr = s.ptr.wrapping_add(s.done as usize);
         let len = (s.len - s.done) as u32;
         let off = s.off + s.done;
-        let e = if self.fixed {
-            opcode::WriteFixed::new(types::Fd(self.file.as_raw_fd()), ptr, len, 0)
-                .offset(off)
-                .build()
-        } else {
-            opcode::Write::new(types::Fd(self.file.as_raw_fd()), ptr, len)
-                .offset(off)
-                .build()
+        let fd = types::Fd(self.file.as_raw_fd());
+        let e = match (&self.bufs, self.fixed) {
+            (Bufs::Data(_), true) => opcode::WriteFixed::new(fd, ptr, len, 0).offset(off).build(),
+            (Bufs::Data(_), false) => opcode::Write::new(fd, ptr, len).offset(off).build(),
+            (Bufs::Into { .. }, true) => {
+                opcode::ReadFixed::new(fd, ptr, len, 0).offset(off).build()
+            }
+            (Bufs::Into { .. }, false) => opcode::Read::new(fd, ptr, len).offset(off).build(),
         }
         .user_data(idx as u64);
-        // SAFETY: the buffer lies in the pool, which outlives every request; the entry is
-        // valid and the queue has room (never more requests than slots, slots <= entries).
+        // SAFETY: the buffer lies in the pool, which outlives every request (and, for a read,
+        // in this slot's own part of it, written by no one else meanwhile); the entry is valid
+        // and the queue has room (never more requests than slots, slots <= entries).
         unsafe { self.ring.submission().push(&e) }
             .map_err(|_| io::Error::other("submission queue full"))
     }
 
-    /// Takes what the last enter posted (no system call): a finished write is timed and its
-    /// slot freed, a short one kept for resubmission, a failed one stops the run.
+    /// Takes what the last enter posted (no system call): a finished operation is timed and
+    /// its slot freed, a short one kept for resubmission, a failed one stops the run (a read
+    /// that meets the end of the target, too: it shrank under the run).
     fn reap(&mut self, now: Instant, out: &mut Outcome) {
         for cqe in self.ring.completion() {
             let idx = cqe.user_data() as usize;
@@ -214,10 +244,18 @@ impl<'a> Writer<'a> {
                 continue;
             };
             if res <= 0 {
-                let e = io::Error::from_raw_os_error(if res < 0 { -res } else { libc::ENOSPC });
+                let e = match (res, self.plan.dir) {
+                    (0, Dir::Read) => io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the target ends there, before the planned size",
+                    ),
+                    (0, Dir::Write) => io::Error::from_raw_os_error(libc::ENOSPC),
+                    _ => io::Error::from_raw_os_error(-res),
+                };
+                let what = self.plan.dir.as_str();
                 failed(
                     out,
-                    format!("write of {} bytes at offset {}", s.len, s.off),
+                    format!("{what} of {} bytes at offset {}", s.len, s.off),
                     &e,
                 );
                 self.stopping = true;
@@ -230,7 +268,7 @@ impl<'a> Writer<'a> {
                 }
                 record(&mut out.hist, now - s.start);
                 out.bytes += s.len;
-                out.writes += 1;
+                out.ops += 1;
             }
             self.slots[idx] = None;
             self.free.push(idx);
@@ -238,7 +276,7 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Submits again the rest of the writes the kernel took only in part.
+    /// Submits again the rest of the operations the kernel did only in part.
     fn resubmit_rest(&mut self) -> io::Result<()> {
         let mut short = std::mem::take(&mut self.resubmit);
         for idx in short.drain(..) {
@@ -263,7 +301,7 @@ impl<'a> Writer<'a> {
             self.stopping = true;
             out.stop = Stop::Interrupted;
         }
-        if !self.stopping && !ticker.check(now, out.bytes, out.writes, tick) {
+        if !self.stopping && !ticker.check(now, out.bytes, out.ops, tick) {
             self.stopping = true;
             out.stop = Stop::OutputGone;
         }
@@ -273,7 +311,7 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Issues new writes while slots are free; returns how many entries await submission.
+    /// Issues new operations while slots are free; returns how many entries await submission.
     fn issue(&mut self, out: &mut Outcome) -> io::Result<usize> {
         // One new write per io_uring_enter, submitted as soon as it is made, as fio does by
         // default (iodepth_batch_submit=1): the device gets each write while the next is
@@ -284,14 +322,18 @@ impl<'a> Writer<'a> {
         let mut pending = self.ring.submission().len();
         while self.can_issue() && pending < SUBMIT_BATCH {
             let Some(idx) = self.free.pop() else { break };
-            let b = self.plan.order.block(self.next);
+            let b = self.plan.block_at(self.next);
             let (off, len) = self.plan.extent(b);
+            let ptr = match &self.bufs {
+                Bufs::Data(pool) => pool.block(b).as_ptr().cast_mut(),
+                Bufs::Into { base, stride } => base.wrapping_add(idx * stride),
+            };
             let s = Slot {
                 start: Instant::now(),
                 off,
                 len,
                 done: 0,
-                ptr: self.pool.block(b).as_ptr(),
+                ptr,
             };
             self.slots[idx] = Some(s);
             self.push(idx, &s)?;

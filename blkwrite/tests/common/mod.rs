@@ -1,4 +1,4 @@
-//! Shared helpers for blkwrite's integration tests: running the binary and reading its
+//! Shared helpers for blkwrite's and blkread's integration tests: running a binary and reading its
 //! records; loop devices and mounts come from testkit (skipped, with the reason, where the
 //! machine cannot give them).
 #![allow(dead_code, clippy::unwrap_used)]
@@ -9,6 +9,7 @@ use testkit::LoopDev;
 use testkit::mount::{self, Mount};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_blkwrite");
+pub const BLKREAD: &str = env!("CARGO_BIN_EXE_blkread");
 
 /// What one run printed: exit code, records (each checked by the strict reader), stderr.
 pub struct Run {
@@ -58,6 +59,11 @@ pub fn parse(out: &Output) -> Run {
 
 pub fn blkwrite(args: &[&str]) -> Run {
     let out = Command::new(BIN).args(args).output().unwrap();
+    parse(&out)
+}
+
+pub fn blkread(args: &[&str]) -> Run {
+    let out = Command::new(BLKREAD).args(args).output().unwrap();
     parse(&out)
 }
 

@@ -1,6 +1,9 @@
 //! The block stack beneath a mount, from /sys: each layer (dm/LVM, dm-crypt, multipath, md,
 //! loop, partition, disk, nbd, iSCSI, zram, rbd) with its logical block size and whether it
-//! rotates, walked down through slaves and partitions; a network file system is one layer.
+//! rotates, walked down through slaves and partitions; a network file system is one layer;
+//! btrfs, whose mounts have an anonymous device number, has each of its devices
+//! (/sys/fs/btrfs/UUID/devices) as a stack of its own; a loop device says whether it reaches
+//! its backing file with direct I/O.
 
 use super::Probe;
 use super::mountinfo::MountLine;
@@ -17,6 +20,9 @@ pub struct Layer {
     pub detail: Option<String>,
     pub logical_block_size: Option<u64>,
     pub rotational: Option<bool>,
+    /// For a loop device: whether it reads and writes its backing file with direct I/O
+    /// (`losetup --direct-io=on`); without it the host's page cache is beneath O_DIRECT.
+    pub direct_io: Option<bool>,
 }
 
 impl Probe {
@@ -35,7 +41,15 @@ impl Probe {
                 detail: None,
                 logical_block_size: None,
                 rotational: None,
+                direct_io: None,
             }];
+        }
+        if m.fs_type == "btrfs" {
+            let mut out = Vec::new();
+            for dev in self.btrfs_devices(&m.source) {
+                self.walk(&dev, &mut out, 0);
+            }
+            return out;
         }
         let Some(uevent) = self.read(&format!("sys/dev/block/{}/uevent", m.device)) else {
             return Vec::new();
@@ -100,8 +114,37 @@ impl Probe {
             detail,
             logical_block_size: num("queue/logical_block_size"),
             rotational: num("queue/rotational").map(|r| r == 1),
+            direct_io: num("loop/dio").map(|d| d == 1),
         };
         (layer, lower)
+    }
+
+    /// The devices of the btrfs whose mount source is `source` (`/dev/loop3`): the file
+    /// system in /sys/fs/btrfs that lists the source's device among its own, else the only
+    /// btrfs there is.
+    fn btrfs_devices(&self, source: &str) -> Vec<String> {
+        let named = if self.live() {
+            std::fs::canonicalize(source).unwrap_or_else(|_| source.into())
+        } else {
+            source.into()
+        };
+        let dev = named.file_name().map(|n| n.to_string_lossy().into_owned());
+        let filesystems: Vec<Vec<String>> = self
+            .list("sys/fs/btrfs")
+            .iter()
+            .map(|uuid| self.list(&format!("sys/fs/btrfs/{uuid}/devices")))
+            .filter(|devs| !devs.is_empty())
+            .collect();
+        if let Some(devs) = filesystems
+            .iter()
+            .find(|devs| dev.as_ref().is_some_and(|d| devs.contains(d)))
+        {
+            return devs.clone();
+        }
+        match filesystems.as_slice() {
+            [only] => only.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// The kind of a device at the bottom of the stack: an iSCSI session's disk, a network

@@ -70,6 +70,9 @@ impl PathFacts {
                 if let Some(r) = l.rotational {
                     o.insert("rotational".into(), json!(r));
                 }
+                if let Some(d) = l.direct_io {
+                    o.insert("direct_io".into(), json!(d));
+                }
                 Value::Object(o)
             })
             .collect();

@@ -1,0 +1,167 @@
+//! blkread: reads, sequential and random, with latency percentiles; the second binary of this
+//! crate, on blkwrite's engine (the ring, the buffers, the histogram and the target facts are
+//! the same code). See [`command`] for the interface; [`Tool`] runs it on measure's lifecycle.
+
+mod cache;
+pub mod cli;
+mod report;
+mod scratch;
+mod setup;
+
+use crate::engine::{self, Outcome, Plan, Tick};
+use crate::opened::Cleanup;
+use crate::pattern::Pool;
+use crate::target::Target;
+use clap::{ArgMatches, Command};
+use measure::lifecycle::{self, Session};
+use measure::writer::Values;
+use measure::{Exit, Failure};
+use serde_json::{Map, Value, json};
+use std::ffi::OsString;
+
+pub use cli::command;
+
+/// Runs blkread with `args` (the program name first) through the lifecycle, as the binary
+/// does, and says how it ended.
+pub fn run(args: Vec<OsString>) -> Exit {
+    lifecycle::run::<Tool>(args)
+}
+
+/// blkread for measure's lifecycle: its command, its options and its engine.
+#[derive(Debug)]
+pub struct Tool;
+
+impl lifecycle::Tool for Tool {
+    const NAME: &'static str = "blkread";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    type Options = cli::Opts;
+
+    fn command() -> Command {
+        cli::command()
+    }
+
+    fn options(m: &ArgMatches) -> Result<cli::Opts, Failure> {
+        cli::Opts::from(m)
+    }
+
+    /// The name until the plan is known (and after a refusal): `read TARGET`.
+    fn name(o: &cli::Opts) -> String {
+        format!("read {}", o.target.display())
+    }
+
+    /// The target: records appended to it would change what is read.
+    fn guarded(o: &cli::Opts) -> Vec<std::path::PathBuf> {
+        vec![o.target.clone()]
+    }
+
+    /// Makes the scratch file (--create), opens the target read-only and works out the plan,
+    /// then reads. A refusal writes begin with the options, and the lifecycle the summary.
+    fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
+        let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
+        let mut begin = report::options_info(&o, seed);
+        // Held to the end of the run: dropping it removes the scratch file (unless --keep).
+        let mut _scratch: Option<Cleanup> = None;
+        if let Some(size) = o.create {
+            match scratch::create(&o, size, seed) {
+                Ok((guard, secs)) => {
+                    _scratch = Some(guard);
+                    begin.insert("create_s".into(), json!(secs));
+                }
+                Err(scratch::NotMade::Interrupted) => {
+                    s.begin(begin)?;
+                    return Ok(Exit::Interrupted);
+                }
+                Err(scratch::NotMade::Failed(f)) => {
+                    s.begin(begin)?;
+                    return Err(f);
+                }
+            }
+        }
+        let prepared = setup::open(&o).and_then(|t| {
+            let plan = setup::plan(&o, &t, seed)?;
+            setup::refuse_holes(&o, &t, plan.size)?;
+            Ok((t, plan))
+        });
+        let (t, plan) = match prepared {
+            Ok(p) => p,
+            Err(f) => {
+                s.begin(begin)?;
+                return Err(f);
+            }
+        };
+        s.set_name(&report::default_name(&plan, &t));
+        cache_facts(&mut begin, &o, &t, &plan);
+        report::add_target(&mut begin, &t, &plan);
+        let bufs = Pool::buffers(plan.bs, u64::from(plan.iodepth));
+        s.begin(begin)?;
+        let mut bufs =
+            bufs.map_err(|e| Failure::new(Exit::Cannot, "allocating the read buffers", e))?;
+        let out = read_phase(s, &t, &plan, &mut bufs)?;
+        report::finish(s, &o, &t, &plan, out)
+    }
+}
+
+/// Evicts the target's pages (--drop-cache) and, for buffered reads, says in begin how much
+/// of the range is in the page cache.
+fn cache_facts(begin: &mut Map<String, Value>, o: &cli::Opts, t: &Target, plan: &Plan) {
+    if o.drop_cache {
+        let dropped = cache::drop_pages(&t.file, plan.size);
+        begin.insert("cache_dropped".into(), json!(dropped.is_ok()));
+        if let Err(e) = dropped {
+            begin.insert("cache_drop_error".into(), json!(e.to_string()));
+        }
+    }
+    if t.direct_effective {
+        return;
+    }
+    match cache::resident(&t.file, plan.size) {
+        Ok(b) => {
+            begin.insert("cache_resident_bytes".into(), json!(b));
+            begin.insert(
+                "cache_resident_ratio".into(),
+                json!(b as f64 / plan.size as f64),
+            );
+        }
+        Err(e) => {
+            begin.insert("cache_resident_error".into(), json!(e.to_string()));
+        }
+    }
+}
+
+/// The read phase, with an interval record every -i and, for a person watching, the progress
+/// line.
+fn read_phase(
+    s: &mut Session,
+    t: &Target,
+    plan: &Plan,
+    bufs: &mut Pool,
+) -> Result<Outcome, Failure> {
+    let (rep, person) = s.parts();
+    let mut out_err: Option<std::io::Error> = None;
+    let mut tick = |k: &Tick| {
+        let secs = k.interval_s.max(1e-9);
+        let v = Values::new()
+            .with("elapsed_s", k.elapsed_s)
+            .with("interval_s", k.interval_s)
+            .with_count("read_bytes", k.bytes)
+            .with_count("read_count", k.ops)
+            .with("throughput_bytes_per_s", k.bytes as f64 / secs)
+            .with("reads_per_s", k.ops as f64 / secs);
+        if person.on() {
+            person.progress(&report::progress(k, plan));
+        }
+        match rep.interval(v, Map::new()) {
+            Ok(()) => true,
+            Err(e) => {
+                out_err = Some(e);
+                false
+            }
+        }
+    };
+    let out = engine::read(&t.file, bufs, plan, &mut tick);
+    person.clear();
+    if let Some(e) = out_err {
+        return Err(Failure::io("writing the records", &e));
+    }
+    Ok(out)
+}

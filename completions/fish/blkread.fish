@@ -1,0 +1,30 @@
+complete -c blkread -s b -l bs -d 'Bytes per read (default 1M sequential, 4k with --random)' -r
+complete -c blkread -s s -l size -d 'Bytes of the target to read, from its start (default: all of it)' -r
+complete -c blkread -s t -l time -d 'Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based)' -r
+complete -c blkread -l seed -d 'Seed for the random offsets (default: a fresh one each run, reported in begin)' -r
+complete -c blkread -l iodepth -d 'Reads in flight: 1 uses pread(2) (fio psync); more uses io_uring' -r
+complete -c blkread -l direct -d 'O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs) unless --direct=try, which runs and reports direct_effective: false' -r -f -a "on\t''
+try\t''
+off\t''"
+complete -c blkread -s i -l interval -d 'Write an interval record (and the progress line) this often' -r
+complete -c blkread -l create -d 'Make TARGET first: SIZE bytes of random data, fsynced, dropped from the cache; removed at the end unless --keep' -r
+complete -c blkread -l headline -d 'The summary value a matrix shows by default (default: reads_per_s with --random, else throughput_bytes_per_s); e.g. latency_p99_s for a latency row' -r -f -a "throughput_bytes_per_s\t''
+reads_per_s\t''
+latency_min_s\t''
+latency_mean_s\t''
+latency_p50_s\t''
+latency_p90_s\t''
+latency_p99_s\t''
+latency_p99_9_s\t''
+latency_max_s\t''"
+complete -c blkread -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
+complete -c blkread -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
+complete -c blkread -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
+complete -c blkread -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c blkread -l random -d 'Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)'
+complete -c blkread -l keep -d 'Keep the file --create made'
+complete -c blkread -l drop-cache -d 'Evict the target\'s own pages from the page cache before reading (posix_fadvise DONTNEED)'
+complete -c blkread -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c blkread -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
+complete -c blkread -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c blkread -s V -l version -d 'Print version'

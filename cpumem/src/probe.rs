@@ -1,0 +1,251 @@
+//! The probes: each one's `--only` name, its row (the role it measures), the key of its
+//! per-batch figure, what one operation is, and the operation itself behind one trait.
+
+use crate::ops;
+use std::io;
+
+/// The probes, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    Syscall,
+    Pipe,
+    Spawn,
+    Fault,
+    MemRead,
+    MemWrite,
+    MemCopy,
+    MemLat,
+    Clock,
+}
+
+/// Whether a probe's figure is a time per operation or a rate of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Seconds per operation (`_s`).
+    PerOp,
+    /// Bytes per second over the batch (`_bytes_per_s`).
+    Bandwidth,
+}
+
+/// What the table says about one probe.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    pub probe: Probe,
+    /// The `--only` name.
+    pub only: &'static str,
+    /// The row name: the role, never a parameter, so that rows line up across machines.
+    pub role: &'static str,
+    /// The key of each sample's figure (and, with `_median`/`_p10`/`_p90` before the unit,
+    /// of the summary's statistics).
+    pub key: &'static str,
+    pub figure: Figure,
+    /// One operation, as `--help` and the man page say.
+    pub op: &'static str,
+}
+
+/// Every probe, in the order they run.
+pub const PROBES: &[Spec] = &[
+    Spec {
+        probe: Probe::Syscall,
+        only: "syscall",
+        role: "system call round trip",
+        key: "syscall_s",
+        figure: Figure::PerOp,
+        op: "getppid(2) as a raw system call (never the vDSO), the empty loop's cost subtracted",
+    },
+    Spec {
+        probe: Probe::Pipe,
+        only: "pipe",
+        role: "pipe round trip between two processes",
+        key: "pipe_round_trip_s",
+        figure: Figure::PerOp,
+        op: "one byte to a forked process over a pipe and one back over another: two context \
+             switches when the processes share a CPU (perf bench sched pipe's operation)",
+    },
+    Spec {
+        probe: Probe::Spawn,
+        only: "spawn",
+        role: "process spawn and wait",
+        key: "spawn_s",
+        figure: Figure::PerOp,
+        op: "posix_spawn(3) of a static program of about 130 bytes that only exits, and waitpid(2) for it",
+    },
+    Spec {
+        probe: Probe::Fault,
+        only: "fault",
+        role: "page fault on first touch",
+        key: "page_fault_s",
+        figure: Figure::PerOp,
+        op: "the first write to one page of a fresh anonymous mapping (MADV_NOHUGEPAGE, no \
+             prefault): the fault, the page's allocation and zeroing; mmap and munmap untimed",
+    },
+    Spec {
+        probe: Probe::MemRead,
+        only: "memread",
+        role: "memory read bandwidth",
+        key: "mem_read_bytes_per_s",
+        figure: Figure::Bandwidth,
+        op: "a pass summing every 8-byte word of a buffer of 4x the last-level cache (-s)",
+    },
+    Spec {
+        probe: Probe::MemWrite,
+        only: "memwrite",
+        role: "memory write bandwidth",
+        key: "mem_write_bytes_per_s",
+        figure: Figure::Bandwidth,
+        op: "a pass storing every 8-byte word of the buffer (plain stores, so the line fills \
+             the CPU makes before writing count in the time, not in the bytes)",
+    },
+    Spec {
+        probe: Probe::MemCopy,
+        only: "memcopy",
+        role: "memory copy bandwidth",
+        key: "mem_copy_bytes_per_s",
+        figure: Figure::Bandwidth,
+        op: "one memcpy of the buffer into a second one as large; the bytes copied count, as \
+             perf bench mem memcpy counts them",
+    },
+    Spec {
+        probe: Probe::MemLat,
+        only: "memlat",
+        role: "memory load latency, random chase",
+        key: "mem_latency_s",
+        figure: Figure::PerOp,
+        op: "one load that depends on the last, a random cyclic chase over 64-byte lines of a \
+             buffer of 8x the last-level cache and at least 256 MiB in 4 KiB pages (far beyond \
+             the caches and the TLB's reach)",
+    },
+    Spec {
+        probe: Probe::Clock,
+        only: "clock",
+        role: "monotonic clock read",
+        key: "clock_read_s",
+        figure: Figure::PerOp,
+        op: "clock_gettime(CLOCK_MONOTONIC) through the vDSO as programs call it (a trap when \
+             the clocksource, named in begin, cannot be read from user space), the empty \
+             loop's cost subtracted",
+    },
+];
+
+impl Probe {
+    pub fn spec(self) -> &'static Spec {
+        PROBES
+            .iter()
+            .find(|s| s.probe == self)
+            .unwrap_or(&PROBES[0])
+    }
+}
+
+/// The probes named by `--only` (comma-separated, in the table's order whatever the order
+/// given), or why the list is wrong.
+pub fn parse_only(list: &str) -> Result<Vec<Probe>, String> {
+    let names: Vec<&str> = PROBES.iter().map(|s| s.only).collect();
+    let mut want = Vec::new();
+    for w in list.split(',').map(str::trim) {
+        match PROBES.iter().find(|s| s.only == w) {
+            Some(s) => want.push(s.probe),
+            None if w.is_empty() => {
+                return Err(format!(
+                    "--only {list}: an empty name; give probes from {}",
+                    names.join(",")
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "--only {list}: unknown probe {w}; the probes are {}",
+                    names.join(",")
+                ));
+            }
+        }
+    }
+    Ok(PROBES
+        .iter()
+        .map(|s| s.probe)
+        .filter(|p| want.contains(p))
+        .collect())
+}
+
+/// One probe's operation, ready to run: prepared once (buffers, the second process, the
+/// program to spawn), then run in batches.
+pub trait Op {
+    /// Performs `n` operations and returns the seconds they took, with work outside the
+    /// operation (mapping, unmapping) left out of the time.
+    fn run(&mut self, n: u64) -> io::Result<f64>;
+
+    /// Bytes one operation moves (bandwidth probes; 0 for the others).
+    fn bytes_per_op(&self) -> u64 {
+        0
+    }
+
+    /// Seconds to subtract from each operation's time: the empty loop's, where the
+    /// operation is so short that the loop around it counts.
+    fn overhead_s(&self) -> f64 {
+        0.0
+    }
+
+    /// Facts about the last batch for its sample's info (the pipe probe's shared CPU).
+    fn batch_info(&mut self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+
+    /// Facts about the probe for the summary and the first sample (buffer size, program).
+    fn info(&self) -> serde_json::Map<String, serde_json::Value>;
+}
+
+/// Sizes the probes work with.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    /// Each bandwidth buffer.
+    pub stream_bytes: u64,
+    /// The pointer chase's buffer.
+    pub chase_bytes: u64,
+    /// The empty loop's cost per iteration.
+    pub loop_s: f64,
+}
+
+/// Prepares probe `p`.
+pub fn prepare(p: Probe, z: &Sizes) -> io::Result<Box<dyn Op>> {
+    Ok(match p {
+        Probe::Syscall => Box::new(ops::calls::Syscall::new(z.loop_s)),
+        Probe::Clock => Box::new(ops::calls::Clock::new(z.loop_s)),
+        Probe::Pipe => Box::new(ops::pipe::PipePair::start()?),
+        Probe::Spawn => Box::new(ops::spawn::Spawn::new()?),
+        Probe::Fault => Box::new(ops::fault::Fault::default()),
+        Probe::MemRead => Box::new(ops::mem::Stream::new(ops::mem::Kind::Read, z.stream_bytes)?),
+        Probe::MemWrite => Box::new(ops::mem::Stream::new(
+            ops::mem::Kind::Write,
+            z.stream_bytes,
+        )?),
+        Probe::MemCopy => Box::new(ops::mem::Stream::new(ops::mem::Kind::Copy, z.stream_bytes)?),
+        Probe::MemLat => Box::new(ops::memlat::Chase::new(z.chase_bytes)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_lists_parse_in_table_order() {
+        assert_eq!(
+            parse_only("clock,syscall").unwrap(),
+            [Probe::Syscall, Probe::Clock]
+        );
+        assert_eq!(parse_only("memlat").unwrap(), [Probe::MemLat]);
+        let e = parse_only("syscall,memx").unwrap_err();
+        assert!(
+            e.contains("unknown probe memx") && e.contains("memread"),
+            "{e}"
+        );
+        assert!(parse_only("syscall,").is_err());
+    }
+
+    #[test]
+    fn keys_carry_units_and_roles_no_parameters() {
+        for s in PROBES {
+            assert!(measure::record::has_unit_suffix(s.key), "{}", s.key);
+            assert!(!s.role.chars().any(|c| c.is_ascii_digit()), "{}", s.role);
+            assert_eq!(s.probe.spec().only, s.only);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! ingest's command line: `ingest [FORMAT] [FILE]`, the one source for --help, the man page
+//! and the completions.
+
+use crate::Options;
+use crate::detect::Format;
+use clap::{Arg, ArgMatches, Command, value_parser};
+use std::path::PathBuf;
+
+const LONG_ABOUT: &str = "\
+Reads the output of a classic benchmarking tool and writes it as benchmatrix/1 records, so \
+that years of iperf3, fio, hyperfine and ping results join the matrix next to the records \
+of benchmatrix's own tools (collate reads only records and needs to know no tool).
+
+Formats (told from the content, or named by the first word):
+  iperf3     iperf3 -J (TCP and UDP, -P, -R, --bidir) and iperf3 --json-stream: a sample per \
+run, its headline throughput_bits_per_s the receiver's end.sum_received.bits_per_second; \
+received and sent bytes, the sender's bits/s, retransmits, UDP jitter_s, lost_count and \
+loss_ratio, CPU ratios; with --bidir the reverse direction as reverse_* keys; an interval \
+record per reported interval (and direction).
+  fio        fio --output-format=json or json+ (fio 2.x and 3.x): a sample per job and \
+direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_bytes_per_s \
+(bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
+(latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped.
+  hyperfine  hyperfine --export-json: a sample per run (wall_s, its exit code), the command as \
+the row name; hyperfine's mean, median, min, max, user and system time in the summary.
+  ping       iputils ping text (with or without -D time stamps; BSD's and busybox's too): an \
+rtt_s sample per reply, a failed sample per error, ping's loss and min/avg/max/mdev in the \
+summary.
+  fping      fping -C, -c and -e text: an rtt_s sample per reply, a failed sample per lost \
+probe, each host a row of its own.
+
+Figures are carried over exactly: a headline equals the source's number to the last digit; \
+only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio) are computed, \
+each rounded once. tool and version are the source tool's (version unknown where its output \
+does not say), info.converted_by is ingest, and the source's own time stamps become at \
+(iperf3's start time plus each interval's end, fio's timestamp, ping -D's); where there are \
+none, at is the time of the conversion. Several series in one source (fio jobs and \
+directions, hyperfine commands, fping hosts) get a row name each: the default (fio JOB \
+DIRECTION, the command, ping HOST), or --name followed by it.
+
+Refused, exit 2, nothing but a failed summary written: input that is not what the format \
+needs, named as FILE:LINE with what was expected (never a silent skip). A source cut short \
+(an interrupted iperf3 -J or --json-stream, ping text without its statistics) gives what could \
+be read and a partial summary, and exit 1, as does a source that measured a failure (iperf3's \
+error, ping without a reply).";
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  iperf3 -c 10.0.0.1 -J > run.json; ingest --label para/lvm run.json >> results.jsonl
+  fio --name=w --rw=randwrite --output-format=json+ | ingest -o results.jsonl
+  hyperfine --export-json hf.json 'make -j8'; ingest hyperfine hf.json -o results.jsonl
+  ping -D -c 100 10.0.0.1 | ingest ping --label para/lvm > ping.jsonl
+  fping -C 20 -q 10.0.0.1 10.0.0.2 2>&1 | ingest fping -o results.jsonl
+  collate results.jsonl";
+
+/// The FILE argument; its id is the format's word in a format's subcommand, so that the
+/// options (made from the subcommand's matches) know the format.
+fn file(id: &'static str) -> Arg {
+    Arg::new(id)
+        .value_name("FILE")
+        .value_parser(value_parser!(PathBuf))
+        .help("The tool's output; - or none reads stdin")
+}
+
+/// A subcommand naming the format.
+fn format(name: &'static str, about: &'static str) -> Command {
+    let cmd = Command::new(name)
+        .about(about)
+        .arg(file(name))
+        .arg(measure::flags::quiet());
+    measure::flags::record(cmd)
+}
+
+pub fn command() -> Command {
+    let cmd = Command::new("ingest")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("iperf3, fio, hyperfine, ping and fping output -> benchmatrix/1 records")
+        .long_about(LONG_ABOUT)
+        .after_help(EXAMPLES)
+        .args_conflicts_with_subcommands(true)
+        .arg(file("file"))
+        .arg(measure::flags::quiet())
+        .subcommand(format("iperf3", "iperf3 -J or --json-stream output"))
+        .subcommand(format("fio", "fio --output-format=json or json+ output"))
+        .subcommand(format("hyperfine", "hyperfine --export-json output"))
+        .subcommand(format("ping", "ping text (iputils, BSD, busybox)"))
+        .subcommand(format("fping", "fping -C, -c or -e text"));
+    measure::flags::record(cmd)
+}
+
+/// The formats by their subcommand's word.
+const FORMATS: [(&str, Format); 5] = [
+    ("iperf3", Format::Iperf3),
+    ("fio", Format::Fio),
+    ("hyperfine", Format::Hyperfine),
+    ("ping", Format::Ping),
+    ("fping", Format::Fping),
+];
+
+/// The options from the matches of the command or of a format's subcommand (the lifecycle
+/// hands over the innermost ones).
+pub fn options(m: &ArgMatches) -> Options {
+    for (word, format) in FORMATS {
+        if let Ok(file) = m.try_get_one::<PathBuf>(word) {
+            return Options {
+                format: Some(format),
+                file: file.cloned(),
+            };
+        }
+    }
+    Options {
+        format: None,
+        file: m.try_get_one::<PathBuf>("file").ok().flatten().cloned(),
+    }
+}

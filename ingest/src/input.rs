@@ -1,0 +1,71 @@
+//! The source text: read from FILE or stdin (`-` or none), named as the messages name it, and
+//! the line a byte offset falls on.
+
+use measure::{Exit, Failure};
+use std::io::Read;
+use std::path::Path;
+
+/// One source, whole.
+#[derive(Debug)]
+pub struct Input {
+    /// FILE as given, or `stdin`.
+    pub name: String,
+    pub text: String,
+}
+
+impl Input {
+    /// Reads `path` (`None` or `-` is stdin). Text that is not UTF-8 is refused, naming the
+    /// line of the first byte that is not.
+    pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
+        let (name, bytes) = match path {
+            Some(p) if p != Path::new("-") => {
+                let name = p.display().to_string();
+                let bytes = std::fs::read(p).map_err(|e| Failure::new(Exit::Cannot, &name, e))?;
+                (name, bytes)
+            }
+            _ => {
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Failure::new(Exit::Cannot, "reading stdin", e))?;
+                ("stdin".to_string(), bytes)
+            }
+        };
+        Input::from_bytes(name, bytes)
+    }
+
+    /// The source from its bytes (tests give them directly).
+    pub fn from_bytes(name: String, bytes: Vec<u8>) -> Result<Input, Failure> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Input { name, text }),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+                Err(Failure::usage(format!(
+                    "{name}:{line}: not text (a byte that is not UTF-8 at offset {at}): \
+                     expected the text output of iperf3, fio, hyperfine, ping or fping"
+                )))
+            }
+        }
+    }
+
+    /// `FILE:LINE`.
+    pub fn place(&self, line: usize) -> String {
+        format!("{}:{line}", self.name)
+    }
+
+    /// The 1-based line that byte offset `at` falls on.
+    pub fn line_of(&self, at: usize) -> usize {
+        let at = at.min(self.text.len());
+        1 + self.text.as_bytes()[..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    }
+
+    /// The number of lines (a last line without a newline counts).
+    pub fn lines(&self) -> usize {
+        self.text.lines().count().max(1)
+    }
+}

@@ -1,0 +1,107 @@
+//! What ingest's tests share: running the binary on a file or on stdin, and its records
+//! decoded strictly by measure's reader.
+
+#![allow(dead_code)]
+
+use measure::Record;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// ingest's output: the exit code, the records, stderr.
+pub struct Run {
+    pub code: i32,
+    pub records: Vec<Record>,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Run {
+        let stdout = String::from_utf8(out.stdout).expect("records are UTF-8");
+        let records = stdout
+            .lines()
+            .map(|l| measure::parse_line(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            records,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn of(&self, kind: measure::Kind) -> Vec<&Record> {
+        self.records.iter().filter(|r| r.kind == kind).collect()
+    }
+
+    pub fn summary(&self) -> &Record {
+        let s = self.records.last().expect("a summary");
+        assert_eq!(
+            s.kind,
+            measure::Kind::Summary,
+            "the last record is the summary"
+        );
+        s
+    }
+
+    /// The summary's headline value, with the headline's key.
+    pub fn headline(&self) -> (String, f64) {
+        let s = self.summary();
+        let h = s.headline.clone().expect("a headline");
+        let v = s.value(&h).expect("the headline's value");
+        (h, v)
+    }
+}
+
+/// ingest with `args`.
+pub fn ingest(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_ingest"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("ingest runs");
+    Run::from(out)
+}
+
+/// ingest with `args`, `input` on its stdin.
+pub fn ingest_stdin(args: &[&str], input: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ingest"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ingest runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("input written");
+    Run::from(child.wait_with_output().expect("ingest ends"))
+}
+
+/// A stored example under tests/data.
+pub fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Every record says it was converted by ingest and is the source tool's.
+pub fn converted(run: &Run, tool: &str) {
+    assert!(
+        !run.records.is_empty(),
+        "no records; stderr: {}",
+        run.stderr
+    );
+    for r in &run.records {
+        assert_eq!(r.tool, tool, "{}", r.to_line());
+        assert_eq!(
+            r.info.get("converted_by").and_then(|v| v.as_str()),
+            Some("ingest")
+        );
+    }
+    assert!(run.records.iter().all(|r| r.run == run.records[0].run));
+}

@@ -1,0 +1,322 @@
+//! How two netpipes in measuring mode agree on what was sent (netpipe/1), while a plain nc,
+//! socat or dd on the other end still moves raw bytes.
+//!
+//! The receiver of the data speaks first, on the direction that carries no data: a 64-byte
+//! hello as soon as the connection is up (role, the streams of its session, its limits). A
+//! sender that gets it within [`hello_wait`] answers with its own hello as the first 64 bytes
+//! of the stream and ends with a 32-byte end mark (the bytes it sent on the stream, and
+//! whether it finished as asked) before it half-closes. The receiver strips the hello, holds
+//! the last 32 bytes back until the FIN and reads the end mark from them, then reports what
+//! it received (32 bytes) before it closes. A sender that hears no hello sends the pattern
+//! and nothing else; a receiver whose first bytes are not a hello counts them all as data. So
+//! with nc on the receiving end the stream is the pattern alone, and with nc on the sending
+//! end only the receiver's hello reaches nc (on its stdout). Neither side's figure counts
+//! the hello, the end mark or the report.
+
+use crate::ctl::Ctl;
+use crate::sock;
+use rustix::net::{RecvFlags, recv};
+use socket2::Socket;
+use std::io;
+use std::mem::MaybeUninit;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+pub const HELLO_LEN: usize = 64;
+pub const MARK_LEN: usize = 32;
+const MAGIC: &[u8; 8] = b"NETPIPE1";
+
+/// What one side says of its session in its hello.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hello {
+    /// b'S' for a sender, b'R' for a receiver.
+    pub role: u8,
+    /// The streams of the session the side opens or takes (0: as many as come).
+    pub streams: u16,
+    pub index: u16,
+    /// The session's random token: the streams of one client share it.
+    pub token: u64,
+    /// --bytes (`u64::MAX`: none) and --time in nanoseconds (0: none).
+    pub bytes: u64,
+    pub time_ns: u64,
+}
+
+impl Hello {
+    pub fn encode(&self) -> [u8; HELLO_LEN] {
+        let mut b = [0u8; HELLO_LEN];
+        b[..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(b"HELO");
+        b[12] = self.role;
+        b[14..16].copy_from_slice(&self.streams.to_be_bytes());
+        b[16..18].copy_from_slice(&self.index.to_be_bytes());
+        b[24..32].copy_from_slice(&self.token.to_be_bytes());
+        b[32..40].copy_from_slice(&self.bytes.to_be_bytes());
+        b[40..48].copy_from_slice(&self.time_ns.to_be_bytes());
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Option<Hello> {
+        if b.len() < HELLO_LEN || &b[..8] != MAGIC || &b[8..12] != b"HELO" {
+            return None;
+        }
+        let u16_at = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+        let u64_at = |i: usize| u64::from_be_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        Some(Hello {
+            role: b[12],
+            streams: u16_at(14),
+            index: u16_at(16),
+            token: u64_at(24),
+            bytes: u64_at(32),
+            time_ns: u64_at(40),
+        })
+    }
+
+    /// Whether the sender runs without a limit (then Ctrl-C is its normal end).
+    pub fn unlimited(&self) -> bool {
+        self.bytes == u64::MAX && self.time_ns == 0
+    }
+}
+
+/// A 32-byte mark: `END ` (the sender's bytes, flag 1 when it finished as asked) or `GOT `
+/// (the receiver's bytes).
+pub fn mark(tag: &[u8; 4], n: u64, flag: u32) -> [u8; MARK_LEN] {
+    let mut b = [0u8; MARK_LEN];
+    b[..8].copy_from_slice(MAGIC);
+    b[8..12].copy_from_slice(tag);
+    b[12..16].copy_from_slice(&flag.to_be_bytes());
+    b[16..24].copy_from_slice(&n.to_be_bytes());
+    b
+}
+
+/// The count and flag of a mark with `tag`, if `b` is exactly one.
+pub fn read_mark(tag: &[u8; 4], b: &[u8]) -> Option<(u64, u32)> {
+    if b.len() != MARK_LEN || &b[..8] != MAGIC || &b[8..12] != tag {
+        return None;
+    }
+    let flag = u32::from_be_bytes(b[12..16].try_into().ok()?);
+    Some((u64::from_be_bytes(b[16..24].try_into().ok()?), flag))
+}
+
+/// How long a sender waits for the receiver's hello before it takes the peer for a plain
+/// one: a quarter second, more on a long path.
+pub fn hello_wait(s: &Socket) -> Duration {
+    let rtt = sock::tcp_info(s).map_or(0.0, |t| t.rtt_s);
+    Duration::from_millis(250) + Duration::from_secs_f64(rtt * 4.0)
+}
+
+/// Writes all of `b` within `limit` (the socket's send timeout is a tick); `false` if not.
+pub fn write_within(s: &Socket, b: &[u8], limit: Duration) -> bool {
+    let start = Instant::now();
+    let mut off = 0;
+    // Bounded by `limit`; each pass waits a tick at most.
+    while off < b.len() {
+        if start.elapsed() >= limit {
+            return false;
+        }
+        match s.send_with_flags(&b[off..], libc::MSG_NOSIGNAL) {
+            Ok(n) => off += n,
+            Err(e) if sock::is_tick(&e) || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// The receiver's side of the greeting: says hello, then looks (without taking them) at the
+/// first bytes: the sender's hello is taken off, anything else is data. `Err` is the error
+/// that ended the stream first; `Ok(None)` a plain peer.
+pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option<Hello>> {
+    let _ = write_within(s, &me.encode(), Duration::from_secs(1));
+    let mut b = [0u8; HELLO_LEN];
+    let started = Instant::now();
+    // Bounded by Ctrl-C and the idle timeout; each pass waits a tick at most.
+    loop {
+        if ctl.stop.load(Ordering::Relaxed) || ctl.idle.is_some_and(|d| started.elapsed() >= d) {
+            return Ok(None);
+        }
+        match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::WAITALL) {
+            Ok((n, _)) => {
+                let got = &b[..n];
+                let prefix = n.min(12);
+                let hello_prefix = [&MAGIC[..], b"HELO"].concat();
+                if n == 0 || got[..prefix] != hello_prefix[..prefix] {
+                    return Ok(None);
+                }
+                if n == HELLO_LEN {
+                    let h = Hello::decode(got).filter(|h| h.role == b'S');
+                    if h.is_some() {
+                        let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
+                    }
+                    return Ok(h);
+                }
+                // A part of a hello: wait for the rest (MSG_WAITALL returned at a tick).
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::INTR => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The sender's side: waits for the receiver's hello and answers it. `Ok(None)` is a plain
+/// peer; `Err` a stream that a netpipe peer did not take (it greeted the session's others).
+pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello>, String> {
+    let wait = hello_wait(s);
+    let started = Instant::now();
+    let mut have = 0usize;
+    let mut got = [0u8; HELLO_LEN];
+    // Bounded by `wait` and Ctrl-C; each pass waits a tick at most.
+    while have < HELLO_LEN && !ctl.stop.load(Ordering::Relaxed) {
+        let left = wait.saturating_sub(started.elapsed());
+        if left.is_zero() || !sock::poll_in(s, left.min(sock::TICK)).unwrap_or(false) {
+            if left.is_zero() {
+                break;
+            }
+            continue;
+        }
+        match recv(s, &mut got[have..], RecvFlags::empty()) {
+            Ok((0, _)) | Err(_) => break,
+            Ok((n, _)) => have += n,
+        }
+    }
+    match Hello::decode(&got[..have]).filter(|h| h.role == b'R') {
+        Some(h) => {
+            ctl.hellos.fetch_add(1, Ordering::AcqRel);
+            if !write_within(s, &me.encode(), wait) {
+                return Err("the receiver took the connection but not our hello".into());
+            }
+            Ok(Some(h))
+        }
+        None if ctl.hellos.load(Ordering::Acquire) > 0 => Err(format!(
+            "the peer (a netpipe) greeted this session's other streams but did not take this one within {} (does it take fewer streams, -P?)",
+            measure::units::format_seconds(wait.as_secs_f64())
+        )),
+        None => Ok(None),
+    }
+}
+
+/// What a listener sees, without waiting, at the head of a connection it has accepted.
+#[derive(Debug)]
+pub enum Peeked {
+    /// The peer's hello (taken off the stream).
+    Hello(Hello),
+    /// A plain peer: data that is no hello, the end of the stream, or an error.
+    Raw,
+    /// Nothing yet, or part of a hello.
+    NotYet,
+}
+
+/// Looks, without blocking, for the hello of a peer in `role` (b'S' or b'R').
+pub fn peek_hello(s: &Socket, role: u8) -> Peeked {
+    let mut b = [0u8; HELLO_LEN];
+    match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
+        Ok((0, _)) => Peeked::Raw,
+        Ok((n, _)) => {
+            let prefix = [&MAGIC[..], b"HELO"].concat();
+            let k = n.min(prefix.len());
+            if b[..k] != prefix[..k] {
+                return Peeked::Raw;
+            }
+            if n < HELLO_LEN {
+                return Peeked::NotYet;
+            }
+            match Hello::decode(&b).filter(|h| h.role == role) {
+                Some(h) => {
+                    let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
+                    Peeked::Hello(h)
+                }
+                None => Peeked::Raw,
+            }
+        }
+        Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => Peeked::NotYet,
+        Err(_) => Peeked::Raw,
+    }
+}
+
+/// What a held-back receive gave.
+pub enum Held {
+    /// Data bytes now known to be data (0: look again).
+    Data(usize),
+    /// The peer's FIN came: `held` has the stream's last bytes.
+    Fin,
+}
+
+/// A receive that keeps the stream's latest [`MARK_LEN`] bytes in `held` (copied out, so the
+/// socket's memory is freed: a partly read buffer left in the socket would keep the whole
+/// of it and close the window), so that the end mark is never discarded with the data.
+/// Bytes followed by `MARK_LEN` more are data. Returns at most `buf.len()` data bytes.
+pub fn held_recv(
+    s: &Socket,
+    buf: &mut [MaybeUninit<u8>],
+    flags: i32,
+    held: &mut Vec<u8>,
+) -> io::Result<Held> {
+    let q = sock::unread_bytes(s) as usize;
+    if q == 0 {
+        return match sock::poll_hup(s, sock::TICK)? {
+            None => Err(io::ErrorKind::WouldBlock.into()),
+            Some(true) if sock::unread_bytes(s) == 0 => {
+                // The FIN, or an error that the next recv reports.
+                match recv(s, &mut [0u8; 1][..], RecvFlags::DONTWAIT) {
+                    Ok((0, _)) => Ok(Held::Fin),
+                    Ok(_) => Ok(Held::Data(0)),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Some(_) => Ok(Held::Data(0)),
+        };
+    }
+    if q > MARK_LEN && buf.len() > held.len() {
+        let n = (buf.len() - held.len()).min(q - MARK_LEN);
+        let n = s.recv_with_flags(&mut buf[..n], flags)?;
+        if n == 0 {
+            return Ok(Held::Data(0));
+        }
+        let data = held.len() + n;
+        held.clear();
+        return Ok(Held::Data(data));
+    }
+    let mut b = [0u8; MARK_LEN];
+    let take = q.min(MARK_LEN).min(buf.len());
+    let (n, _) = recv(s, &mut b[..take], RecvFlags::empty())?;
+    held.extend_from_slice(&b[..n]);
+    let extra = held.len().saturating_sub(MARK_LEN);
+    held.drain(..extra);
+    Ok(Held::Data(extra))
+}
+
+/// A session token: random enough that two clients of one listener differ.
+pub fn token() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut x = t ^ (u64::from(std::process::id()) << 32) ^ 0x9e37_79b9_7f4a_7c15;
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^ (x >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_and_marks_round_trip() {
+        let h = Hello {
+            role: b'S',
+            streams: 3,
+            index: 2,
+            token: 0x0102_0304_0506_0708,
+            bytes: u64::MAX,
+            time_ns: 2_000_000_000,
+        };
+        assert_eq!(Hello::decode(&h.encode()), Some(h));
+        assert!(Hello::decode(&[0u8; HELLO_LEN]).is_none());
+        assert!(!h.unlimited());
+        let m = mark(b"END ", 10_485_760, 1);
+        assert_eq!(read_mark(b"END ", &m), Some((10_485_760, 1)));
+        assert_eq!(read_mark(b"GOT ", &m), None);
+        assert_eq!(read_mark(b"END ", &m[..31]), None);
+        assert_ne!(token(), 0);
+    }
+}

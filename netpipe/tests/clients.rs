@@ -1,0 +1,121 @@
+//! A listener and its clients: several at once with --keep-open (each its own session, a
+//! client's -P streams grouped), a client that stays silent or is killed never holds up the
+//! next, and a reset connection is partial, never ok.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::io::Write;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn sender(port: u16, extra: &[&str]) -> Captured {
+    Captured::start(
+        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stdin(Stdio::null()),
+    )
+}
+
+/// The samples of `recs` by session: (session, stream count, bytes).
+fn sessions(recs: &[Value]) -> Vec<(u64, usize, f64)> {
+    let mut v: Vec<(u64, usize, f64)> = Vec::new();
+    for s in of_type(recs, "sample") {
+        let n = s["info"]["session"].as_u64().unwrap();
+        let b = s["values"]["received_bytes"].as_f64().unwrap_or(0.0);
+        match v.iter_mut().find(|x| x.0 == n) {
+            Some(x) => {
+                x.1 += 1;
+                x.2 += b;
+            }
+            None => v.push((n, 1, b)),
+        }
+    }
+    v
+}
+
+#[test]
+fn keep_open_serves_clients_at_once_each_its_own_session() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &["--keep-open"]);
+    // A: two streams for 3 s; B: one stream, 5 MB, while A runs.
+    let a = sender(port, &["--time", "3", "-P", "2"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    let (bst, _, berr) = sender(port, &["--bytes", "5000011"]).wait_output(LIMIT);
+    let b_took = t0.elapsed();
+    assert!(bst.success(), "{berr}");
+    // B was served while A ran, not after it.
+    assert!(b_took < Duration::from_millis(2400), "B took {b_took:?}");
+    let (ast, _, aerr) = a.wait_output(LIMIT);
+    assert!(ast.success(), "{aerr}");
+    l.signal(libc::SIGINT);
+    let (lst, _, lerr) = l.wait_output(LIMIT);
+    assert_eq!(lst.code(), Some(130), "{lerr}");
+    let r = read_records(&recs);
+    let mut s = sessions(&r);
+    s.sort_by_key(|x| x.1);
+    assert_eq!(s.len(), 2, "{s:?}");
+    assert_eq!(
+        (s[0].1, s[0].2),
+        (1, 5_000_011.0),
+        "B: one stream, all its bytes"
+    );
+    assert_eq!(s[1].1, 2, "A: its two streams in one session");
+    assert_ne!(s[0].0, s[1].0);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "ok", "{sm}");
+    assert_eq!(num(sm, "session_count"), 2.0);
+}
+
+#[test]
+fn silent_and_killed_clients_never_hold_up_the_next() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &["--keep-open"]);
+    // Silent after connecting (the idle timeout is the default 30 s).
+    let silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let killed = sender(port, &[]);
+    std::thread::sleep(Duration::from_millis(600));
+    killed.signal(libc::SIGKILL);
+    drop(killed);
+    let t0 = Instant::now();
+    let (st, _, err) = sender(port, &["--bytes", "1M"]).wait_output(LIMIT);
+    assert!(st.success(), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    drop(silent);
+    l.signal(libc::SIGINT);
+    let (lst, _, _) = l.wait_output(LIMIT);
+    assert_eq!(lst.code(), Some(130));
+    let r = read_records(&recs);
+    let sm = summary(&r);
+    // The killed client's session is partial (no end mark), so the run is.
+    assert_eq!(sm["status"], "partial", "{sm}");
+    assert!(sessions(&r).iter().any(|s| s.2 == 1_048_576.0), "{r:?}");
+    assert_eq!(num(sm, "session_count"), 3.0);
+}
+
+#[test]
+fn a_reset_connection_is_partial_never_ok() {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    c.write_all(&[7u8; 100_000]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SO_LINGER 0: close sends a reset instead of a FIN.
+    socket2::SockRef::from(&c)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    drop(c);
+    let (st, _, err) = l.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("reset"), "{err}");
+    let sm = summary(&read_records(&recs)).clone();
+    assert_eq!(sm["status"], "partial", "{sm}");
+    assert_eq!(num(&sm, "received_bytes"), 100_000.0);
+}

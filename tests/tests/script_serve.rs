@@ -1,0 +1,169 @@
+//! `./benchmatrix --serve` and rows that line up: a run against a peer that does not serve
+//! fails before any step, --serve ends after --serve-time (or on a taken port) with nothing
+//! left behind, and make's row names no job count, so machines of 2 and 4 CPUs share it.
+
+use benchmatrix_tests::suite::{folders, listening, script, script_env, script_path, step};
+use benchmatrix_tests::{bin, decode, explain, need_root, need_tool, ok, path_str as s, run};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+use testkit::{NetPair, Spawned, free_port};
+
+#[test]
+fn a_run_against_a_peer_that_does_not_serve_fails_at_once() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let [work, scratch] = folders(tmp.path(), ["work", "tmp"]);
+    let res = tmp.path().join("results");
+    let port = free_port().to_string();
+    let out = script(
+        &work,
+        &scratch,
+        &[],
+        &["--peer", "127.0.0.1", "--port", &port, "--results", s(&res)],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = format!(
+        "--peer 127.0.0.1: nothing serves on port {port} there: run ./benchmatrix --serve --port {port} on 127.0.0.1 first"
+    );
+    assert!(err.contains(&want), "{err}");
+    assert!(out.stdout.is_empty(), "no matrix: {}", explain(&out));
+    assert!(!res.exists(), "no step ran, no results folder");
+}
+
+/// `sh ./benchmatrix --serve ARGS` inside namespace `ns`, to its end.
+fn serve_in(ns: &str, cwd: &Path, args: &[&str]) -> Output {
+    let mut c = NetPair::exec(ns, "sh");
+    c.arg(script_path()).arg("--serve").args(args);
+    run(script_env(&mut c, cwd, cwd))
+}
+
+/// The pids of the processes in namespace `ns`.
+fn pids_in(ns: &str) -> Vec<u32> {
+    let out = run(Command::new("ip").args(["netns", "pids", ns]));
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[test]
+fn serve_stops_after_serve_time_and_refuses_a_taken_port_leaving_nothing() {
+    if !need_root("--serve in a namespace of its own") || !need_tool("ip") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let net = NetPair::new().expect("namespaces");
+    let out = serve_in(
+        &net.a,
+        tmp.path(),
+        &["--serve-time", "1s", "--port", "6300"],
+    );
+    ok(&out, "--serve --serve-time 1s");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "serving: netpipe recv on port 6300 and netpipe send on port 6301, all addresses",
+        "serving for 1s; on the measuring machine: ./benchmatrix --peer ",
+        "served for 1s",
+        "stopped serving: no listener left",
+    ] {
+        assert!(err.contains(line), "{line:?} in {err}");
+    }
+    assert_eq!(listening(&net.a), [0u16; 0], "ports left");
+    assert_eq!(pids_in(&net.a), [0u32; 0], "processes left");
+
+    // Another program holds the second port: --serve says so, stops its own listener and
+    // leaves the other program alone.
+    let mut other = Spawned::start(
+        NetPair::exec(&net.a, bin("netpipe"))
+            .args(["recv", "--listen", "6301", "--keep-open", "-q"])
+            .stdout(Stdio::null()),
+    );
+    other.wait_listening(6301, Duration::from_secs(10));
+    let out = serve_in(&net.a, tmp.path(), &["--port", "6300"]);
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--serve: cannot listen on ports 6300 and 6301 (is one taken? try --port)"),
+        "{err}"
+    );
+    assert_eq!(listening(&net.a), [6301], "only the other program listens");
+    assert_eq!(
+        pids_in(&net.a),
+        [other.pid()],
+        "only the other program runs"
+    );
+    drop(other);
+}
+
+/// Whether a C compiler and make, which the make step needs, are installed.
+fn can_make() -> bool {
+    let cc = ["cc", "gcc", "clang"].iter().any(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !cc {
+        testkit::skip("no C compiler for the script's make step");
+    }
+    cc && need_tool("make")
+}
+
+#[test]
+fn make_rows_of_two_and_four_jobs_line_up() {
+    if !can_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let mut files = Vec::new();
+    for (label, jobs) in [("cpus/two", "2"), ("cpus/four", "4")] {
+        let args = [
+            "--only",
+            "make",
+            "--runs",
+            "1",
+            "--jobs",
+            jobs,
+            "--no-matrix",
+        ];
+        let out = script(
+            &work,
+            &scratch,
+            &[],
+            &[&args[..], &["--label", label, "--results", s(&res)]].concat(),
+        );
+        ok(&out, &format!("--jobs {jobs}"));
+        let file = res.join(format!("{}.jsonl", label.replace('/', "_")));
+        let recs = decode(&std::fs::read_to_string(&file).expect("results"));
+        assert_eq!(
+            step(&recs, "timecmd", "time make").len(),
+            1,
+            "--jobs {jobs}"
+        );
+        for r in &recs {
+            assert_eq!(r.name, "time make", "{}", r.to_line());
+            assert_eq!(
+                r.tags.get("jobs").map(String::as_str),
+                Some(jobs),
+                "{}",
+                r.to_line()
+            );
+        }
+        files.push(file);
+    }
+    let out = run(Command::new(bin("collate")).args(&files));
+    ok(&out, "collate");
+    let matrix = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = matrix
+        .lines()
+        .filter(|l| l.starts_with("time make"))
+        .collect();
+    assert_eq!(rows.len(), 1, "one row for both:\n{matrix}");
+    let numbers = rows[0]
+        .split_whitespace()
+        .filter(|w| w.parse::<f64>().is_ok())
+        .count();
+    assert_eq!(numbers, 2, "a cell in each column:\n{matrix}");
+}
