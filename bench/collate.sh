@@ -28,7 +28,7 @@ if [ -n "${NO_JQ:-}" ] || ! command -v jq >/dev/null 2>&1; then use_jq=0; fi
 # summary (status ok: collate counts only runs that finished).
 awk -v N="$LINES" 'BEGIN { srand(7); for (i = 0; i < N; i++) { c = i % 100; nm = int(c / 10); lb = c % 10;
  printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"sample\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:00.123456Z\",\"host\":\"h%d\",\"label\":\"env%d/disk\",\"name\":\"bench %d\",\"values\":{\"wall_s\":%.6f},\"info\":{\"exit\":0}}\n", i, lb, lb, nm, 1 + nm + rand() }
- printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"summary\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:01.000000Z\",\"host\":\"h0\",\"label\":\"env0/disk\",\"name\":\"bench 0\",\"status\":\"ok\",\"headline\":\"wall_median_s\",\"values\":{\"wall_median_s\":1},\"info\":{}}\n", N } }' > "$WORK/in.jsonl"
+ printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"summary\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:01.000000Z\",\"host\":\"h0\",\"label\":\"env0/disk\",\"name\":\"bench 0\",\"status\":\"ok\",\"headline\":\"wall_median_s\",\"values\":{\"wall_median_s\":1},\"info\":{}}\n", N }' > "$WORK/in.jsonl"
 echo "input: $LINES lines, $(wc -c < "$WORK/in.jsonl") bytes, 100 cells" >&2
 
 now() { date +%s.%N; }

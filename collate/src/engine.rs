@@ -128,6 +128,12 @@ fn why_empty(collector: &Collector) -> String {
             k.join(","),
             collector.metrics.list.join(", ")
         )
+    } else if collector.runs.list.iter().any(|r| !r.complete()) {
+        let n = collector.runs.list.iter().filter(|r| !r.complete()).count();
+        format!(
+            "every value is from a run that did not finish ({n} run{} with a summary not ok, or none); --include-partial counts them",
+            if n == 1 { "" } else { "s" }
+        )
     } else {
         "the records hold no values to show".to_string()
     }

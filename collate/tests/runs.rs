@@ -110,7 +110,7 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     assert!((make["value"].as_f64().unwrap() - 1.0025).abs() < 1e-12);
     assert_eq!(rows[0]["excluded"][0], 6);
     assert_eq!(rows[1]["excluded"][0], 4);
-    for f in ["text", "markdown", "dokuwiki", "html", "json"] {
+    for f in ["text", "markdown", "dokuwiki", "html", "json", "svg"] {
         let out = stdout(&run(&["-f", f], &input));
         for want in [
             "Left out: 13 values of 3 runs that did not finish",
@@ -213,4 +213,17 @@ fn latest_keeps_each_cells_newest_run() {
     assert!((b["value"].as_f64().unwrap() - 1.004).abs() < 1e-12, "{b}");
     let text = stdout(&run(&["--latest"], &input));
     assert!(!text.contains('×'), "{text}");
+}
+
+#[test]
+fn a_matrix_of_runs_that_did_not_finish_says_what_to_do() {
+    let input = run_lines("a", "tar", "0000000killed", 9.0, 4, None).join("\n");
+    let out = run(&[], &input);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("every value is from a run that did not finish (1 run with a summary not ok, or none); --include-partial counts them"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(run(&["--include-partial"], &input).status.success());
 }

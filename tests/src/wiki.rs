@@ -46,7 +46,8 @@ pub fn parse_wiki(text: &str) -> Wiki {
 /// "network throughput domU->dom0 (Mb/s) ↑" -> ("network throughput domU->dom0", "Mb/s"):
 /// collate's arrow for which way is better, where it shows one, is left off.
 pub fn split_title(title: &str) -> (&str, &str) {
-    let title = title.trim_end_matches([' ', '↑', '↓']);
+    // After the unit, which way is better (collate's ↓ or ↑).
+    let title = title.trim_end_matches([' ', '↓', '↑']);
     let Some((name, unit)) = title.rsplit_once(" (") else {
         panic!("no unit in the row title {title:?}");
     };

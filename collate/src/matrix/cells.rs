@@ -78,7 +78,12 @@ fn stat_cell(mut runs: Vec<(u32, Vec<f64>)>, o: &Options, inc: &Include<'_>) -> 
         .map(|(_, v)| v.len())
         .sum();
     let nruns = runs.len();
-    let mut v: Vec<f64> = runs.into_iter().flat_map(|(_, v)| v).collect();
+    // One run (the usual cell) gives its values as they are: no second copy.
+    let mut v: Vec<f64> = if nruns == 1 {
+        runs.pop().map(|(_, v)| v).unwrap_or_default()
+    } else {
+        runs.into_iter().flat_map(|(_, v)| v).collect()
+    };
     v.sort_by(f64::total_cmp);
     let value = o.stat.of_sorted(&v);
     let ci = o.stat.quantile().and_then(|q| {

@@ -158,6 +158,10 @@ impl Cell {
             Delta::Same { .. } => return Some(Verdict::Same),
             Delta::TooFew { .. } | Delta::NoBaseline => return Some(Verdict::Unknown),
         };
+        if sign == 0.0 {
+            // The distributions differ, the statistics do not: neither way.
+            return Some(Verdict::Unknown);
+        }
         Some(match better.is_better(0.0, sign) {
             Some(true) => Verdict::Better,
             Some(false) => Verdict::Worse,

@@ -199,7 +199,7 @@ fn legend(o: &mut String, t: &Table, y: f64) {
     }
 }
 
-/// Every row's chart in one SVG document, stacked.
+/// Every row's chart in one SVG document, stacked, and the notes under them.
 pub fn document(t: &Table) -> String {
     let mut body = String::new();
     let mut y = 0.0;
@@ -209,6 +209,12 @@ pub fn document(t: &Table) -> String {
             "<g class=\"row\" transform=\"translate(0,{y:.1})\">\n{c}</g>\n"
         ));
         y += h;
+    }
+    // The notes under the charts, as under every table: what was left out, pooled, compared.
+    for n in &t.notes {
+        let lines = wrap(n, 120);
+        text_lines(&mut body, 8.0, y + 12.0, " class=\"note\"", &lines);
+        y += LINE * lines.len() as f64 + 8.0;
     }
     let h = y.max(40.0);
     format!(

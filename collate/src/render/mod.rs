@@ -96,10 +96,14 @@ fn with_overall(mut t: Table) -> Table {
         .iter()
         .map(|o| o.as_ref().map(|o| Cell::text_only(overall_text(o))))
         .collect();
-    let mut row = t.rows[0].clone();
+    let Some(mut row) = t.rows.first().cloned() else {
+        return t;
+    };
     row.title = OVERALL.to_string();
     row.name = OVERALL.to_string();
     row.cells = cells;
+    row.better = crate::matrix::Better::Unknown;
+    row.left_out = Vec::new();
     t.rows.push(row);
     t
 }
