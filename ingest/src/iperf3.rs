@@ -109,11 +109,16 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
     let udp = test.and_then(|t| t.get("protocol")).and_then(Value::as_str) == Some("UDP");
     let end = v.get("end").filter(|e| e.is_object());
     let bidir = flag("bidir") || end.is_some_and(|e| e.get("sum_received_bidir_reverse").is_some());
+    // A client's output names the server it connected to; a server's (iperf3 -s -J) the
+    // client it accepted.
     let peer = start
         .pointer("/connecting_to/host")
+        .or_else(|| start.pointer("/accepted_connection/host"))
         .and_then(Value::as_str)
-        .unwrap_or("server");
-    let way = match (bidir, flag("reverse")) {
+        .unwrap_or("peer");
+    // The server's own output sees the data come from its peer (going to it with -R).
+    let server = start.get("accepted_connection").is_some();
+    let way = match (bidir, flag("reverse") != server) {
         (true, _) => "with",
         (false, true) => "from",
         (false, false) => "to",
