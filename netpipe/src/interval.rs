@@ -151,7 +151,11 @@ impl Watch {
         // A transfer that ended before the supervisor looked still gets its (one) interval.
         let (last_ns, last_bytes, _) = *self.last.get_or_insert((f, 0, 0));
         let total: u64 = live.iter().map(|l| l.prog.bytes()).sum();
-        if total > last_bytes && last_byte_ns > last_ns {
+        // A sender's end is the peer's close after its half-close: an interval that a tick
+        // ended while the last bytes were being delivered is followed by one, without new
+        // bytes, up to that end.
+        let delivering = plan.role == Role::Send;
+        if (total > last_bytes || delivering) && last_byte_ns > last_ns {
             self.emit(plan, out, live, last_byte_ns, f, false)?;
         }
         Ok(())
