@@ -34,6 +34,9 @@ pub struct NcPlan {
     pub no_stdin: bool,
     pub idle: Option<Duration>,
     pub connect_timeout: Option<Duration>,
+    /// The flag that set `connect_timeout` as the user typed it (`-w` or `--connect-timeout`),
+    /// for the message when it runs out.
+    pub connect_flag: &'static str,
     pub opts: SockOpts,
 }
 
@@ -234,7 +237,7 @@ fn client(plan: &NcPlan, out: &mut Session, tot: &mut Totals) -> Result<(), Fail
             let msg = format!(
                 "cannot connect to {}: {}",
                 plan.target,
-                sock::describe(&e, plan.connect_timeout)
+                sock::describe(&e, plan.connect_timeout, plan.connect_flag)
             );
             out.sample_failed(&msg, info(json!({"target": plan.target})))?;
             tot.errors.push(msg);

@@ -280,6 +280,11 @@ pub fn netcat(m: &ArgMatches) -> Result<(NcPlan, String), Failure> {
         no_stdin: m.get_flag("no-stdin"),
         idle: dur(m, "idle-timeout").or(nc_w).filter(|d| !d.is_zero()),
         connect_timeout: dur(m, "connect-timeout").or(nc_w),
+        connect_flag: if dur(m, "connect-timeout").is_none() && nc_w.is_some() {
+            "-w"
+        } else {
+            "--connect-timeout"
+        },
         opts: SockOpts {
             window: window(m)?,
             no_delay: m.get_flag("no-delay"),

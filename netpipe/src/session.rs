@@ -110,7 +110,7 @@ fn connect_session(
             Err(e) => {
                 let msg = format!(
                     "cannot connect to {target}: {}",
-                    sock::describe(&e, plan.connect_timeout)
+                    sock::describe(&e, plan.connect_timeout, "--connect-timeout")
                 );
                 t.errors.push(msg.clone());
                 t.failed_streams += 1;

@@ -325,13 +325,17 @@ pub fn tcp_info(s: &Socket) -> Option<TcpInfo> {
     })
 }
 
-/// The error text people read for a failed connect.
-pub fn describe(e: &WaitEnd, timeout: Option<Duration>) -> String {
+/// The error text people read for a failed connect; `flag` is the option that set `timeout`,
+/// as the user typed it.
+pub fn describe(e: &WaitEnd, timeout: Option<Duration>, flag: &str) -> String {
     match e {
         WaitEnd::Interrupted => "interrupted".into(),
         WaitEnd::TimedOut => match timeout {
+            Some(t) if t.is_zero() => format!(
+                "{flag} 0 leaves no time to connect: give it the seconds to wait, e.g. {flag} 5"
+            ),
             Some(t) => format!(
-                "no answer within {} (--connect-timeout)",
+                "no answer within {} ({flag})",
                 measure::units::format_seconds(t.as_secs_f64())
             ),
             None => "timed out".into(),
@@ -381,6 +385,17 @@ mod tests {
             Some(Duration::from_secs(5)),
         )
         .unwrap_err();
-        assert!(describe(&e, None).contains("refused"), "{e:?}");
+        assert!(describe(&e, None, "-w").contains("refused"), "{e:?}");
+    }
+
+    #[test]
+    fn a_timeout_is_blamed_on_the_flag_that_set_it() {
+        let five = Some(Duration::from_secs(5));
+        let msg = describe(&WaitEnd::TimedOut, five, "-w");
+        assert!(msg.ends_with("(-w)"), "{msg}");
+        let msg = describe(&WaitEnd::TimedOut, five, "--connect-timeout");
+        assert!(msg.ends_with("(--connect-timeout)"), "{msg}");
+        let msg = describe(&WaitEnd::TimedOut, Some(Duration::ZERO), "-w");
+        assert!(msg.starts_with("-w 0 leaves no time to connect"), "{msg}");
     }
 }
