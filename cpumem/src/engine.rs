@@ -1,7 +1,8 @@
 //! Running one probe: calibration (unrecorded), then its batches, each a sample record, and
 //! the statistics of the batches for the summary.
 
-use crate::probe::{Figure, Op, Probe, Sizes, Spec};
+use crate::ops::Op;
+use crate::probe::{Figure, Probe, Sizes, Spec};
 use measure::lifecycle::Session;
 use measure::writer::Values;
 use measure::{Exit, Failure};

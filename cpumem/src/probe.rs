@@ -1,7 +1,7 @@
 //! The probes: each one's `--only` name, its row (the role it measures), the key of its
 //! per-batch figure, what one operation is, and the operation itself behind one trait.
 
-use crate::ops;
+use crate::ops::{self, Op};
 use std::io;
 
 /// The probes, in the order they run.
@@ -163,33 +163,6 @@ pub fn parse_only(list: &str) -> Result<Vec<Probe>, String> {
         .map(|s| s.probe)
         .filter(|p| want.contains(p))
         .collect())
-}
-
-/// One probe's operation, ready to run: prepared once (buffers, the second process, the
-/// program to spawn), then run in batches.
-pub trait Op {
-    /// Performs `n` operations and returns the seconds they took, with work outside the
-    /// operation (mapping, unmapping) left out of the time.
-    fn run(&mut self, n: u64) -> io::Result<f64>;
-
-    /// Bytes one operation moves (bandwidth probes; 0 for the others).
-    fn bytes_per_op(&self) -> u64 {
-        0
-    }
-
-    /// Seconds to subtract from each operation's time: the empty loop's, where the
-    /// operation is so short that the loop around it counts.
-    fn overhead_s(&self) -> f64 {
-        0.0
-    }
-
-    /// Facts about the last batch for its sample's info (the pipe probe's shared CPU).
-    fn batch_info(&mut self) -> serde_json::Map<String, serde_json::Value> {
-        serde_json::Map::new()
-    }
-
-    /// Facts about the probe for the summary and the first sample (buffer size, program).
-    fn info(&self) -> serde_json::Map<String, serde_json::Value>;
 }
 
 /// Sizes the probes work with.

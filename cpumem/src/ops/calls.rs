@@ -1,8 +1,7 @@
 //! The system call and clock read probes, and the empty loop whose cost they subtract: each
 //! batch is one timed loop of `n` calls, so the timer's own cost is spread over the batch.
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::io;

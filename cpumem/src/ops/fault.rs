@@ -3,8 +3,7 @@
 //! costs one fault: the trap, the page's allocation and zeroing, the page table update (in
 //! a VM, the nested or shadow page tables' too). mmap, madvise and munmap are not timed.
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use memmap2::{Advice, MmapMut};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;

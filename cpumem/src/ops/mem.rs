@@ -4,8 +4,7 @@
 //! written once before the first pass, so no pass pays a page fault; huge pages follow the
 //! system's setting (named in begin).
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::io;

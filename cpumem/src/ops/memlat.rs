@@ -3,8 +3,7 @@
 //! each load misses the caches and, mostly, the TLB: the page walk (nested in a VM) counts
 //! in the latency. Each load's address is the value the last one read, so no two overlap.
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use memmap2::{Advice, MmapMut};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;

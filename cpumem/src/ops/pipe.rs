@@ -6,8 +6,7 @@
 //! the two shared a CPU (then each round trip is two context switches on it; apart, it is two
 //! wake-ups across CPUs).
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use nix::sys::wait::waitpid;
 use nix::unistd::{ForkResult, Pid};
 use rustix::fd::OwnedFd;

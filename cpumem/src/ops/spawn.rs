@@ -10,8 +10,7 @@
 //! the kernel refuses to execute a memfd (vm.memfd_noexec), the program is written to a
 //! private temporary file instead; on other CPUs the probe spawns `/bin/true` and says so.
 
-use super::since;
-use crate::probe::Op;
+use super::{Op, since};
 use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, posix_spawn};
 use nix::sys::wait::{WaitStatus, waitpid};
 use rustix::fs::MemfdFlags;
