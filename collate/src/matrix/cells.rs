@@ -2,7 +2,7 @@
 //! all with `--include-partial`; only the newest with `--latest`), the statistic with its
 //! confidence interval, how many runs it pools and whether they disagree (Kruskal-Wallis).
 
-use super::rows::Include;
+use super::include::Include;
 use super::table::{Cell, LeftOut, RunsDiffer};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::kruskal::kruskal_wallis;

@@ -2,7 +2,7 @@
 //! levels padded to one depth), and which show in what order (first appearance, or
 //! `--columns`).
 
-use super::rows::Include;
+use super::include::Include;
 use super::table::Column;
 use super::titles::visible;
 use crate::collect::Collector;

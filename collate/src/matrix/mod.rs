@@ -5,6 +5,7 @@
 mod baseline;
 mod cells;
 mod columns;
+mod include;
 mod notes;
 mod numbers;
 pub mod overall;
@@ -14,7 +15,7 @@ pub mod titles;
 
 pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals, run_marks};
 pub use table::LeftOut;
-pub use table::{Better, Cell, Column, Delta, Row, RunsDiffer, Table, Verdict};
+pub use table::{Better, Cell, Column, Delta, Overall, Row, RunsDiffer, Table, Verdict};
 pub use titles::visible;
 
 use crate::collect::Collector;
@@ -45,7 +46,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let spec = &c.spec;
     let keep = rows::shown_series(c);
     let label_depth = columns::label_depth(c);
-    let inc = rows::Include {
+    let inc = include::Include {
         runs: &c.runs.list,
         partial: o.include_partial,
     };

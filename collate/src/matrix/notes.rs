@@ -2,7 +2,7 @@
 //! mean, and which rows come from summaries rather than samples.
 
 use super::cells::KW_MIN;
-use super::rows::Include;
+use super::include::Include;
 use super::table::{Better, Column, Delta, Row};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::collect::Collector;

@@ -4,27 +4,13 @@
 //! (rows and, within each row, both cells' values resampled; a fixed seed, so the same input
 //! gives the same interval) and the count of rows significantly better, worse and the same.
 
-use super::table::{Better, Row, Verdict};
+use super::table::{Better, Overall, Row, Verdict};
 use crate::stats::Stat;
 
 /// Bootstrap replicates.
 const REPLICATES: usize = 1000;
 /// The seed of the bootstrap's generator (any fixed value: the output is reproducible).
 const SEED: u64 = 0x0b5e_55ed_c011_a7e5;
-
-/// One column's overall comparison.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Overall {
-    /// The geometric mean of the direction-aware ratios (above 1: better).
-    pub geomean: f64,
-    /// The 95% bootstrap interval, when there are at least two rows.
-    pub ci: Option<(f64, f64)>,
-    /// Rows in the mean.
-    pub rows: usize,
-    pub better: usize,
-    pub worse: usize,
-    pub same: usize,
-}
 
 /// splitmix64: small, fast, and the same everywhere.
 struct Rng(u64);

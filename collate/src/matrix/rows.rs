@@ -3,9 +3,9 @@
 
 use super::Options;
 use super::cells::{self, CellRuns};
+use super::include::Include;
 use super::table::{Better, Cell, LeftOut, Row};
-use crate::collect::{Collector, MetricChoice, SEP, Series};
-use crate::runs::RunInfo;
+use crate::collect::{Collector, MetricChoice, SEP};
 use measure::units::choose_scale;
 use measure::{Exit, Failure};
 use std::collections::HashMap;
@@ -61,31 +61,6 @@ pub(super) fn shown_series(c: &Collector) -> Vec<bool> {
             MetricChoice::All | MetricChoice::Keys(_) => true,
         })
         .collect()
-}
-
-/// Which runs' values count: complete runs, or every run with `--include-partial`.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Include<'a> {
-    pub runs: &'a [RunInfo],
-    pub partial: bool,
-}
-
-impl Include<'_> {
-    pub fn run(&self, r: u32) -> bool {
-        self.partial || self.runs[r as usize].complete()
-    }
-
-    /// The ordinal of the first record of `s` whose run counts (for first-appearance order:
-    /// an old failed attempt does not move a row or a column).
-    pub fn first(&self, s: &Series) -> Option<u64> {
-        s.samples
-            .segs
-            .iter()
-            .chain(&s.summaries.segs)
-            .filter(|g| self.run(g.run))
-            .map(|g| g.first)
-            .min()
-    }
 }
 
 /// The rows, untitled, in order of first appearance of a value that counts: each holds the

@@ -211,7 +211,7 @@ pub struct Table {
     pub rows: Vec<Row>,
     pub notes: Vec<String>,
     /// With `--baseline`: the overall comparison of each column.
-    pub overall: Vec<Option<super::overall::Overall>>,
+    pub overall: Vec<Option<Overall>>,
     pub stat: String,
     pub baseline: Option<String>,
     pub transposed: bool,
@@ -297,4 +297,18 @@ impl Table {
 
 fn level_of(c: &Column, l: usize) -> &str {
     c.levels.get(l).map(String::as_str).unwrap_or("")
+}
+
+/// One column's overall comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overall {
+    /// The geometric mean of the direction-aware ratios (above 1: better).
+    pub geomean: f64,
+    /// The 95% bootstrap interval, when there are at least two rows.
+    pub ci: Option<(f64, f64)>,
+    /// Rows in the mean.
+    pub rows: usize,
+    pub better: usize,
+    pub worse: usize,
+    pub same: usize,
 }

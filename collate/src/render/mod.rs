@@ -63,7 +63,7 @@ pub fn render(t: &Table, f: Format, transpose: bool) -> String {
 
 /// The overall line's text for one column: `1.05 [0.98–1.12] 2/1/3` (the geometric mean,
 /// its interval, and the rows better, worse and the same).
-pub fn overall_text(o: &crate::matrix::overall::Overall) -> String {
+pub fn overall_text(o: &crate::matrix::Overall) -> String {
     let ci =
         o.ci.map(|(lo, hi)| format!(" [{lo:.2}–{hi:.2}]"))
             .unwrap_or_default();
