@@ -24,7 +24,7 @@ pub struct Ctl {
     supervisor: std::thread::Thread,
     /// What this side says in its netpipe/1 hello (agree.rs); the stream index is each
     /// stream's own.
-    pub greet: crate::agree::Hello,
+    pub greet: crate::wire::Hello,
     /// How many of the session's streams a netpipe peer greeted.
     pub hellos: AtomicU64,
     /// A sender that says its hello first (--bidir's reverse streams, agree.rs).
@@ -41,7 +41,7 @@ impl Ctl {
             run_for,
             idle,
             supervisor: std::thread::current(),
-            greet: crate::agree::Hello::default(),
+            greet: crate::wire::Hello::default(),
             hellos: AtomicU64::new(0),
             speak_first: false,
         }

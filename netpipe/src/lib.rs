@@ -39,6 +39,7 @@ mod stream;
 mod summary;
 mod udp;
 mod udprun;
+mod wire;
 
 pub use cli::command;
 

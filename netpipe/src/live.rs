@@ -1,5 +1,6 @@
 //! The live streams of a session: one thread each, and what they have moved by now.
 
+use crate::agree::Pre;
 use crate::ctl::{Ctl, Progress};
 use crate::end::Outcome;
 use crate::plan::{Plan, Role, SendMethod};
@@ -12,11 +13,6 @@ use socket2::Socket;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-
-/// How far a stream's netpipe/1 greeting went before its thread starts: `None`, not begun
-/// (the thread greets); `Some(peer)`, the listener has done the hellos' exchange on the idle
-/// direction and `peer` is what the peer said (`None`: a plain peer).
-pub type Pre = Option<Option<crate::agree::Hello>>;
 
 /// One live stream of a session.
 pub struct Live {

@@ -1,11 +1,11 @@
 //! One running session: its shared control, its live streams and its watch (warm-up,
 //! intervals), from the first stream to the samples.
 
-use crate::agree::{self, Hello};
+use crate::agree::{self, Hello, Pre};
 use crate::ctl::Ctl;
 use crate::end::{End, Outcome};
 use crate::interval::Watch;
-use crate::live::{self, Live, Pre};
+use crate::live::{self, Live};
 use crate::plan::{Plan, Role};
 use crate::samples::{self, Ended};
 use crate::summary::Tally;

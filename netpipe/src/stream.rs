@@ -1,10 +1,9 @@
 //! One measured connection: the send loop (from a pre-generated source) and the discarding
 //! receive loop (recv with MSG_TRUNC: the kernel drops the bytes without copying them).
 
-use crate::agree::{self, Held, Hello};
+use crate::agree::{self, Held, Hello, Pre};
 use crate::ctl::{Ctl, Progress};
 use crate::end::{End, Outcome, classify};
-use crate::live::Pre;
 use crate::lowat::Lowat;
 use crate::sock;
 use crate::source::Source;
