@@ -5,6 +5,7 @@ use crate::cli::Opts;
 use crate::engine::{Flush, Outcome, Plan, Stop};
 use crate::human;
 use crate::pattern::Pool;
+use crate::records;
 use crate::target::Target;
 use crate::verify;
 use measure::lifecycle::Session;
@@ -40,17 +41,7 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
     if matches!(plan.flush, Flush::Every(_)) {
         v.set("periodic_flush_s", out.periodic_flush_s);
     }
-    let h = &out.hist;
-    if !h.is_empty() {
-        let s = |ns: u64| ns as f64 / 1e9;
-        v.set("latency_min_s", s(h.min()));
-        v.set("latency_mean_s", h.mean() / 1e9);
-        v.set("latency_p50_s", s(h.value_at_quantile(0.50)));
-        v.set("latency_p90_s", s(h.value_at_quantile(0.90)));
-        v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
-        v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
-        v.set("latency_max_s", s(h.max()));
-    }
+    records::add_latency(&mut v, &out.hist);
     v
 }
 
