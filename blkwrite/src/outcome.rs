@@ -9,7 +9,7 @@ use crate::records;
 use crate::target::Target;
 use crate::verify;
 use measure::lifecycle::Session;
-use measure::writer::{Summary, Values, info};
+use measure::writer::{Summary, Values};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 
@@ -50,17 +50,7 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
 pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, Failure> {
     let (o, t, plan) = (job.o, job.t, job.plan);
     let values = write_values(&out, plan);
-    let mut sinfo = info(json!({
-        "stop": out.stop.as_str(),
-        "engine": plan.engine.as_str(),
-        "fixed_buffers": out.fixed_buffers,
-        "direct_effective": t.direct_effective,
-        "issued_count": out.issued,
-        "complete": out.ops == plan.blocks,
-    }));
-    if let Some(e) = out.errno {
-        sinfo.insert("errno".into(), json!(e));
-    }
+    let sinfo = records::phase_info(&out, plan, t, ("complete", json!(out.ops == plan.blocks)));
     match out.stop {
         Stop::Done | Stop::Time if out.bytes == 0 => {
             // A run that wrote nothing measured nothing: never an ok figure.

@@ -7,7 +7,7 @@ use crate::target::Target;
 use hdrhistogram::Histogram;
 use measure::Failure;
 use measure::lifecycle::Session;
-use measure::writer::Values;
+use measure::writer::{Values, info};
 use serde_json::{Map, Value, json};
 
 /// Sets the latency values (min, mean, p50 to p99.9, max, in seconds) from the histogram of
@@ -24,6 +24,29 @@ pub(crate) fn add_latency(v: &mut Values, h: &Histogram<u64>) {
     v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
     v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
     v.set("latency_max_s", s(h.max()));
+}
+
+/// The sample's and summary's info: how the phase stopped, the engine, whether the ring's
+/// buffers were registered, O_DIRECT, the operations issued, the tool's `own` field, and the
+/// errno of a failure.
+pub(crate) fn phase_info(
+    out: &Outcome,
+    plan: &Plan,
+    t: &Target,
+    own: (&str, Value),
+) -> Map<String, Value> {
+    let mut m = info(json!({
+        "stop": out.stop.as_str(),
+        "engine": plan.engine.as_str(),
+        "fixed_buffers": out.fixed_buffers,
+        "direct_effective": t.direct_effective,
+        "issued_count": out.issued,
+    }));
+    m.insert(own.0.into(), own.1);
+    if let Some(e) = out.errno {
+        m.insert("errno".into(), json!(e));
+    }
+    m
 }
 
 /// Adds the plan's size and blocks and the target (kind, whether the run made it, O_DIRECT

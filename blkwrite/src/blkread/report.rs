@@ -2,7 +2,7 @@
 //! progress line, and the sample and summary for each way a run ends.
 
 use super::cli::Opts;
-use crate::engine::{Outcome, Plan, Stop, Tick};
+use crate::engine::{Engine, Outcome, Plan, Stop, Tick};
 use crate::human::{dd_bytes, latency_text};
 use crate::records;
 use crate::target::Target;
@@ -22,7 +22,7 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "random": o.random,
         "seed": seed,
         "iodepth": o.iodepth,
-        "engine": if o.iodepth > 1 { "io_uring" } else { "psync" },
+        "engine": Engine::for_depth(o.iodepth).as_str(),
         "time_limit_s": o.time.map(|t| t.as_secs_f64()),
         "interval_s": o.interval.as_secs_f64(),
         "create_bytes": o.create,
@@ -98,17 +98,8 @@ pub(crate) fn finish(
     out: Outcome,
 ) -> Result<Exit, Failure> {
     let v = values(&out);
-    let mut sinfo = info(json!({
-        "stop": out.stop.as_str(),
-        "engine": plan.engine.as_str(),
-        "fixed_buffers": out.fixed_buffers,
-        "direct_effective": t.direct_effective,
-        "issued_count": out.issued,
-        "passes": out.ops as f64 / plan.blocks as f64,
-    }));
-    if let Some(e) = out.errno {
-        sinfo.insert("errno".into(), json!(e));
-    }
+    let passes = json!(out.ops as f64 / plan.blocks as f64);
+    let mut sinfo = records::phase_info(&out, plan, t, ("passes", passes));
     let headline = o.headline.as_str();
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),
