@@ -3,7 +3,8 @@
 
 use crate::cli::Opts;
 use crate::engine::Plan;
-use crate::target::{self, Direct, Target};
+use crate::records;
+use crate::target::{self, Target};
 use measure::writer::info;
 use measure::{Exit, Failure};
 use rustix::fs::FallocateFlags;
@@ -14,7 +15,7 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
     info(json!({
         "target": o.target.display().to_string(),
         "bs_bytes": o.bs,
-        "direct": match o.direct { Direct::Off => "off", Direct::On => "on", Direct::Try => "try" },
+        "direct": o.direct.as_str(),
         "flush": o.flush_text,
         "fdatasync": o.fdatasync,
         "dsync": o.dsync,
@@ -36,19 +37,7 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
 /// Adds the plan, the target (kind, O_DIRECT and its alignment, its facts) and the pool to
 /// begin (the session adds the machine's facts).
 pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan, slots: u64) {
-    begin.insert("size_bytes".into(), json!(plan.size));
-    begin.insert("blocks".into(), json!(plan.blocks));
-    begin.insert("target_kind".into(), json!(t.kind.as_str()));
-    begin.insert("created".into(), json!(t.kind == target::Kind::NewFile));
-    begin.insert("direct_effective".into(), json!(t.direct_effective));
-    if let Some(n) = &t.direct_note {
-        begin.insert("direct_note".into(), json!(n));
-    }
-    if t.direct_effective {
-        begin.insert("dio_offset_align".into(), json!(t.align.offset));
-        begin.insert("dio_mem_align".into(), json!(t.align.mem));
-        begin.insert("dio_align_source".into(), json!(t.align.source));
-    }
+    records::add_target(begin, t, plan, t.kind == target::Kind::NewFile);
     begin.insert("pool_bytes".into(), json!(slots * plan.bs));
     begin.insert("pool_slots".into(), json!(slots));
     begin.extend(t.facts.clone());

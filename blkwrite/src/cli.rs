@@ -2,6 +2,7 @@
 //! options it parses into.
 
 use crate::engine::{Engine, Flush};
+use crate::flags;
 use crate::pattern::Pattern;
 use crate::target::Direct;
 use clap::builder::PossibleValue;
@@ -52,10 +53,6 @@ EXAMPLES:
   Check a file written before with --keep --seed 7:
     blkwrite --verify-only --seed 7 -b 1M -s 1G file";
 
-fn size_arg(id: &'static str) -> Arg {
-    Arg::new(id).value_parser(|s: &str| measure::units::parse_size(s))
-}
-
 /// The clap Command of blkwrite.
 pub fn command() -> Command {
     let cmd = Command::new("blkwrite")
@@ -63,20 +60,12 @@ pub fn command() -> Command {
         .about("Write a file or block device the way you say; time the writes, the flush and the total")
         .long_about(LONG_ABOUT)
         .after_help(EXAMPLES)
+        .arg(flags::target(
+            "File to create (or overwrite with --force) or block device (with --force-device)",
+        ))
         .arg(
-            Arg::new("target")
-                .value_name("TARGET")
-                .required(true)
-                .value_parser(value_parser!(PathBuf))
-                .help("File to create (or overwrite with --force) or block device (with --force-device)"),
-        )
-        .arg(
-            size_arg("size")
-                .short('s')
-                .long("size")
-                .value_name("SIZE")
-                .conflicts_with("count")
-                .help("Bytes to write, dd sizes: 512M, 2G, 1000000 (default for a block device: all of it)"),
+            flags::size("Bytes to write, dd sizes: 512M, 2G, 1000000 (default for a block device: all of it)")
+                .conflicts_with("count"),
         )
         .arg(
             Arg::new("count")
@@ -87,24 +76,12 @@ pub fn command() -> Command {
                 .help("Number of --bs writes (dd's count=)"),
         )
         .arg(
-            size_arg("bs")
-                .short('b')
-                .long("bs")
-                .alias("block-size")
-                .value_name("SIZE")
-                .default_value("1M")
-                .help("Bytes per write (dd's bs=); the last write of an odd --size is shorter"),
+            flags::bs("Bytes per write (dd's bs=); the last write of an odd --size is shorter")
+                .default_value("1M"),
         )
-        .arg(
-            Arg::new("direct")
-                .long("direct")
-                .value_name("WHEN")
-                .num_args(0..=1)
-                .require_equals(true)
-                .default_missing_value("on")
-                .value_parser(["on", "try", "off"])
-                .help("O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs, checksummed btrfs) unless --direct=try, which runs and reports direct_effective: false"),
-        )
+        .arg(flags::direct(
+            "O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs, checksummed btrfs) unless --direct=try, which runs and reports direct_effective: false",
+        ))
         .arg(
             Arg::new("flush")
                 .long("flush")
@@ -135,12 +112,9 @@ pub fn command() -> Command {
                 ])
                 .help("Data written: random (generated before timing; zeros flatter compressing and deduplicating storage) or zero"),
         )
-        .arg(
-            Arg::new("random")
-                .long("random")
-                .action(ArgAction::SetTrue)
-                .help("Random offsets within --size, each block written once (fio --rw=randwrite)"),
-        )
+        .arg(flags::random(
+            "Random offsets within --size, each block written once (fio --rw=randwrite)",
+        ))
         .arg(
             Arg::new("fallocate")
                 .long("fallocate")
@@ -150,28 +124,15 @@ pub fn command() -> Command {
                 .help("Preallocate a new file with fallocate(2) before timing, as fio does: auto = on with --random (else every random write into a hole also times the file system's allocator), off when sequential (as dd)"),
         )
         .arg(
-            Arg::new("seed")
-                .long("seed")
-                .value_name("N")
-                .value_parser(value_parser!(u64).range(0..=measure::fields::MAX_SEQ))
-                .help("Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one, reported in begin)"),
+            flags::seed("Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one, reported in begin)")
+                .value_parser(value_parser!(u64).range(0..=measure::fields::MAX_SEQ)),
         )
-        .arg(
-            Arg::new("iodepth")
-                .long("iodepth")
-                .value_name("N")
-                .default_value("1")
-                .value_parser(value_parser!(u32).range(1..=4096))
-                .help("Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring"),
-        )
-        .arg(
-            Arg::new("time")
-                .short('t')
-                .long("time")
-                .value_name("DURATION")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
-                .help("Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached"),
-        )
+        .arg(flags::iodepth(
+            "Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring",
+        ))
+        .arg(flags::time(
+            "Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached",
+        ))
         .arg(
             Arg::new("verify")
                 .long("verify")
@@ -185,12 +146,9 @@ pub fn command() -> Command {
                 .conflicts_with_all(["verify", "time"])
                 .help("Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)"),
         )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .help("Keep the file blkwrite created (it is removed at the end by default)"),
-        )
+        .arg(flags::keep(
+            "Keep the file blkwrite created (it is removed at the end by default)",
+        ))
         .arg(
             Arg::new("force")
                 .long("force")
@@ -275,18 +233,11 @@ impl Opts {
             ));
         }
         Ok(Opts {
-            target: m
-                .get_one::<PathBuf>("target")
-                .cloned()
-                .ok_or_else(|| Failure::usage("TARGET is missing"))?,
+            target: flags::target_of(m)?,
             size: m.get_one::<u64>("size").copied(),
             count: m.get_one::<u64>("count").copied(),
             bs,
-            direct: match m.get_one::<String>("direct").map(String::as_str) {
-                Some("on") => Direct::On,
-                Some("try") => Direct::Try,
-                _ => Direct::Off,
-            },
+            direct: flags::direct_of(m),
             flush: parse_flush(&flush_text)?,
             flush_text,
             fdatasync: m.get_flag("fdatasync"),
@@ -303,11 +254,7 @@ impl Opts {
             },
             seed: m.get_one::<u64>("seed").copied(),
             iodepth,
-            engine: if iodepth > 1 {
-                Engine::IoUring
-            } else {
-                Engine::Sync
-            },
+            engine: Engine::for_depth(iodepth),
             time: m.get_one::<Duration>("time").copied(),
             verify: m.get_flag("verify"),
             verify_only: m.get_flag("verify_only"),

@@ -29,6 +29,15 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// pwrite/pread at depth 1, io_uring beyond.
+    pub fn for_depth(iodepth: u32) -> Engine {
+        if iodepth > 1 {
+            Engine::IoUring
+        } else {
+            Engine::Sync
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Sync => "psync",

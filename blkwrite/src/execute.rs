@@ -7,6 +7,7 @@ use crate::engine::{self, Outcome, Plan, Tick};
 use crate::human;
 use crate::outcome::{self, Job};
 use crate::pattern::Pool;
+use crate::records;
 use crate::target::Target;
 use measure::lifecycle::Session;
 use measure::writer::Values;
@@ -50,32 +51,13 @@ pub(crate) fn execute(
 /// The write phase and the flush, with an interval record every second and, for a person
 /// watching, the progress line.
 fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
-    let (rep, person) = s.parts();
-    let mut out_err: Option<std::io::Error> = None;
-    let mut tick = |k: &Tick| {
-        let secs = k.interval_s.max(1e-9);
-        let v = Values::new()
-            .with("elapsed_s", k.elapsed_s)
-            .with("interval_s", k.interval_s)
-            .with_count("written_bytes", k.bytes)
-            .with_count("write_count", k.ops)
-            .with("throughput_bytes_per_s", k.bytes as f64 / secs)
-            .with("writes_per_s", k.ops as f64 / secs);
-        if person.on() {
-            person.progress(&human::progress(k, job.plan.size));
-        }
-        match rep.interval(v, Map::new()) {
-            Ok(()) => true,
-            Err(e) => {
-                out_err = Some(e);
-                false
-            }
-        }
+    let keys = records::Keys {
+        bytes: "written_bytes",
+        ops: "write_count",
+        ops_per_s: "writes_per_s",
     };
-    let out = engine::run(&job.t.file, job.pool, job.plan, &mut tick);
-    person.clear();
-    if let Some(e) = out_err {
-        return Err(Failure::io("writing the records", &e));
-    }
-    Ok(out)
+    let progress = |k: &Tick| human::progress(k, job.plan.size);
+    records::phase(s, &keys, &progress, |tick| {
+        engine::run(&job.t.file, job.pool, job.plan, tick)
+    })
 }

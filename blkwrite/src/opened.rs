@@ -16,6 +16,17 @@ pub enum Direct {
     Try,
 }
 
+impl Direct {
+    /// The --direct value as typed: off, on or try.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direct::Off => "off",
+            Direct::On => "on",
+            Direct::Try => "try",
+        }
+    }
+}
+
 /// How the target is to be opened.
 #[derive(Clone, Debug)]
 pub struct OpenSpec {

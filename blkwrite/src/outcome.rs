@@ -5,10 +5,11 @@ use crate::cli::Opts;
 use crate::engine::{Flush, Outcome, Plan, Stop};
 use crate::human;
 use crate::pattern::Pool;
+use crate::records;
 use crate::target::Target;
 use crate::verify;
 use measure::lifecycle::Session;
-use measure::writer::{Summary, Values, info};
+use measure::writer::{Summary, Values};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 
@@ -40,17 +41,7 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
     if matches!(plan.flush, Flush::Every(_)) {
         v.set("periodic_flush_s", out.periodic_flush_s);
     }
-    let h = &out.hist;
-    if !h.is_empty() {
-        let s = |ns: u64| ns as f64 / 1e9;
-        v.set("latency_min_s", s(h.min()));
-        v.set("latency_mean_s", h.mean() / 1e9);
-        v.set("latency_p50_s", s(h.value_at_quantile(0.50)));
-        v.set("latency_p90_s", s(h.value_at_quantile(0.90)));
-        v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
-        v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
-        v.set("latency_max_s", s(h.max()));
-    }
+    records::add_latency(&mut v, &out.hist);
     v
 }
 
@@ -59,17 +50,7 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
 pub(crate) fn finish(s: &mut Session, job: &Job, out: Outcome) -> Result<Exit, Failure> {
     let (o, t, plan) = (job.o, job.t, job.plan);
     let values = write_values(&out, plan);
-    let mut sinfo = info(json!({
-        "stop": out.stop.as_str(),
-        "engine": plan.engine.as_str(),
-        "fixed_buffers": out.fixed_buffers,
-        "direct_effective": t.direct_effective,
-        "issued_count": out.issued,
-        "complete": out.ops == plan.blocks,
-    }));
-    if let Some(e) = out.errno {
-        sinfo.insert("errno".into(), json!(e));
-    }
+    let sinfo = records::phase_info(&out, plan, t, ("complete", json!(out.ops == plan.blocks)));
     match out.stop {
         Stop::Done | Stop::Time if out.bytes == 0 => {
             // A run that wrote nothing measured nothing: never an ok figure.

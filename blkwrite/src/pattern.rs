@@ -179,6 +179,15 @@ pub enum Order {
 }
 
 impl Order {
+    /// The order of `n` blocks: random (seeded) with --random, else sequential.
+    pub fn chosen(random: bool, n: u64, seed: u64) -> Order {
+        if random {
+            Order::random(n, seed)
+        } else {
+            Order::Sequential
+        }
+    }
+
     pub fn random(n: u64, seed: u64) -> Order {
         let bits = 64 - n.saturating_sub(1).leading_zeros();
         let half_bits = bits.div_ceil(2).max(1);

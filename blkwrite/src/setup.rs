@@ -44,11 +44,7 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
         size,
         bs: o.bs,
         blocks,
-        order: if o.random {
-            Order::random(blocks, seed)
-        } else {
-            Order::Sequential
-        },
+        order: Order::chosen(o.random, blocks, seed),
         iodepth: o.iodepth,
         flush: o.flush,
         datasync: o.fdatasync,
@@ -129,17 +125,7 @@ fn check_direct_fit(o: &Opts, t: &Target, size: u64) -> Result<(), Failure> {
 
 /// The row name when --name is not given: `write 1G bs=1M direct seq fsync-end`.
 pub(crate) fn default_name(o: &cli::Opts, plan: &Plan, t: &Target) -> String {
-    let mut s = format!(
-        "write {} bs={} {} {}",
-        compact_size(plan.size),
-        compact_size(plan.bs),
-        if t.direct_effective {
-            "direct"
-        } else {
-            "buffered"
-        },
-        if o.random { "rand" } else { "seq" },
-    );
+    let mut s = crate::records::name_head("write", plan, t, o.random);
     if o.iodepth > 1 {
         s.push_str(&format!(" depth={}", o.iodepth));
     }

@@ -8,19 +8,11 @@
 mod common;
 
 use common::*;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Command;
 
 fn tmp() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("blkread-test")
-        .tempdir_in(std::env::var("CARGO_TARGET_TMPDIR").unwrap_or_else(|_| "/tmp".into()))
-        .unwrap()
-}
-
-fn arg(p: &Path) -> &str {
-    p.to_str().unwrap()
+    tmp_in("blkread-test")
 }
 
 /// A file of `size` random bytes written by blkwrite (no holes), kept.
@@ -328,52 +320,22 @@ fn ctrl_c_writes_the_summary_and_removes_the_scratch_file() {
     let d = tmp();
     let f = d.path().join("scratch");
     for depth in ["1", "8"] {
-        let mut child = Command::new(BLKREAD)
-            .args([
-                "--create",
-                "16M",
-                "--random",
-                "-t",
-                "20s",
-                "-i",
-                "100ms",
-                "--iodepth",
-                depth,
-            ])
-            .arg(&f)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Ctrl-C (to our own child, by its PID) once an interval shows the reads under way;
-        // --time bounds the wait.
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut stdout = String::new();
-        for line in lines.by_ref() {
-            let line = line.unwrap();
-            let reading = line.contains(r#""type":"interval""#);
-            stdout.push_str(&line);
-            stdout.push('\n');
-            if reading {
-                break;
-            }
-        }
-        assert!(f.exists(), "the scratch file is there while reading");
-        let pid = child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-s", "INT", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
-        for line in lines {
-            stdout.push_str(&line.unwrap());
-            stdout.push('\n');
-        }
-        let mut out = child.wait_with_output().unwrap();
-        out.stdout = stdout.into_bytes();
-        let r = parse(&out);
+        let mut cmd = Command::new(BLKREAD);
+        cmd.args([
+            "--create",
+            "16M",
+            "--random",
+            "-t",
+            "20s",
+            "-i",
+            "100ms",
+            "--iodepth",
+            depth,
+        ])
+        .arg(&f);
+        let r = interrupted(cmd, || {
+            assert!(f.exists(), "the scratch file is there while reading");
+        });
         assert_eq!(r.code, 130, "{}", r.stderr);
         let s = r.summary();
         assert_eq!(s["status"], "partial");

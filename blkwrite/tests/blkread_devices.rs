@@ -14,10 +14,6 @@ use std::path::Path;
 use std::process::Command;
 use testkit::mount::Mount;
 
-fn arg(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// The kernel name of a device path (`/dev/loop3` -> `loop3`).
 fn kname(dev: &str) -> String {
     Path::new(dev)

@@ -8,14 +8,10 @@ mod common;
 use blkwrite::engine::Plan;
 use blkwrite::pattern::{Order, Pattern, Pool};
 use common::*;
-use std::io::{BufRead, BufReader};
 use std::process::Command;
 
 fn tmp() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("blkwrite-test")
-        .tempdir_in(std::env::var("CARGO_TARGET_TMPDIR").unwrap_or_else(|_| "/tmp".into()))
-        .unwrap()
+    tmp_in("blkwrite-test")
 }
 
 /// The bytes blkwrite writes for (size, bs, seed, random data).
@@ -524,51 +520,20 @@ fn ctrl_c_writes_a_failed_summary_and_removes_the_file() {
 fn ctrl_c_at_depth(depth: &str) {
     let d = tmp();
     let f = d.path().join("c");
-    let mut child = Command::new(BIN)
-        .args([
-            "--dsync",
-            "-s",
-            "4G",
-            "-b",
-            "4k",
-            "--time",
-            "20s",
-            "--iodepth",
-            depth,
-        ])
-        .arg(&f)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Ctrl-C (to the child we spawned, by its PID) once its first interval record shows the
-    // writes under way; --time bounds the wait.
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut stdout = String::new();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let writing = line.contains(r#""type":"interval""#);
-        stdout.push_str(&line);
-        stdout.push('\n');
-        if writing {
-            break;
-        }
-    }
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-s", "INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    for line in lines {
-        stdout.push_str(&line.unwrap());
-        stdout.push('\n');
-    }
-    let mut out = child.wait_with_output().unwrap();
-    out.stdout = stdout.into_bytes();
-    let r = parse(&out);
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "--dsync",
+        "-s",
+        "4G",
+        "-b",
+        "4k",
+        "--time",
+        "20s",
+        "--iodepth",
+        depth,
+    ])
+    .arg(&f);
+    let r = interrupted(cmd, || {});
     assert_eq!(r.code, 130, "{}", r.stderr);
     let s = r.summary();
     assert_eq!(s["status"], "failed");

@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::BIN;
-use std::path::Path;
+use common::{BIN, arg};
 
 /// Runs `args` (a shell command line after the binary) on a pty: the exit status and what the
 /// terminal showed.
@@ -27,10 +26,6 @@ fn json_lines(shown: &str) -> Vec<serde_json::Value> {
         .filter(|l| l.starts_with('{'))
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
-}
-
-fn arg(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]

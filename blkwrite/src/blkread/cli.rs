@@ -1,6 +1,7 @@
 //! blkread's command line: the clap Command (one source for --help and the man page) and the
 //! options it parses into.
 
+use crate::flags;
 use crate::target::Direct;
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::Failure;
@@ -58,10 +59,6 @@ pub const HEADLINES: [&str; 9] = [
     "latency_max_s",
 ];
 
-fn size_arg(id: &'static str) -> Arg {
-    Arg::new(id).value_parser(|s: &str| measure::units::parse_size(s))
-}
-
 /// The clap Command of blkread.
 pub fn command() -> Command {
     let cmd = Command::new("blkread")
@@ -69,67 +66,31 @@ pub fn command() -> Command {
         .about("Read a file or block device, sequentially or at random; time every read")
         .long_about(LONG_ABOUT)
         .after_help(EXAMPLES)
+        .arg(flags::target(
+            "File or block device to read (opened read-only); with --create, the scratch file to make",
+        ))
+        .arg(flags::bs(
+            "Bytes per read (default 1M sequential, 4k with --random)",
+        ))
+        .arg(flags::size(
+            "Bytes of the target to read, from its start (default: all of it)",
+        ))
+        .arg(flags::time(
+            "Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based)",
+        ))
+        .arg(flags::random(
+            "Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)",
+        ))
         .arg(
-            Arg::new("target")
-                .value_name("TARGET")
-                .required(true)
-                .value_parser(value_parser!(PathBuf))
-                .help("File or block device to read (opened read-only); with --create, the scratch file to make"),
+            flags::seed("Seed for the random offsets (default: a fresh one each run, reported in begin)")
+                .value_parser(value_parser!(u64)),
         )
-        .arg(
-            size_arg("bs")
-                .short('b')
-                .long("bs")
-                .alias("block-size")
-                .value_name("SIZE")
-                .help("Bytes per read (default 1M sequential, 4k with --random)"),
-        )
-        .arg(
-            size_arg("size")
-                .short('s')
-                .long("size")
-                .value_name("SIZE")
-                .help("Bytes of the target to read, from its start (default: all of it)"),
-        )
-        .arg(
-            Arg::new("time")
-                .short('t')
-                .long("time")
-                .value_name("DURATION")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
-                .help("Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based)"),
-        )
-        .arg(
-            Arg::new("random")
-                .long("random")
-                .action(ArgAction::SetTrue)
-                .help("Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)"),
-        )
-        .arg(
-            Arg::new("seed")
-                .long("seed")
-                .value_name("N")
-                .value_parser(value_parser!(u64))
-                .help("Seed for the random offsets (default: a fresh one each run, reported in begin)"),
-        )
-        .arg(
-            Arg::new("iodepth")
-                .long("iodepth")
-                .value_name("N")
-                .default_value("1")
-                .value_parser(value_parser!(u32).range(1..=4096))
-                .help("Reads in flight: 1 uses pread(2) (fio psync); more uses io_uring"),
-        )
-        .arg(
-            Arg::new("direct")
-                .long("direct")
-                .value_name("WHEN")
-                .num_args(0..=1)
-                .require_equals(true)
-                .default_missing_value("on")
-                .value_parser(["on", "try", "off"])
-                .help("O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs) unless --direct=try, which runs and reports direct_effective: false"),
-        )
+        .arg(flags::iodepth(
+            "Reads in flight: 1 uses pread(2) (fio psync); more uses io_uring",
+        ))
+        .arg(flags::direct(
+            "O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs) unless --direct=try, which runs and reports direct_effective: false",
+        ))
         .arg(
             Arg::new("interval")
                 .short('i')
@@ -140,18 +101,12 @@ pub fn command() -> Command {
                 .help("Write an interval record (and the progress line) this often"),
         )
         .arg(
-            size_arg("create")
+            flags::size_arg("create")
                 .long("create")
                 .value_name("SIZE")
                 .help("Make TARGET first: SIZE bytes of random data, fsynced, dropped from the cache; removed at the end unless --keep"),
         )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .requires("create")
-                .help("Keep the file --create made"),
-        )
+        .arg(flags::keep("Keep the file --create made").requires("create"))
         .arg(
             Arg::new("drop_cache")
                 .long("drop-cache")
@@ -225,21 +180,14 @@ impl Opts {
             return Err(zero("create"));
         }
         Ok(Opts {
-            target: m
-                .get_one::<PathBuf>("target")
-                .cloned()
-                .ok_or_else(|| Failure::usage("TARGET is missing"))?,
+            target: flags::target_of(m)?,
             bs,
             size,
             time: positive("time", "leaves no time to read")?,
             random,
             seed: m.get_one::<u64>("seed").copied(),
             iodepth: m.get_one::<u32>("iodepth").copied().unwrap_or(1),
-            direct: match m.get_one::<String>("direct").map(String::as_str) {
-                Some("on") => Direct::On,
-                Some("try") => Direct::Try,
-                _ => Direct::Off,
-            },
+            direct: flags::direct_of(m),
             interval: positive("interval", "would write records without end")?
                 .unwrap_or(Duration::from_secs(1)),
             create,

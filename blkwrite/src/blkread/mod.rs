@@ -11,10 +11,10 @@ mod setup;
 use crate::engine::{self, Outcome, Plan, Tick};
 use crate::opened::Cleanup;
 use crate::pattern::Pool;
+use crate::records;
 use crate::target::Target;
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};
-use measure::writer::Values;
 use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
 use std::ffi::OsString;
@@ -136,32 +136,13 @@ fn read_phase(
     plan: &Plan,
     bufs: &mut Pool,
 ) -> Result<Outcome, Failure> {
-    let (rep, person) = s.parts();
-    let mut out_err: Option<std::io::Error> = None;
-    let mut tick = |k: &Tick| {
-        let secs = k.interval_s.max(1e-9);
-        let v = Values::new()
-            .with("elapsed_s", k.elapsed_s)
-            .with("interval_s", k.interval_s)
-            .with_count("read_bytes", k.bytes)
-            .with_count("read_count", k.ops)
-            .with("throughput_bytes_per_s", k.bytes as f64 / secs)
-            .with("reads_per_s", k.ops as f64 / secs);
-        if person.on() {
-            person.progress(&report::progress(k, plan));
-        }
-        match rep.interval(v, Map::new()) {
-            Ok(()) => true,
-            Err(e) => {
-                out_err = Some(e);
-                false
-            }
-        }
+    let keys = records::Keys {
+        bytes: "read_bytes",
+        ops: "read_count",
+        ops_per_s: "reads_per_s",
     };
-    let out = engine::read(&t.file, bufs, plan, &mut tick);
-    person.clear();
-    if let Some(e) = out_err {
-        return Err(Failure::io("writing the records", &e));
-    }
-    Ok(out)
+    let progress = |k: &Tick| report::progress(k, plan);
+    records::phase(s, &keys, &progress, |tick| {
+        engine::read(&t.file, bufs, plan, tick)
+    })
 }

@@ -2,10 +2,10 @@
 //! progress line, and the sample and summary for each way a run ends.
 
 use super::cli::Opts;
-use crate::cli::compact_size;
-use crate::engine::{Outcome, Plan, Stop, Tick};
+use crate::engine::{Engine, Outcome, Plan, Stop, Tick};
 use crate::human::{dd_bytes, latency_text};
-use crate::target::{Direct, Target};
+use crate::records;
+use crate::target::Target;
 use measure::lifecycle::Session;
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
 use measure::writer::{Summary, Values, info};
@@ -18,11 +18,11 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "target": o.target.display().to_string(),
         "bs_bytes": o.bs,
         "size_limit_bytes": o.size,
-        "direct": match o.direct { Direct::Off => "off", Direct::On => "on", Direct::Try => "try" },
+        "direct": o.direct.as_str(),
         "random": o.random,
         "seed": seed,
         "iodepth": o.iodepth,
-        "engine": if o.iodepth > 1 { "io_uring" } else { "psync" },
+        "engine": Engine::for_depth(o.iodepth).as_str(),
         "time_limit_s": o.time.map(|t| t.as_secs_f64()),
         "interval_s": o.interval.as_secs_f64(),
         "create_bytes": o.create,
@@ -35,19 +35,7 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
 /// Adds the plan and the target (kind, O_DIRECT and its alignment, its facts) to begin.
 /// `created` says the target is the scratch file of --create.
 pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan, created: bool) {
-    begin.insert("size_bytes".into(), json!(plan.size));
-    begin.insert("blocks".into(), json!(plan.blocks));
-    begin.insert("target_kind".into(), json!(t.kind.as_str()));
-    begin.insert("created".into(), json!(created));
-    begin.insert("direct_effective".into(), json!(t.direct_effective));
-    if let Some(n) = &t.direct_note {
-        begin.insert("direct_note".into(), json!(n));
-    }
-    if t.direct_effective {
-        begin.insert("dio_offset_align".into(), json!(t.align.offset));
-        begin.insert("dio_mem_align".into(), json!(t.align.mem));
-        begin.insert("dio_align_source".into(), json!(t.align.source));
-    }
+    records::add_target(begin, t, plan, created);
     for (k, v) in &t.facts {
         begin.entry(k.clone()).or_insert_with(|| v.clone());
     }
@@ -55,21 +43,8 @@ pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan
 
 /// The row name when --name is not given: `read 1G bs=4k direct rand depth=32`.
 pub(crate) fn default_name(plan: &Plan, t: &Target) -> String {
-    let mut s = format!(
-        "read {} bs={} {} {}",
-        compact_size(plan.size),
-        compact_size(plan.bs),
-        if t.direct_effective {
-            "direct"
-        } else {
-            "buffered"
-        },
-        if matches!(plan.order, crate::pattern::Order::Sequential) {
-            "seq"
-        } else {
-            "rand"
-        },
-    );
+    let random = !matches!(plan.order, crate::pattern::Order::Sequential);
+    let mut s = records::name_head("read", plan, t, random);
     if plan.iodepth > 1 {
         s.push_str(&format!(" depth={}", plan.iodepth));
     }
@@ -110,17 +85,7 @@ fn values(out: &Outcome) -> Values {
         v.set("throughput_bytes_per_s", out.bytes as f64 / out.io_s);
         v.set("reads_per_s", out.ops as f64 / out.io_s);
     }
-    let h = &out.hist;
-    if !h.is_empty() {
-        let s = |ns: u64| ns as f64 / 1e9;
-        v.set("latency_min_s", s(h.min()));
-        v.set("latency_mean_s", h.mean() / 1e9);
-        v.set("latency_p50_s", s(h.value_at_quantile(0.50)));
-        v.set("latency_p90_s", s(h.value_at_quantile(0.90)));
-        v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
-        v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
-        v.set("latency_max_s", s(h.max()));
-    }
+    records::add_latency(&mut v, &out.hist);
     v
 }
 
@@ -133,17 +98,8 @@ pub(crate) fn finish(
     out: Outcome,
 ) -> Result<Exit, Failure> {
     let v = values(&out);
-    let mut sinfo = info(json!({
-        "stop": out.stop.as_str(),
-        "engine": plan.engine.as_str(),
-        "fixed_buffers": out.fixed_buffers,
-        "direct_effective": t.direct_effective,
-        "issued_count": out.issued,
-        "passes": out.ops as f64 / plan.blocks as f64,
-    }));
-    if let Some(e) = out.errno {
-        sinfo.insert("errno".into(), json!(e));
-    }
+    let passes = json!(out.ops as f64 / plan.blocks as f64);
+    let mut sinfo = records::phase_info(&out, plan, t, ("passes", passes));
     let headline = o.headline.as_str();
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),

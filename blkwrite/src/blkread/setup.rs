@@ -100,20 +100,12 @@ pub(crate) fn plan(o: &Opts, t: &Target, seed: u64) -> Result<Plan, Failure> {
         size,
         bs: o.bs,
         blocks,
-        order: if o.random {
-            Order::random(blocks, seed)
-        } else {
-            Order::Sequential
-        },
+        order: Order::chosen(o.random, blocks, seed),
         iodepth: o.iodepth,
         flush: Flush::None,
         datasync: false,
         time: o.time,
-        engine: if o.iodepth > 1 {
-            Engine::IoUring
-        } else {
-            Engine::Sync
-        },
+        engine: Engine::for_depth(o.iodepth),
         dir: Dir::Read,
         wrap: o.time.is_some(),
         interval: o.interval,

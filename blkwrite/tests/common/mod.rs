@@ -4,7 +4,9 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use testkit::LoopDev;
 use testkit::mount::{self, Mount};
 
@@ -64,6 +66,57 @@ pub fn blkwrite(args: &[&str]) -> Run {
 
 pub fn blkread(args: &[&str]) -> Run {
     let out = Command::new(BLKREAD).args(args).output().unwrap();
+    parse(&out)
+}
+
+/// A fresh temporary directory named `prefix...` under cargo's test scratch directory.
+pub fn tmp_in(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(std::env::var("CARGO_TARGET_TMPDIR").unwrap_or_else(|_| "/tmp".into()))
+        .unwrap()
+}
+
+/// A path as a command-line argument.
+pub fn arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `cmd` and sends it Ctrl-C (SIGINT, to this child by its PID) once its first interval
+/// record shows the work under way (the command's --time bounds the wait); `under_way` runs
+/// just before the signal. What it printed, all of it.
+pub fn interrupted(mut cmd: Command, under_way: impl FnOnce()) -> Run {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stdout = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let working = line.contains(r#""type":"interval""#);
+        stdout.push_str(&line);
+        stdout.push('\n');
+        if working {
+            break;
+        }
+    }
+    under_way();
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-s", "INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    for line in lines {
+        stdout.push_str(&line.unwrap());
+        stdout.push('\n');
+    }
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = stdout.into_bytes();
     parse(&out)
 }
 
