@@ -109,20 +109,6 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
     let udp = test.and_then(|t| t.get("protocol")).and_then(Value::as_str) == Some("UDP");
     let end = v.get("end").filter(|e| e.is_object());
     let bidir = flag("bidir") || end.is_some_and(|e| e.get("sum_received_bidir_reverse").is_some());
-    // A client's output names the server it connected to; a server's (iperf3 -s -J) the
-    // client it accepted.
-    let peer = start
-        .pointer("/connecting_to/host")
-        .or_else(|| start.pointer("/accepted_connection/host"))
-        .and_then(Value::as_str)
-        .unwrap_or("peer");
-    // The server's own output sees the data come from its peer (going to it with -R).
-    let server = start.get("accepted_connection").is_some();
-    let way = match (bidir, flag("reverse") != server) {
-        (true, _) => "with",
-        (false, true) => "from",
-        (false, false) => "to",
-    };
     let ivs = v
         .get("intervals")
         .and_then(Value::as_array)
@@ -135,7 +121,7 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
             .and_then(Value::as_str)
             .map_or("unknown", |s| s.trim_start_matches("iperf ").trim())
             .to_string(),
-        name: format!("iperf3 {} {way} {peer}", if udp { "UDP" } else { "TCP" }),
+        name: row_name(start, udp, bidir, flag("reverse")),
         prefix: "iperf3".into(),
         begin: begin_info(start, test, bidir),
         begin_at: at(None),
@@ -169,6 +155,25 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
         }
     };
     Ok(conv)
+}
+
+/// The row name, `iperf3 TCP|UDP to|from|with PEER`, as seen from the side whose output it is.
+fn row_name(start: &Value, udp: bool, bidir: bool, reverse: bool) -> String {
+    // A client's output names the server it connected to; a server's (iperf3 -s -J) the
+    // client it accepted.
+    let peer = start
+        .pointer("/connecting_to/host")
+        .or_else(|| start.pointer("/accepted_connection/host"))
+        .and_then(Value::as_str)
+        .unwrap_or("peer");
+    // The server's own output sees the data come from its peer (going to it with -R).
+    let server = start.get("accepted_connection").is_some();
+    let way = match (bidir, reverse != server) {
+        (true, _) => "with",
+        (false, true) => "from",
+        (false, false) => "to",
+    };
+    format!("iperf3 {} {way} {peer}", if udp { "UDP" } else { "TCP" })
 }
 
 /// begin's info: the test's parameters and what iperf3 says of the machine and the peer.
