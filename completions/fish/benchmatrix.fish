@@ -5,7 +5,7 @@ complete -c benchmatrix -l serve-time -d 'with --serve: stop after DUR, e.g. 10m
 complete -c benchmatrix -l net-time -d 'length of each network transfer (default 1s)' -r
 complete -c benchmatrix -l dir -d 'where to write the block file and the metadata step\'s files, each in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -l disk-size -d 'size of the block file (default 256M)' -r
-complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 4 times, or N when fewer' -r
+complete -c benchmatrix -l runs -d 'repetitions of each network transfer, tar, make and disk measurement (default 6: enough for a 95% CI)' -r
 complete -c benchmatrix -l jobs -d 'make -jN, recorded in the tag jobs (default: the number of CPUs)' -r
 complete -c benchmatrix -l only -d 'run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)' -r
 complete -c benchmatrix -l results -d 'results directory (default: results)' -r -f -a "(__fish_complete_directories)"

@@ -136,7 +136,7 @@ pub fn command() -> Command {
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
         .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
         .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
-        .arg(valued("runs", "N", "repetitions of each network transfer, tar and make (default 6: enough for a 95% CI); each disk measurement runs 4 times, or N when fewer"))
+        .arg(valued("runs", "N", "repetitions of each network transfer, tar, make and disk measurement (default 6: enough for a 95% CI)"))
         .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))
         .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
         .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
