@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -61,19 +61,15 @@ fn body_cells(dom: &str) -> Vec<String> {
 
 /// A report input: two rows, a worse and a better column against the baseline.
 fn input() -> String {
-    let mut lines = Vec::new();
-    for (label, t, r) in [
-        ("bare", 1.0, 100e6),
-        ("slow vm", 2.0, 90e6),
-        ("fast vm", 0.8, 150e6),
-    ] {
-        for i in 0..8u64 {
-            let k = 1.0 + i as f64 * 0.002;
-            lines.push(sample(label, "time make -j8 bzImage on a long named machine with a very long name that has to wrap", json!({"wall_s": t * k}), i));
-            lines.push(sample(label, "copy", json!({"rate_bytes_per_s": r * k}), i));
-        }
-    }
-    complete(&(lines.join("\n") + "\n"))
+    time_and_rate(
+        "time make -j8 bzImage on a long named machine with a very long name that has to wrap",
+        0.002,
+        &[
+            ("bare", 1.0, 100e6),
+            ("slow vm", 2.0, 90e6),
+            ("fast vm", 0.8, 150e6),
+        ],
+    )
 }
 
 #[test]

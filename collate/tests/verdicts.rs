@@ -7,20 +7,16 @@
 
 mod common;
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Two rows: a time that doubles in `slow` (worse) and a rate that grows by half (better),
 /// 8 samples a cell, fully apart.
 fn input() -> String {
-    let mut lines = Vec::new();
-    for (label, t, r) in [("base", 1.0, 100e6), ("slow", 2.0, 150e6)] {
-        for i in 0..8u64 {
-            let k = 1.0 + i as f64 * 0.001;
-            lines.push(sample(label, "build", json!({"wall_s": t * k}), i));
-            lines.push(sample(label, "copy", json!({"rate_bytes_per_s": r * k}), i));
-        }
-    }
-    complete(&(lines.join("\n") + "\n"))
+    time_and_rate(
+        "build",
+        0.001,
+        &[("base", 1.0, 100e6), ("slow", 2.0, 150e6)],
+    )
 }
 
 #[test]

@@ -9,16 +9,6 @@ use serde_json::Value;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const LIMIT: Duration = Duration::from_secs(60);
-
-fn sender(port: u16, extra: &[&str]) -> Captured {
-    Captured::start(
-        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
-            .args(extra)
-            .stdin(Stdio::null()),
-    )
-}
-
 /// The (type, name) of every record, and the port begin's info names.
 fn rows(recs: &[Value]) -> (Vec<(String, String)>, u64) {
     let rows = recs

@@ -10,16 +10,6 @@ use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const LIMIT: Duration = Duration::from_secs(60);
-
-fn sender(port: u16, extra: &[&str]) -> Captured {
-    Captured::start(
-        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
-            .args(extra)
-            .stdin(Stdio::null()),
-    )
-}
-
 /// The samples of `recs` by session: (session, stream count, bytes).
 fn sessions(recs: &[Value]) -> Vec<(u64, usize, f64)> {
     let mut v: Vec<(u64, usize, f64)> = Vec::new();

@@ -8,16 +8,6 @@ use common::*;
 use std::process::Stdio;
 use std::time::Duration;
 
-const LIMIT: Duration = Duration::from_secs(60);
-
-fn sender(port: u16, extra: &[&str]) -> Captured {
-    Captured::start(
-        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
-            .args(extra)
-            .stdin(Stdio::null()),
-    )
-}
-
 #[test]
 fn refused_connect() {
     let port = free_port();

@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::process::Stdio;
 use std::time::Duration;
 
+/// Longer than common's LIMIT: these runs move gigabytes.
 const LIMIT: Duration = Duration::from_secs(120);
 const LISTEN: Duration = Duration::from_secs(10);
 

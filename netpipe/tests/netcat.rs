@@ -7,8 +7,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 const ODD: usize = 3_000_017;
-const LIMIT: Duration = Duration::from_secs(60);
-
 /// netpipe -l with stdout to a file; returns (payload, records) after `client` sent `data`.
 fn np_listen_then(
     client: impl FnOnce(u16, &std::path::Path),

@@ -9,8 +9,6 @@ use std::process::Stdio;
 use std::time::Duration;
 use testkit::{B_ADDR, NetPair};
 
-const LIMIT: Duration = Duration::from_secs(60);
-
 /// Two namespaces on a veth pair shaped to `rate` (testkit's NetPair); deleted on drop.
 fn link(rate: &str) -> NetPair {
     let net = NetPair::new().unwrap();

@@ -6,9 +6,6 @@ mod common;
 use common::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
-
-const LIMIT: Duration = Duration::from_secs(60);
 
 /// Runs `cmd` (a shell command line) on a pty: its exit status and what the terminal showed.
 fn on_terminal(cmd: &str) -> Option<(i32, String)> {

@@ -10,8 +10,6 @@ use std::process::Stdio;
 use std::time::Duration;
 use testkit::{B_ADDR, NetPair};
 
-const LIMIT: Duration = Duration::from_secs(60);
-
 /// A UDP receiver listening on `addr` (in namespace `ns` when given); its records in `recs`.
 fn udp_receiver(ns: Option<&str>, addr: &str, recs: &std::path::Path) -> (Captured, u16) {
     let mut c = match ns {
@@ -98,6 +96,18 @@ fn flags_for_tcp_only_are_refused_with_udp() {
     assert_eq!(st.code(), Some(2), "--rate without --udp: {err}");
 }
 
+/// Sends UDP with `extra` from namespace a to a receiver in b; the receiver's summary once
+/// both have ended (each must exit 0).
+fn across(net: &NetPair, extra: &[&str]) -> Value {
+    let d = tmp();
+    let recs = path(&d, "r.jsonl");
+    let (r, port) = udp_receiver(Some(&net.b), &format!("{B_ADDR}:0"), &recs);
+    send_udp(Some(&net.a), &format!("{B_ADDR}:{port}"), extra);
+    let (st, _, err) = r.wait_output(LIMIT);
+    assert!(st.success(), "{err}");
+    summary(&read_records(&recs)).clone()
+}
+
 fn usable() -> bool {
     need_root("network namespaces") && need_tool("ip") && need_tool("tc")
 }
@@ -137,17 +147,7 @@ fn every_tenth_datagram_dropped_is_a_loss_ratio_of_exactly_a_tenth() {
         testkit::skip("iptables cannot add a rule in the namespace");
         return;
     }
-    let d = tmp();
-    let recs = path(&d, "r.jsonl");
-    let (r, port) = udp_receiver(Some(&net.b), &format!("{B_ADDR}:0"), &recs);
-    send_udp(
-        Some(&net.a),
-        &format!("{B_ADDR}:{port}"),
-        &["--rate", "20M", "--bytes", "1460000"],
-    );
-    let (st, _, err) = r.wait_output(LIMIT);
-    assert!(st.success(), "{err}");
-    let sm = summary(&read_records(&recs)).clone();
+    let sm = across(&net, &["--rate", "20M", "--bytes", "1460000"]);
     assert_eq!(num(&sm, "lost_count"), 100.0, "{sm}");
     assert_eq!(num(&sm, "loss_ratio"), 0.1);
     assert_eq!(num(&sm, "datagrams_count"), 900.0);
@@ -160,17 +160,7 @@ fn a_link_slower_than_the_rate_shows_as_loss() {
     }
     let net = NetPair::new().unwrap();
     net.shape("10mbit").unwrap();
-    let d = tmp();
-    let recs = path(&d, "r.jsonl");
-    let (r, port) = udp_receiver(Some(&net.b), &format!("{B_ADDR}:0"), &recs);
-    send_udp(
-        Some(&net.a),
-        &format!("{B_ADDR}:{port}"),
-        &["--rate", "40M", "--time", "1"],
-    );
-    let (st, _, err) = r.wait_output(LIMIT);
-    assert!(st.success(), "{err}");
-    let sm = summary(&read_records(&recs)).clone();
+    let sm = across(&net, &["--rate", "40M", "--time", "1"]);
     // 40 Mb/s into 10: about three quarters lost, and what arrives is the link's rate.
     assert!(num(&sm, "loss_ratio") > 0.5, "{sm}");
     assert!(num(&sm, "throughput_bits_per_s") < 14e6, "{sm}");

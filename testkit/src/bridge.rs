@@ -2,7 +2,7 @@
 //! namespace of its own, with addresses on one /24 (and /64); any host's link optionally
 //! behind `tc tbf` for a known speed. A LAN of machines for tests that drive several.
 
-use crate::netns::{cmd, namespaces, unique};
+use crate::netns::{cmd, namespaces, tbf, unique};
 
 /// The hosts' IPv4 network: host `i` is `10.231.10.{i + 1}`/24.
 const NET4: &str = "10.231.10";
@@ -77,16 +77,8 @@ impl Bridge {
     /// token bucket filter on the host's egress and on the bridge port's, toward the host.
     pub fn shape(&self, i: usize, rate: &str) -> Result<(), String> {
         let (ifn, port) = &self.links[i];
-        for (ns, dev) in [(&self.hosts[i], ifn), (&self.switch, port)] {
-            cmd(
-                "ip",
-                &[
-                    "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate",
-                    rate, "burst", "32kb", "latency", "50ms",
-                ],
-            )?;
-        }
-        Ok(())
+        tbf(&self.hosts[i], ifn, rate)?;
+        tbf(&self.switch, port, rate)
     }
 }
 

@@ -79,6 +79,19 @@ pub(crate) fn link(a: End, b: End) -> Result<(), String> {
     Ok(())
 }
 
+/// Limits the egress of interface `dev` in namespace `ns` to `rate` (tc's syntax, e.g.
+/// `100mbit`) with a token bucket filter as its root qdisc.
+pub(crate) fn tbf(ns: &str, dev: &str, rate: &str) -> Result<(), String> {
+    cmd(
+        "ip",
+        &[
+            "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate,
+            "burst", "32kb", "latency", "50ms",
+        ],
+    )?;
+    Ok(())
+}
+
 /// The address of host A (namespace `a`) on the veth; it exists only inside the namespaces.
 pub const A_ADDR: &str = "10.231.7.1";
 /// The address of host B (namespace `b`) on the veth.
@@ -123,16 +136,8 @@ impl NetPair {
     /// Limits both directions of the link to `rate` (tc's syntax, e.g. `100mbit`) with a
     /// token bucket filter on each end's egress.
     pub fn shape(&self, rate: &str) -> Result<(), String> {
-        for (ns, ifn) in [(&self.a, &self.a_if), (&self.b, &self.b_if)] {
-            cmd(
-                "ip",
-                &[
-                    "netns", "exec", ns, "tc", "qdisc", "add", "dev", ifn, "root", "tbf", "rate",
-                    rate, "burst", "32kb", "latency", "50ms",
-                ],
-            )?;
-        }
-        Ok(())
+        tbf(&self.a, &self.a_if, rate)?;
+        tbf(&self.b, &self.b_if, rate)
     }
 
     /// A command that runs `program` inside namespace `ns` (`ip netns exec` execs it, so the

@@ -145,6 +145,25 @@ pub fn empty_dir(dir: &Path) {
     );
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(e) => panic!("cannot read {}: {e}", dir.display()),
+    };
+    names.sort();
+    names
+}
+
+/// cpumem's matrix rows (each probe's role, the `name` of its samples) in the order the
+/// probes run, from cpumem's own probe table; cpumem's records test pins the names.
+pub fn cpumem_rows() -> Vec<&'static str> {
+    cpumem::probe::PROBES.iter().map(|p| p.role).collect()
+}
+
 /// The median of `v` (the mean of the middle two for an even count); NaN when empty.
 pub fn median(v: &[f64]) -> f64 {
     measure::stats::median(v).unwrap_or(f64::NAN)

@@ -122,6 +122,35 @@ pub fn folders<const N: usize>(root: &Path, names: [&str; N]) -> [PathBuf; N] {
     })
 }
 
+/// The script's network step on loopback, which any user can run: fresh folders work, tmp
+/// and results under `root` (returned in that order), `--only only`, two 1 s transfers on a
+/// free port, the results into the results folder, `--label label`, then `extra`.
+pub fn loopback_run(
+    root: &Path,
+    only: &str,
+    label: &str,
+    extra: &[&str],
+) -> ([PathBuf; 3], Output) {
+    let [work, scratch, res] = folders(root, ["work", "tmp", "results"]);
+    let port = testkit::free_port().to_string();
+    let net = [
+        "--only",
+        only,
+        "--net-time",
+        "1s",
+        "--runs",
+        "2",
+        "--port",
+        &port,
+        "--results",
+        crate::path_str(&res),
+        "--label",
+        label,
+    ];
+    let out = script(&work, &scratch, &[], &[&net[..], extra].concat());
+    ([work, scratch, res], out)
+}
+
 /// The TCP ports something listens on in network namespace `ns` (its /proc/net/tcp and tcp6),
 /// sorted, each once.
 pub fn listening(ns: &str) -> Vec<u16> {

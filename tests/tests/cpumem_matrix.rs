@@ -1,20 +1,8 @@
 //! cpumem's records through collate: one row per probe, named by its role, from the
 //! samples, and no row of the summary's own (its headline maps to the last row's samples).
 
-use benchmatrix_tests::{bin, ok, run};
+use benchmatrix_tests::{bin, cpumem_rows, ok, run};
 use std::process::Command;
-
-const ROLES: [&str; 9] = [
-    "system call round trip",
-    "pipe round trip between two processes",
-    "process spawn and wait",
-    "page fault on first touch",
-    "memory read bandwidth",
-    "memory write bandwidth",
-    "memory copy bandwidth",
-    "memory load latency of a random chase",
-    "monotonic clock read",
-];
 
 #[test]
 fn every_probe_is_one_row_of_the_matrix() {
@@ -42,8 +30,9 @@ fn every_probe_is_one_row_of_the_matrix() {
         .collect();
     let mut rows: Vec<&str> = cells.iter().map(|c| c.0).collect();
     rows.dedup();
-    assert_eq!(rows, ROLES, "{text}");
-    for role in ROLES {
+    let roles = cpumem_rows();
+    assert_eq!(rows, roles, "{text}");
+    for role in roles {
         let labels: Vec<&str> = cells.iter().filter(|c| c.0 == role).map(|c| c.1).collect();
         assert_eq!(labels, ["vm-a", "vm-b"], "{role}\n{text}");
     }

@@ -7,7 +7,8 @@
 use benchmatrix_tests::suite::listening;
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
 use benchmatrix_tests::{
-    bin_dir, decode, explain, median, need_root, need_tool, ok, path_str as s, run, workspace_root,
+    bin_dir, decode, explain, file_names, median, need_root, need_tool, ok, path_str as s, run,
+    workspace_root,
 };
 use measure::Kind;
 use std::fs::File;
@@ -224,12 +225,7 @@ fn throughput(file: &Path, name: &str) -> f64 {
 /// The results: a file per live host, none for the dead one, the matrices with a column per
 /// live host, and the shaped host's throughput at its link's rate both ways.
 fn check_results(res: &Path) {
-    let mut files: Vec<String> = std::fs::read_dir(res)
-        .expect("results")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    files.sort();
+    let files = file_names(res);
     let want = ["h1.jsonl", "h2.jsonl", "matrix.dokuwiki.txt"];
     assert_eq!(files, [&want[..], &["matrix.txt", "shaped.jsonl"]].concat());
     let text = std::fs::read_to_string(res.join("matrix.dokuwiki.txt")).expect("the matrix");

@@ -1,37 +1,15 @@
 //! `./benchmatrix --format html`: the report is printed and also kept as report.html in the
 //! results directory, and the script says where.
 
-use benchmatrix_tests::suite::{folders, script};
-use benchmatrix_tests::{empty_dir, explain, ok, path_str as s};
-use testkit::free_port;
+use benchmatrix_tests::suite::loopback_run;
+use benchmatrix_tests::{empty_dir, explain, ok};
 
 #[test]
 fn the_html_matrix_is_kept_as_report_html() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
-    let port = free_port().to_string();
     // The network step alone: it runs on loopback as any user.
-    let out = script(
-        &work,
-        &scratch,
-        &[],
-        &[
-            "--only",
-            "net",
-            "--net-time",
-            "1s",
-            "--runs",
-            "2",
-            "--port",
-            &port,
-            "--results",
-            s(&res),
-            "--label",
-            "report/test",
-            "--format",
-            "html",
-        ],
-    );
+    let ([work, scratch, res], out) =
+        loopback_run(tmp.path(), "net", "report/test", &["--format", "html"]);
     ok(&out, "--format html");
     let report = res.join("report.html");
     let page = std::fs::read_to_string(&report).expect("results/report.html");

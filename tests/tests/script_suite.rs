@@ -3,10 +3,13 @@
 //! and with a failing step whose neighbours' results are kept.
 
 use benchmatrix_tests::suite::{
-    OTHER_HOST, folders, listening, peer_tag, script, script_env, script_path, step,
+    OTHER_HOST, folders, listening, loopback_run, peer_tag, script, script_env, script_path, step,
 };
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
-use benchmatrix_tests::{decode, empty_dir, explain, need_root, need_tool, ok, path_str as s, run};
+use benchmatrix_tests::{
+    cpumem_rows, decode, empty_dir, explain, file_names, need_root, need_tool, ok, path_str as s,
+    run,
+};
 use measure::{Kind, Record};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -46,24 +49,10 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
 /// create row.
 const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
 
-/// The rows of the cpu step (cpumem with its defaults: 10 batches a probe), in the matrix
-/// after make's.
-const CPU_ROWS: [&str; 9] = [
-    "system call round trip",
-    "pipe round trip between two processes",
-    "process spawn and wait",
-    "page fault on first touch",
-    "memory read bandwidth",
-    "memory write bandwidth",
-    "memory copy bandwidth",
-    "memory load latency of a random chase",
-    "monotonic clock read",
-];
-
-/// Every row of a full run, in the matrix's order.
+/// Every row of a full run, in the matrix's order (the cpu step's after make's).
 fn all_rows() -> Vec<&'static str> {
     let names: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
-    [&names[..5], &CPU_ROWS[..], &names[5..], &FILE_ROWS[..]].concat()
+    [&names[..5], &cpumem_rows()[..], &names[5..], &FILE_ROWS[..]].concat()
 }
 
 /// Checks the cpu step's records: one cpumem run, ok, ten samples in each of its rows.
@@ -81,7 +70,8 @@ fn check_cpu_step(recs: &[Record], ran: bool) {
         "{}",
         sums[0].to_line()
     );
-    for row in CPU_ROWS {
+    // The cpu step is cpumem with its defaults: 10 batches a probe.
+    for row in cpumem_rows() {
         let n = cpumem
             .iter()
             .filter(|r| r.kind == Kind::Sample && r.name == row)
@@ -175,6 +165,7 @@ fn check_two_column_wiki(text: &str) {
         "{text}"
     );
     let names: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
+    let cpu_rows = cpumem_rows();
     assert_eq!(names, all_rows(), "{text}");
     let number = |c: &str| {
         c.split_whitespace()
@@ -184,7 +175,7 @@ fn check_two_column_wiki(text: &str) {
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
         assert!(number(&cells[0]), "{title}: {cells:?}");
-        if title.starts_with("time make (") || CPU_ROWS.contains(&split_title(title).0) {
+        if title.starts_with("time make (") || cpu_rows.contains(&split_title(title).0) {
             assert_eq!(
                 cells[1], "-",
                 "make and cpu did not run in the second column"
@@ -261,13 +252,10 @@ fn script_runs_the_suite_twice_and_collates_two_columns() {
     for d in [&work, &scratch, &disk] {
         empty_dir(d);
     }
-    let mut files: Vec<_> = std::fs::read_dir(&res)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    files.sort();
-    assert_eq!(files, ["para_lvm_san.jsonl", "para_xfs_disc.jsonl"]);
+    assert_eq!(
+        file_names(&res),
+        ["para_lvm_san.jsonl", "para_xfs_disc.jsonl"]
+    );
 }
 
 /// The rows a --peer run records.
@@ -362,13 +350,7 @@ fn script_measures_against_a_namespace_peer() {
         explain(&left)
     );
     empty_dir(&peer_dir);
-    let mut files: Vec<_> = std::fs::read_dir(&res)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    files.sort();
-    assert_eq!(files, ["domu_peer.jsonl", "domu_peer6.jsonl"]);
+    assert_eq!(file_names(&res), ["domu_peer.jsonl", "domu_peer6.jsonl"]);
     empty_dir(&work);
     empty_dir(&scratch);
 }
@@ -376,29 +358,12 @@ fn script_measures_against_a_namespace_peer() {
 #[test]
 fn script_keeps_the_results_when_a_step_fails() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
-    let port = free_port().to_string();
     // The network step works on loopback as any user; blkwrite refuses the size.
-    let out = script(
-        &work,
-        &scratch,
-        &[],
-        &[
-            "--only",
-            "net,disk",
-            "--disk-size",
-            "16Q",
-            "--net-time",
-            "1s",
-            "--runs",
-            "2",
-            "--port",
-            &port,
-            "--results",
-            s(&res),
-            "--label",
-            "broken/disk",
-        ],
+    let ([work, scratch, res], out) = loopback_run(
+        tmp.path(),
+        "net,disk",
+        "broken/disk",
+        &["--disk-size", "16Q"],
     );
     assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
     let err = String::from_utf8_lossy(&out.stderr);

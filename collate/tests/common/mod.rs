@@ -130,6 +130,21 @@ pub fn fixture() -> String {
     out.join("\n") + "\n"
 }
 
+/// A time row named `time` (`wall_s`) and a rate row `copy` (`rate_bytes_per_s`) in each
+/// column of `columns` (label, seconds, bytes per second): 8 samples a cell, the `i`th the
+/// column's figure times `1 + i * spread`, completed with summaries.
+pub fn time_and_rate(time: &str, spread: f64, columns: &[(&str, f64, f64)]) -> String {
+    let mut lines = Vec::new();
+    for &(label, t, r) in columns {
+        for i in 0..8u64 {
+            let k = 1.0 + i as f64 * spread;
+            lines.push(sample(label, time, json!({"wall_s": t * k}), i));
+            lines.push(sample(label, "copy", json!({"rate_bytes_per_s": r * k}), i));
+        }
+    }
+    complete(&(lines.join("\n") + "\n"))
+}
+
 /// `input` with an ok summary appended for every run of its samples that has none, as the
 /// tools end every run that finishes (collate leaves a run without a summary out). The
 /// summary names the run's first metric as its headline, so the rows stay those of the

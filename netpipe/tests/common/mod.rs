@@ -9,6 +9,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 pub use testkit::{Captured, Spawned, free_port, need_root, need_tool};
 
+/// How long one netpipe run in a test may take (a file whose runs take longer has its own).
+pub const LIMIT: Duration = Duration::from_secs(60);
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_netpipe")
 }
@@ -123,6 +126,15 @@ pub fn feed(child: &mut Child, data: Vec<u8>) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let _ = stdin.write_all(&data);
     })
+}
+
+/// Starts `netpipe send --connect 127.0.0.1:<port> <extra>`, records on its stdout.
+pub fn sender(port: u16, extra: &[&str]) -> Captured {
+    Captured::start(
+        np().args(["send", "--connect", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stdin(Stdio::null()),
+    )
 }
 
 /// Starts `netpipe <role> --listen 127.0.0.1:0 <extra>` with records into `recs`.
