@@ -229,6 +229,9 @@ pub fn recv(
     o.peer_hello = peer;
     let mut tail = Vec::new();
     o.end = recv_loop(s, ctl, prog, buf, &mut lowat, &mut o, &mut tail);
+    if o.end == End::Limit && peer.is_some_and(|p| !p.unlimited()) {
+        drain_to_fin(s, buf);
+    }
     if peer.is_some() {
         judge_end_mark(&mut o, tail);
         let got = agree::mark(b"GOT ", o.bytes, 0);
@@ -243,6 +246,25 @@ pub fn recv(
     ctl.finish(prog, o.end_ns);
     let _ = s.shutdown(std::net::Shutdown::Both);
     o
+}
+
+/// How long a receiver past its own limit waits for a limited netpipe sender's FIN.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// After this side's limit, a netpipe sender with a limit of its own ends by itself at about
+/// the same moment: take (and drop, uncounted) what it still sends until its FIN, for at most
+/// [`DRAIN`], so that the close is not a reset, which the sender would rightly take for a
+/// fault (closing with unread bytes makes the kernel reset the connection).
+fn drain_to_fin(s: &Socket, buf: &mut [MaybeUninit<u8>]) {
+    let until = Instant::now() + DRAIN;
+    while Instant::now() < until {
+        match s.recv_with_flags(buf, libc::MSG_TRUNC) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted || sock::is_tick(&e) => {}
+            Err(_) => return,
+        }
+    }
 }
 
 /// What the sender's end mark says of a stream that reached EOF: all arrived, or how not.
