@@ -15,7 +15,7 @@ mod human;
 pub mod opened;
 mod outcome;
 pub mod pattern;
-mod records;
+pub mod records;
 mod setup;
 pub mod signature;
 mod sysblock;

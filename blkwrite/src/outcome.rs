@@ -41,7 +41,7 @@ fn write_values(out: &Outcome, plan: &Plan) -> Values {
     if matches!(plan.flush, Flush::Every(_)) {
         v.set("periodic_flush_s", out.periodic_flush_s);
     }
-    records::add_latency(&mut v, &out.hist);
+    records::add_latency(&mut v, "", &out.hist);
     v
 }
 

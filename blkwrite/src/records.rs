@@ -10,20 +10,21 @@ use measure::lifecycle::Session;
 use measure::writer::{Values, info};
 use serde_json::{Map, Value, json};
 
-/// Sets the latency values (min, mean, p50 to p99.9, max, in seconds) from the histogram of
-/// nanoseconds; none when nothing was timed.
-pub(crate) fn add_latency(v: &mut Values, h: &Histogram<u64>) {
+/// Sets the latency values `{prefix}latency_min_s`, `_mean_s`, `_p50_s` to `_p99_9_s` and
+/// `_max_s` (seconds) from the histogram of nanoseconds; none when nothing was timed. blkwrite
+/// and blkread give no prefix, fsmeta a phase's (`create_`).
+pub fn add_latency(v: &mut Values, prefix: &str, h: &Histogram<u64>) {
     if h.is_empty() {
         return;
     }
     let s = |ns: u64| ns as f64 / 1e9;
-    v.set("latency_min_s", s(h.min()));
-    v.set("latency_mean_s", h.mean() / 1e9);
-    v.set("latency_p50_s", s(h.value_at_quantile(0.50)));
-    v.set("latency_p90_s", s(h.value_at_quantile(0.90)));
-    v.set("latency_p99_s", s(h.value_at_quantile(0.99)));
-    v.set("latency_p99_9_s", s(h.value_at_quantile(0.999)));
-    v.set("latency_max_s", s(h.max()));
+    let key = |k: &str| format!("{prefix}latency_{k}_s");
+    v.set(&key("min"), s(h.min()));
+    v.set(&key("mean"), h.mean() / 1e9);
+    for (q, k) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9")] {
+        v.set(&key(k), s(h.value_at_quantile(q)));
+    }
+    v.set(&key("max"), s(h.max()));
 }
 
 /// The sample's and summary's info: how the phase stopped, the engine, whether the ring's

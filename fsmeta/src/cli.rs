@@ -26,8 +26,8 @@ that a matrix cell has a spread, named for the phase: NAME (create) with creates
 because creating a file is what the journal, the allocator and the device beneath decide,
 while a stat of a file just made is mostly the kernel's caches) with files_count,
 creates_per_s, stats_per_s, unlinks_per_s, each phase's time (create_s, stat_s, unlink_s) and
-latency percentiles (create_latency_p50_s, _p90_s, _p99_s, _p99_9_s, _max_s, and the same for
-stat_ and unlink_).
+latency (create_latency_min_s, _mean_s, _p50_s, _p90_s, _p99_s, _p99_9_s, _max_s, and the
+same for stat_ and unlink_).
 
 Exit status: 0 done; 2 bad options, DIR missing or not writable, or an error during the run
 (the summary says how far it got); 130 after Ctrl-C or SIGTERM (summary written).";

@@ -42,16 +42,7 @@ fn values(done: &[Done]) -> Values {
         if d.secs > 0.0 && d.count > 0 {
             v.set(d.phase.rate_key(), f64::from(d.count) / d.secs);
         }
-        let h = &d.hist;
-        if h.is_empty() {
-            continue;
-        }
-        let s = |ns: u64| ns as f64 / 1e9;
-        v.set(&format!("{p}_latency_mean_s"), h.mean() / 1e9);
-        for (q, key) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9")] {
-            v.set(&format!("{p}_latency_{key}_s"), s(h.value_at_quantile(q)));
-        }
-        v.set(&format!("{p}_latency_max_s"), s(h.max()));
+        blkwrite::records::add_latency(&mut v, &format!("{p}_"), &d.hist);
     }
     v
 }

@@ -85,7 +85,7 @@ fn values(out: &Outcome) -> Values {
         v.set("throughput_bytes_per_s", out.bytes as f64 / out.io_s);
         v.set("reads_per_s", out.ops as f64 / out.io_s);
     }
-    records::add_latency(&mut v, &out.hist);
+    records::add_latency(&mut v, "", &out.hist);
     v
 }
 
