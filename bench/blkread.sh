@@ -105,24 +105,7 @@ one() {
 	esac
 }
 
-# case_rounds CASE TOOL...: an untimed warm-up run of each tool, then ROUNDS rounds, the
-# order rotated each round (A B C, B C A, C A B, ...).
-case_rounds() {
-	c=$1
-	shift
-	for t in "$@"; do one "$c" "$t"; done
-	grep -v "^$c " "$results" >"$results.warm" || true
-	mv "$results.warm" "$results"
-	i=0
-	while [ "$i" -lt "$rounds" ]; do
-		echo "bench: $c round $((i + 1))" >&2
-		for t in "$@"; do one "$c" "$t"; done
-		first=$1
-		shift
-		set -- "$@" "$first"
-		i=$((i + 1))
-	done
-}
+. "$(dirname "$0")/rounds.sh"
 
 echo "bench: $rounds rounds on $f ($size, random over $rsize; $(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 for c in ${CASES:-rand-4k-depth1 rand-4k-depth32 seq-1M}; do

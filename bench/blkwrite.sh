@@ -106,26 +106,7 @@ one() {
 	esac
 }
 
-# case_rounds CASE TOOL...: one untimed warm-up run of each tool, then ROUNDS rounds, the
-# order rotated each round (A B C, B C A, C A B, ...) so no tool always goes first after
-# another's file was removed (on a VM, the first buffered writer can pay for fresh pages).
-case_rounds() {
-	c=$1
-	shift
-	for t in "$@"; do one "$c" "$t"; done
-	grep -v "^$c " "$results" >"$results.warm" || true
-	cp "$results.warm" "$results"
-	rm -f "$results.warm"
-	i=0
-	while [ "$i" -lt "$rounds" ]; do
-		echo "bench: $c round $((i + 1))" >&2
-		for t in "$@"; do one "$c" "$t"; done
-		first=$1
-		shift
-		set -- "$@" "$first"
-		i=$((i + 1))
-	done
-}
+. "$(dirname "$0")/rounds.sh"
 
 echo "bench: $rounds rounds of $size on $dir ($(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 cases=${CASES:-seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32}
