@@ -112,21 +112,8 @@ fn a_peer_that_never_reads_does_not_stretch_the_senders_time() {
 
 #[test]
 fn a_sender_killed_mid_transfer_leaves_the_receiver_partial() {
-    let d = tmp();
-    let recs = path(&d, "l.jsonl");
     // Neither side has a limit: the receiver's only clue is the missing end mark.
-    let (l, port) = listener("recv", &recs, &[]);
-    let s = sender(port, &[]);
-    std::thread::sleep(Duration::from_millis(800));
-    s.signal(libc::SIGKILL);
-    drop(s);
-    let (st, _, err) = l.wait_output(LIMIT);
-    assert_eq!(st.code(), Some(1), "{err}");
-    assert!(err.contains("end mark"), "{err}");
-    let r = read_records(&recs);
-    let sm = summary(&r);
-    assert_eq!(sm["status"], "partial");
-    assert!(num(sm, "received_bytes") > 0.0);
+    let r = receiver_of_a_killed_sender(&[], Duration::from_millis(800));
     assert_eq!(of_type(&r, "sample")[0]["info"]["peer_speaks"], "netpipe/1");
 }
 

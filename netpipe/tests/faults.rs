@@ -56,20 +56,7 @@ fn reset_by_the_receiver() {
 
 #[test]
 fn sender_vanishes_mid_transfer() {
-    let d = tmp();
-    let recs = path(&d, "l.jsonl");
-    let (l, port) = listener("recv", &recs, &["--bytes", "1T"]);
-    let s = sender(port, &[]);
-    std::thread::sleep(Duration::from_millis(400));
-    s.signal(libc::SIGKILL);
-    drop(s);
-    let (st, _, err) = l.wait_output(LIMIT);
-    assert_eq!(st.code(), Some(1), "{err}");
-    assert!(err.contains("end mark"), "{err}");
-    let r = read_records(&recs);
-    let sm = summary(&r);
-    assert_eq!(sm["status"], "partial");
-    assert!(num(sm, "received_bytes") > 0.0);
+    receiver_of_a_killed_sender(&["--bytes", "1T"], Duration::from_millis(400));
 }
 
 #[test]

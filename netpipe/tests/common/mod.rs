@@ -149,6 +149,27 @@ pub fn listener(role: &str, recs: &Path, extra: &[&str]) -> (Captured, u16) {
     (g, port)
 }
 
+/// A receiving listener (with `extra`) whose sender is killed with -9 after `after`: the
+/// listener must exit 1 naming the missing end mark and leave a partial summary with the
+/// bytes it did receive. Returns its records.
+pub fn receiver_of_a_killed_sender(extra: &[&str], after: Duration) -> Vec<Value> {
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, extra);
+    let s = sender(port, &[]);
+    std::thread::sleep(after);
+    s.signal(libc::SIGKILL);
+    drop(s);
+    let (st, _, err) = l.wait_output(LIMIT);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("end mark"), "{err}");
+    let r = read_records(&recs);
+    let sm = summary(&r);
+    assert_eq!(sm["status"], "partial");
+    assert!(num(sm, "received_bytes") > 0.0);
+    r
+}
+
 /// A netcat-mode listener (`-l 127.0.0.1 0`) with `n` random bytes from a file in `d` on its
 /// stdin and its records in `d`/r.jsonl: the listener, its port, the bytes and the records.
 pub fn stdin_listener(d: &tempfile::TempDir, n: usize) -> (Spawned, u16, Vec<u8>, PathBuf) {
