@@ -320,7 +320,7 @@ fn ctrl_c_writes_the_summary_and_removes_the_scratch_file() {
     let d = tmp();
     let f = d.path().join("scratch");
     for depth in ["1", "8"] {
-        let mut cmd = Command::new(BLKREAD);
+        let mut cmd = Command::new(blkread_bin());
         cmd.args([
             "--create",
             "16M",
@@ -363,7 +363,11 @@ fn ctrl_c_writes_the_summary_and_removes_the_scratch_file() {
 fn a_terminal_gets_a_summary_to_read_and_no_json() {
     let d = tmp();
     let f = d.path().join("scratch");
-    let cmd = format!("{BLKREAD} --create 2M -b 256k {}", arg(&f));
+    let cmd = format!(
+        "{BLKREAD} --create 2M -b 256k {}",
+        arg(&f),
+        BLKREAD = blkread_bin()
+    );
     let Some((code, shown)) = testkit::on_terminal(&cmd) else {
         return;
     };

@@ -387,7 +387,7 @@ fn usage_errors() {
     let r = blkwrite(&["-s", "1M", "/dev/null"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("character device"), "{}", r.stderr);
-    let help = Command::new(BIN).arg("--help").output().unwrap();
+    let help = Command::new(bin()).arg("--help").output().unwrap();
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("EXAMPLES"));
 }
@@ -520,7 +520,7 @@ fn ctrl_c_writes_a_failed_summary_and_removes_the_file() {
 fn ctrl_c_at_depth(depth: &str) {
     let d = tmp();
     let f = d.path().join("c");
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args([
         "--dsync",
         "-s",

@@ -5,12 +5,12 @@
 
 mod common;
 
-use common::{BIN, arg};
+use common::{arg, bin};
 
 /// Runs `args` (a shell command line after the binary) on a pty: the exit status and what the
 /// terminal showed.
 fn on_terminal(args: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(&format!("{BIN} {args}"))
+    testkit::on_terminal(&format!("{BIN} {args}", BIN = bin()))
 }
 
 fn tmp() -> tempfile::TempDir {

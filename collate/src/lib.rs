@@ -48,7 +48,7 @@ impl lifecycle::Tool for Tool {
         cli::command()
     }
 
-    fn options(m: &ArgMatches) -> Result<Opts, Failure> {
+    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<Opts, Failure> {
         Opts::from_matches(m)
     }
 

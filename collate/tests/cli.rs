@@ -346,11 +346,11 @@ fn streams_many_lines_in_bounded_memory() {
     let time = std::path::Path::new("/usr/bin/time");
     let mut cmd = if time.exists() {
         let mut c = Command::new(time);
-        c.args(["-f", "maxrss_kib=%M", BIN]);
+        c.args(["-f", "maxrss_kib=%M", bin()]);
         c
     } else {
         eprintln!("skipped: the memory bound needs GNU time (/usr/bin/time); counting only");
-        Command::new(BIN)
+        Command::new(bin())
     };
     let mut child = cmd
         // The runs end without summaries: --include-partial counts them (memory is the point).

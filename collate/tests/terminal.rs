@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// Runs collate with `args` (a shell command line after the binary) on a pty: the exit status
 /// and what the terminal showed.
 fn on_terminal(args: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(&format!("'{BIN}' {args}"))
+    testkit::on_terminal(&format!("'{BIN}' {args}", BIN = bin()))
 }
 
 /// The fixture as a file of records.
@@ -90,7 +90,7 @@ fn a_pipe_gets_no_hint() {
 #[test]
 fn ctrl_c_ends_collate_while_it_waits_for_input() {
     // stdin is a pipe that stays open, so collate waits for lines until the signal.
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -72,7 +72,7 @@ impl lifecycle::Tool for Tool {
         cli::command()
     }
 
-    fn options(m: &clap::ArgMatches) -> Result<cli::Opts, Failure> {
+    fn options(m: &clap::ArgMatches, _sub: Option<&str>) -> Result<cli::Opts, Failure> {
         cli::options(m)
     }
 

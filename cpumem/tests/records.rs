@@ -7,7 +7,7 @@ use std::time::Duration;
 use testkit::Spawned;
 
 fn cpumem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cpumem"))
+    Command::new(testkit::tool("cpumem"))
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -204,7 +204,7 @@ fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
         .arg("-c")
         .arg(format!(
             "ulimit -v 300000 && exec {} --only syscall,memread -s 512M -t 40ms -c 2",
-            env!("CARGO_BIN_EXE_cpumem")
+            testkit::tool("cpumem")
         ))
         .stdin(Stdio::null())
         .output()
@@ -229,7 +229,7 @@ fn ctrl_c_ends_with_a_partial_summary_of_the_batches_so_far() {
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let file = dir.join("r.jsonl");
     let mut child = Spawned::start(
-        Command::new(env!("CARGO_BIN_EXE_cpumem"))
+        Command::new(testkit::tool("cpumem"))
             .args(["--only", "syscall,clock", "-t", "60s", "-c", "600", "-o"])
             .arg(&file)
             .stdout(Stdio::null())

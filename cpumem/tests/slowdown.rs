@@ -22,7 +22,7 @@ const ARGS: &[&str] = &[
 /// The summary of one run, plain or under `strace -f`, its records appended to `file`.
 fn run_once(traced: bool, file: &Path) -> Record {
     let _ = std::fs::remove_file(file);
-    let exe = env!("CARGO_BIN_EXE_cpumem");
+    let exe = testkit::tool("cpumem");
     let mut c = if traced {
         let mut c = Command::new("strace");
         c.args(["-f", "-o", "/dev/null", exe]);

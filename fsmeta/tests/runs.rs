@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{BIN, Run, TempDir, fs_mounted, fsmeta, listing, records};
+use common::{Run, TempDir, bin, fs_mounted, fsmeta, listing, records};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use testkit::Spawned;
@@ -142,7 +142,11 @@ fn too_many_open_files_fails_cleanly() {
     let out = Command::new("sh")
         .args([
             "-c",
-            &format!("ulimit -n 32 && exec {BIN} -n 100 --dirs 64 '{}'", d.path()),
+            &format!(
+                "ulimit -n 32 && exec {BIN} -n 100 --dirs 64 '{}'",
+                d.path(),
+                BIN = bin()
+            ),
         ])
         .output()
         .unwrap();
@@ -156,7 +160,7 @@ fn too_many_open_files_fails_cleanly() {
 /// then in its create phase), sends `sig`, and returns the exit code and the records.
 fn interrupt(dir: &str, out: &std::path::Path, sig: i32) -> (Option<i32>, Vec<serde_json::Value>) {
     let file = std::fs::File::create(out).unwrap();
-    let mut child = Spawned::start(Command::new(BIN).args(["-n", "400000", dir]).stdout(file));
+    let mut child = Spawned::start(Command::new(bin()).args(["-n", "400000", dir]).stdout(file));
     let end = Instant::now() + Duration::from_secs(60);
     while !std::fs::read_to_string(out)
         .unwrap()
@@ -261,7 +265,9 @@ fn files_with_data_and_fsync_on_a_loop_file_system() {
 fn a_terminal_gets_a_summary_to_read_and_no_json() {
     let d = TempDir::with_content("fsmeta-tty");
     let before = listing(&d.0);
-    let Some((code, shown)) = testkit::on_terminal(&format!("{BIN} -n 300 '{}'", d.path())) else {
+    let Some((code, shown)) =
+        testkit::on_terminal(&format!("{BIN} -n 300 '{}'", d.path(), BIN = bin()))
+    else {
         return;
     };
     assert_eq!(code, 0, "{shown}");

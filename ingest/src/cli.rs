@@ -4,6 +4,7 @@
 use crate::Options;
 use crate::detect::Format;
 use clap::{Arg, ArgMatches, Command, value_parser};
+use measure::Failure;
 use std::path::PathBuf;
 
 const LONG_ABOUT: &str = "\
@@ -54,10 +55,9 @@ EXAMPLES:
   fping -C 20 -q 10.0.0.1 10.0.0.2 2>&1 | ingest fping -o results.jsonl
   collate results.jsonl";
 
-/// The FILE argument; its id is the format's word in a format's subcommand, so that the
-/// options (made from the subcommand's matches) know the format.
-fn file(id: &'static str) -> Arg {
-    Arg::new(id)
+/// The FILE argument, of the command and of every format's subcommand.
+fn file() -> Arg {
+    Arg::new("file")
         .value_name("FILE")
         .value_parser(value_parser!(PathBuf))
         .help("The tool's output; - or none reads stdin")
@@ -67,7 +67,7 @@ fn file(id: &'static str) -> Arg {
 fn format(name: &'static str, about: &'static str) -> Command {
     let cmd = Command::new(name)
         .about(about)
-        .arg(file(name))
+        .arg(file())
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)
 }
@@ -79,7 +79,7 @@ pub fn command() -> Command {
         .long_about(LONG_ABOUT)
         .after_help(EXAMPLES)
         .args_conflicts_with_subcommands(true)
-        .arg(file("file"))
+        .arg(file())
         .arg(measure::flags::quiet())
         .subcommand(format("iperf3", "iperf3 -J or --json-stream output"))
         .subcommand(format("fio", "fio --output-format=json or json+ output"))
@@ -90,27 +90,28 @@ pub fn command() -> Command {
 }
 
 /// The formats by their subcommand's word.
-const FORMATS: [(&str, Format); 5] = [
-    ("iperf3", Format::Iperf3),
-    ("fio", Format::Fio),
-    ("hyperfine", Format::Hyperfine),
-    ("ping", Format::Ping),
-    ("fping", Format::Fping),
+const FORMATS: [Format; 5] = [
+    Format::Iperf3,
+    Format::Fio,
+    Format::Hyperfine,
+    Format::Ping,
+    Format::Fping,
 ];
 
-/// The options from the matches of the command or of a format's subcommand (the lifecycle
-/// hands over the innermost ones).
-pub fn options(m: &ArgMatches) -> Options {
-    for (word, format) in FORMATS {
-        if let Ok(file) = m.try_get_one::<PathBuf>(word) {
-            return Options {
-                format: Some(format),
-                file: file.cloned(),
-            };
-        }
-    }
-    Options {
-        format: None,
-        file: m.try_get_one::<PathBuf>("file").ok().flatten().cloned(),
-    }
+/// The options from the matches of the command or of the format's subcommand `sub` (the
+/// lifecycle hands over the innermost ones, and names the subcommand).
+pub fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
+    let format = match sub {
+        None => None,
+        Some(word) => Some(
+            FORMATS
+                .into_iter()
+                .find(|f| f.word() == word)
+                .ok_or_else(|| Failure::usage(format!("no format is called {word}")))?,
+        ),
+    };
+    Ok(Options {
+        format,
+        file: m.get_one::<PathBuf>("file").cloned(),
+    })
 }

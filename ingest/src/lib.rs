@@ -40,14 +40,15 @@ pub struct Tool;
 impl lifecycle::Tool for Tool {
     const NAME: &'static str = "ingest";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const BEGIN_IS_THIS_MACHINE: bool = false;
     type Options = Options;
 
     fn command() -> clap::Command {
         cli::command()
     }
 
-    fn options(m: &clap::ArgMatches) -> Result<Options, Failure> {
-        Ok(cli::options(m))
+    fn options(m: &clap::ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
+        cli::options(m, sub)
     }
 
     fn name(o: &Options) -> String {

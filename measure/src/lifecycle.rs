@@ -35,8 +35,9 @@
 //!
 //! The engine writes begin (with its parameters; [`Session::begin`] adds the machine facts
 //! flat) and its summary. When it returns without one, the lifecycle writes it: a failed
-//! summary with the error's message after an `Err` (and a begin first if none was written), a
-//! partial one after an `Ok`. A tool that writes no records (collate) sets
+//! summary with the error's message after an `Err` (and a begin first if none was written,
+//! unless begin would describe a source that was never read: [`Tool::BEGIN_IS_THIS_MACHINE`]),
+//! a partial one after an `Ok`. A tool that writes no records (collate) sets
 //! [`Tool::RECORDS`] to false and gets none of this: parse, options, engine, exit.
 
 use crate::envfacts::Probe;
@@ -71,6 +72,10 @@ pub trait Tool {
     /// The exit status of the tool's own failures (usage, I/O): 2, or 125 for a tool that
     /// passes a command's status on (timecmd, as env(1)).
     const CANNOT: Exit = Exit::Cannot;
+    /// Whether begin describes this machine (every measuring tool), or a source the tool
+    /// reads (ingest: the machine the source ran on). A run of the latter that fails before
+    /// its engine wrote begin writes the failed summary alone: no begin of facts it never read.
+    const BEGIN_IS_THIS_MACHINE: bool = true;
 
     /// The typed options the engine runs with.
     type Options;
@@ -78,9 +83,10 @@ pub trait Tool {
     /// The command line: the one source for --help, the man page and the completions.
     fn command() -> Command;
 
-    /// The options from the parsed flags (of the subcommand, if one was given); a usage
-    /// error here writes no records.
-    fn options(m: &ArgMatches) -> Result<Self::Options, Failure>;
+    /// The options from the parsed flags: `m` holds the innermost subcommand's flags when
+    /// one was given, and `sub` names it (`None`: the command's own). A usage error here
+    /// writes no records.
+    fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Self::Options, Failure>;
 
     /// The row name when `--name` is not given.
     fn name(o: &Self::Options) -> String;
@@ -109,6 +115,7 @@ pub struct Session {
     human: Human,
     begun: bool,
     name_given: bool,
+    begin_on_failure: bool,
 }
 
 impl Session {
@@ -123,6 +130,7 @@ impl Session {
             human: Human::new(human),
             begun: false,
             name_given: false,
+            begin_on_failure: true,
         }
     }
 
@@ -248,7 +256,7 @@ impl Session {
                     f.message.clone().unwrap_or_else(|| f.to_string()),
                 ),
             };
-            if !self.begun {
+            if !self.begun && self.begin_on_failure {
                 self.begin(Map::new())?;
             }
             self.not_ok(status, &error, Values::new(), Map::new())?;
@@ -290,8 +298,8 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
         }
     };
     let m = parse(T::command(), args).map_err(own)?;
-    let leaf = leaf(&m);
-    let opts = T::options(leaf).map_err(own)?;
+    let (sub, leaf) = leaf(&m);
+    let opts = T::options(leaf, sub).map_err(own)?;
     if !T::RECORDS {
         // No summary to finish, so Ctrl-C has its default action: it ends the tool at once.
         crate::signal::default_action()
@@ -325,13 +333,16 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     Ok(code)
 }
 
-/// The matches of the innermost subcommand given (where its flags are).
-fn leaf(m: &ArgMatches) -> &ArgMatches {
+/// The innermost subcommand given, by name, and its matches (where its flags are); the
+/// command's own matches when none was.
+fn leaf(m: &ArgMatches) -> (Option<&str>, &ArgMatches) {
+    let mut name = None;
     let mut m = m;
-    while let Some((_, sub)) = m.subcommand() {
+    while let Some((n, sub)) = m.subcommand() {
+        name = Some(n);
         m = sub;
     }
-    m
+    (name, m)
 }
 
 /// Parses arguments with clap; `--help` and `--version` print and end with 0, a usage error
@@ -413,6 +424,7 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
         };
     let mut s = Session::new(env, out, human && !quiet);
     s.name_given = name_given;
+    s.begin_on_failure = T::BEGIN_IS_THIS_MACHINE;
     Ok(s)
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn demo_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_lifecycle_demo"))
+    testkit::release::bin("lifecycle_demo")
 }
 
 fn demo(args: &[&str]) -> Output {

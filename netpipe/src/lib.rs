@@ -68,9 +68,9 @@ impl measure::lifecycle::Tool for Tool {
         cli::command()
     }
 
-    /// `m` is the matches of send or recv when one was given, else netcat mode's.
-    fn options(m: &ArgMatches) -> Result<Options, Failure> {
-        match options::subcommand(m) {
+    /// `m` is the matches of send or recv when `sub` names one, else netcat mode's.
+    fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
+        match sub {
             Some(name) => {
                 let (p, n) = options::measuring(name, m)?;
                 Ok(Options::Measure(p, n))

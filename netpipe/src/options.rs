@@ -33,21 +33,6 @@ fn opt_str<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
-/// `send` or `recv` when `m` is a subcommand's matches, `None` for netcat mode's: only send
-/// has --send-method (always set: it has a default), and only the subcommands take an
-/// endpoint as a value (one of --listen and --connect is required; netcat mode's -l is a
-/// switch).
-pub fn subcommand(m: &ArgMatches) -> Option<&'static str> {
-    let has = |id: &str| m.try_get_one::<String>(id).ok().flatten().is_some();
-    if has("send-method") {
-        Some("send")
-    } else if has("connect") || has("listen") {
-        Some("recv")
-    } else {
-        None
-    }
-}
-
 /// The plan of `send` or `recv` (`name`) and the run's default name.
 pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> {
     let role = if name == "send" {

@@ -197,7 +197,7 @@ impl measure::Tool for Tool {
         command()
     }
 
-    fn options(m: &ArgMatches) -> Result<config::Config, Failure> {
+    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<config::Config, Failure> {
         config::Config::from_matches(m)
     }
 

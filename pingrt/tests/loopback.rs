@@ -148,7 +148,7 @@ fn fast_interval_and_flood_need_root() {
     }
     for args in [&["-i", "0.1", "127.0.0.1"][..], &["-f", "127.0.0.1"][..]] {
         let o = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin()])
             .args(args)
             .output()
             .unwrap();
@@ -199,7 +199,7 @@ fn ctrl_c_still_writes_the_summary() {
     if !can_run("ctrl_c", &[]) {
         return;
     }
-    let child = Command::new(BIN)
+    let child = Command::new(bin())
         .args(["-c", "100", "-i", "0.2", "127.0.0.1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -215,7 +215,7 @@ fn ctrl_c_still_writes_the_summary() {
     assert!(r.v("received_count") >= 2.0);
     assert_eq!(r.samples().len() as f64, r.v("sent_count"));
     // With -c 0, Ctrl-C is the normal end, as for ping.
-    let child = Command::new(BIN)
+    let child = Command::new(bin())
         .args(["-c", "0", "-i", "0.2", "127.0.0.1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -326,7 +326,7 @@ fn ping_like_lines_on_a_terminal() {
         return;
     }
     // script(1) gives pingrt a pseudo-terminal; records go to /dev/null.
-    let cmd = format!("{BIN} -c 2 -i 0.05 127.0.0.1 -o /dev/null");
+    let cmd = format!("{BIN} -c 2 -i 0.05 127.0.0.1 -o /dev/null", BIN = bin());
     let o = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .stdin(Stdio::null())
@@ -352,7 +352,7 @@ fn ping_like_lines_on_a_terminal() {
     );
     assert!(text.contains("rtt min/avg/max/mdev = "), "{text}");
     // -q silences them.
-    let cmd = format!("{BIN} -q -c 1 127.0.0.1 -o /dev/null");
+    let cmd = format!("{BIN} -q -c 1 127.0.0.1 -o /dev/null", BIN = bin());
     let o = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .stdin(Stdio::null())
@@ -381,7 +381,7 @@ fn a_closed_stdout_ends_quietly() {
     if !can_run("closed_stdout", &[]) {
         return;
     }
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(["-c", "5", "-i", "0.05", "127.0.0.1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -331,7 +331,7 @@ fn as_nobody(ns: &str, args: &[&str]) -> Run {
             "--reuid=65534",
             "--regid=65534",
             "--clear-groups",
-            BIN,
+            bin(),
         ])
         .args(args)
         .output()

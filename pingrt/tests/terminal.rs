@@ -20,7 +20,7 @@ fn a_terminal_gets_ping_lines_and_no_json() {
     if !can_run("a terminal", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} -c 2 -i 0.05 127.0.0.1"));
+    let text = on_a_terminal(&format!("{BIN} -c 2 -i 0.05 127.0.0.1", BIN = bin()));
     assert!(!has_json(&text), "{text}");
     assert!(
         text.contains("PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data."),
@@ -44,7 +44,7 @@ fn a_flood_on_a_terminal_shows_the_summary_and_no_json() {
     if !can_run("a terminal flood", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} -f -c 2000 127.0.0.1"));
+    let text = on_a_terminal(&format!("{BIN} -f -c 2000 127.0.0.1", BIN = bin()));
     assert!(!has_json(&text), "{text}");
     assert!(
         text.contains("2000 packets transmitted, 2000 received"),
@@ -61,7 +61,11 @@ fn piped_or_in_a_file_the_records_are_json() {
     let dir = std::env::temp_dir().join(format!("pingrt-tty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("records.jsonl");
-    let cmd = format!("{BIN} -c 2 -i 0.05 127.0.0.1 > {}", file.display());
+    let cmd = format!(
+        "{BIN} -c 2 -i 0.05 127.0.0.1 > {}",
+        file.display(),
+        BIN = bin()
+    );
     let text = on_a_terminal(&cmd);
     let records = std::fs::read_to_string(&file).expect("records");
     std::fs::remove_dir_all(&dir).expect("remove temp dir");
@@ -71,7 +75,7 @@ fn piped_or_in_a_file_the_records_are_json() {
     assert!(!has_json(&text), "{text}");
     assert!(text.contains("2 packets transmitted"), "{text}");
     // Through a pipe: JSON.
-    let text = on_a_terminal(&format!("{BIN} -c 1 127.0.0.1 | cat"));
+    let text = on_a_terminal(&format!("{BIN} -c 1 127.0.0.1 | cat", BIN = bin()));
     assert!(has_json(&text), "{text}");
     assert!(text.contains("\"type\":\"summary\""), "{text}");
 }
@@ -81,12 +85,12 @@ fn json_on_a_terminal_is_records_without_ping_lines() {
     if !can_run("--json on a terminal", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} --json -c 1 127.0.0.1"));
+    let text = on_a_terminal(&format!("{BIN} --json -c 1 127.0.0.1", BIN = bin()));
     assert!(text.contains("\"type\":\"begin\""), "{text}");
     assert!(text.contains("\"type\":\"summary\""), "{text}");
     assert!(!text.contains("PING 127.0.0.1 ("), "{text}");
     assert!(!text.contains("packets transmitted"), "{text}");
     // -q on a terminal without -o: nothing at all.
-    let text = on_a_terminal(&format!("{BIN} -q -c 1 127.0.0.1"));
+    let text = on_a_terminal(&format!("{BIN} -q -c 1 127.0.0.1", BIN = bin()));
     assert!(text.trim().is_empty(), "{text}");
 }

@@ -1,4 +1,4 @@
-//! Harness for tests that span tools: finds the built binaries, runs them, decodes their
+//! Harness for tests that span tools: finds the release binaries, runs them, decodes their
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
 pub mod docs;
@@ -39,57 +39,10 @@ pub fn crate_of(tool: &str) -> &str {
 }
 
 use measure::Record;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
-/// The workspace root (the parent of this crate).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// The target directory cargo builds into (honours CARGO_TARGET_DIR).
-pub fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"))
-}
-
-/// The path of the workspace's binary `name`, built (see [`bin_dir`]).
-pub fn bin(name: &str) -> PathBuf {
-    let path = bin_dir().join(name);
-    assert!(path.exists(), "binary {} was not built", path.display());
-    path
-}
-
-/// Builds every binary of the workspace once per test process (cargo gives an integration test
-/// no path to a sibling package's binary), then returns the directory that holds them.
-pub fn bin_dir() -> PathBuf {
-    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    let built = BUILT.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let out = Command::new(cargo)
-            .args(["build", "--workspace", "--bins", "--quiet"])
-            .current_dir(workspace_root())
-            .output()
-            .map_err(|e| format!("cannot run cargo build: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "cargo build --workspace --bins failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
-    });
-    if let Err(e) = built {
-        panic!("{e}");
-    }
-    target_dir().join("debug")
-}
+pub use testkit::release::{bin, bin_dir, target_dir, workspace_root};
 
 /// Decodes every line strictly; panics naming the line that the reader rejects.
 pub fn decode(text: &str) -> Vec<Record> {

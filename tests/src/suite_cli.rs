@@ -53,7 +53,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "BENCHMATRIX_BIN",
         "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
-         build nothing (e.g. BENCHMATRIX_BIN=target/debug in tests)",
+         build nothing (e.g. BENCHMATRIX_BIN=target/release, as the tests do)",
     ),
     (
         "CARGO_TARGET_DIR",

@@ -210,7 +210,7 @@ impl lifecycle::Tool for Tool {
         command()
     }
 
-    fn options(m: &ArgMatches) -> Result<plan::Plan, Failure> {
+    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<plan::Plan, Failure> {
         Ok(plan::Plan::from_matches(m))
     }
 

@@ -100,7 +100,7 @@ fn usage_errors_exit_125_without_records() {
     let (o, recs) = timecmd(d.path(), &["--time-limit", "5", "--", "true"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(recs[0].info["time_limit_s"], 5.0);
-    let o = Command::new(BIN).arg("--help").output().unwrap();
+    let o = Command::new(bin()).arg("--help").output().unwrap();
     assert_eq!(code(&o), 0);
     assert!(String::from_utf8_lossy(&o.stdout).contains("EXAMPLES"));
 }

@@ -34,7 +34,7 @@ fn an_ordinary_pie_with_a_loader() {
         testkit::skip("the check reads 64-bit little-endian ELF files of a dynamic C library");
         return;
     }
-    let timecmd = std::fs::read(env!("CARGO_BIN_EXE_timecmd")).expect("read the timecmd binary");
+    let timecmd = std::fs::read(testkit::tool("timecmd")).expect("read the timecmd binary");
     assert_eq!(
         elf_kind(&timecmd),
         (3, true),

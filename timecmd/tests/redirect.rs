@@ -96,7 +96,7 @@ fn input_redirection() {
 #[test]
 fn records_on_stdout_with_o_dash_else_on_stderr() {
     // Records on stdout with -o -, the command's output elsewhere.
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .args(["-o", "-", "--stdout", "null", "--", "echo", "hello"])
         .output()
         .unwrap();
@@ -104,7 +104,7 @@ fn records_on_stdout_with_o_dash_else_on_stderr() {
     let recs: Vec<Record> = text.lines().map(|l| parse_line(l).unwrap()).collect();
     assert_eq!(recs.len(), 3);
     // Without -o, records go to stderr.
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .args(["--stdout", "null", "--", "true"])
         .output()
         .unwrap();
@@ -134,7 +134,7 @@ fn appends_records_to_an_existing_file() {
     let rec: PathBuf = d.path().join("keep.jsonl");
     std::fs::write(&rec, "").unwrap();
     for _ in 0..2 {
-        let st = Command::new(BIN)
+        let st = Command::new(bin())
             .arg("-o")
             .arg(&rec)
             .args(["--", "true"])
@@ -154,7 +154,7 @@ fn output_and_records_append_and_never_truncate() {
     let kept = "{\"a line\":\"measured before\"}\n";
     std::fs::write(&rec, kept).unwrap();
     for flag in ["--output", "--records", "-o"] {
-        let st = Command::new(BIN)
+        let st = Command::new(bin())
             .arg(flag)
             .arg(&rec)
             .args(["--stdout", "null", "--", "true"])
@@ -167,14 +167,14 @@ fn output_and_records_append_and_never_truncate() {
     assert_eq!(text.lines().count(), 1 + 3 * 3);
     // The old spellings of runs and warm-up are gone; --help names the new ones only.
     for old in [["-n", "2"], ["-w", "1"]] {
-        let o = Command::new(BIN)
+        let o = Command::new(bin())
             .args(old)
             .args(["--", "true"])
             .output()
             .unwrap();
         assert_eq!(code(&o), 125, "{old:?} is a usage error");
     }
-    let help = Command::new(BIN).arg("--help").output().unwrap();
+    let help = Command::new(bin()).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(
         help.contains("-r, --runs") && help.contains("--stdout <WHERE>"),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 fn ctrl_c_during_a_run_writes_the_summary_and_exits_130() {
     let d = scratch();
     let rec = d.path().join("records.jsonl");
-    let child = Command::new(BIN)
+    let child = Command::new(bin())
         .arg("-o")
         .arg(&rec)
         .args(["-r", "5", "--", "sleep", "30"])
@@ -49,7 +49,7 @@ fn ctrl_c_during_a_run_writes_the_summary_and_exits_130() {
 fn ctrl_c_after_some_runs_is_partial() {
     let d = scratch();
     let rec = d.path().join("records.jsonl");
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .arg("-o")
         .arg(&rec)
         .args(["-r", "1000", "--", "sleep", "0.05"])
@@ -75,7 +75,7 @@ fn ctrl_c_after_some_runs_is_partial() {
 fn ctrl_c_during_prepare_exits_130() {
     let d = scratch();
     let rec = d.path().join("records.jsonl");
-    let child = Command::new(BIN)
+    let child = Command::new(bin())
         .arg("-o")
         .arg(&rec)
         .args(["-r", "3", "--prepare", "sleep 30", "--", "true"])
@@ -103,7 +103,8 @@ fn a_signal_the_parent_ignores_stays_ignored() {
     // and for its runs.
     let script = format!(
         "trap '' INT; exec {BIN} -o {} -r 2 -- sh -c 'kill -INT $$; sleep 0.3'",
-        rec.display()
+        rec.display(),
+        BIN = bin()
     );
     let child = Command::new("sh")
         .args(["-c", &script])

@@ -13,7 +13,8 @@ fn on_a_terminal_the_run_gets_the_foreground() {
     // Without the hand-off, the run (in its own process group) would stop on its read.
     let cmd = format!(
         "{BIN} -o {} -- sh -c 'read x; echo got $x'; echo rc=$?",
-        rec.display()
+        rec.display(),
+        BIN = bin()
     );
     let Some((code, out)) = on_a_terminal(&cmd, b"hello\n", || rec.exists()) else {
         return;
@@ -37,7 +38,11 @@ fn ctrl_c_typed_on_the_terminal_ends_the_series() {
     // around timecmd survives it depends on the shell (bash does, dash does not), so
     // timecmd's own status comes back through script(1)'s -e. The argument 23.25 is one no
     // other test uses, to find this run's process.
-    let cmd = format!("exec {BIN} -o {} -r 5 -- sleep 23.25", rec.display());
+    let cmd = format!(
+        "exec {BIN} -o {} -r 5 -- sleep 23.25",
+        rec.display(),
+        BIN = bin()
+    );
     let ready = || process_runs(b"sleep\x0023.25\x00");
     let Some((code, out)) = on_a_terminal(&cmd, b"\x03", ready) else {
         return;

@@ -40,7 +40,7 @@ impl lifecycle::Tool for Tool {
         cli::command()
     }
 
-    fn options(m: &ArgMatches) -> Result<cli::Opts, Failure> {
+    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<cli::Opts, Failure> {
         cli::Opts::from(m)
     }
 

@@ -10,8 +10,15 @@ use std::process::{Command, Output, Stdio};
 use testkit::LoopDev;
 use testkit::mount::{self, Mount};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_blkwrite");
-pub const BLKREAD: &str = env!("CARGO_BIN_EXE_blkread");
+/// The release blkwrite under test.
+pub fn bin() -> &'static str {
+    testkit::tool("blkwrite")
+}
+
+/// The release blkread under test.
+pub fn blkread_bin() -> &'static str {
+    testkit::tool("blkread")
+}
 
 /// What one run printed: exit code, records (each checked by the strict reader), stderr.
 pub struct Run {
@@ -60,12 +67,12 @@ pub fn parse(out: &Output) -> Run {
 }
 
 pub fn blkwrite(args: &[&str]) -> Run {
-    let out = Command::new(BIN).args(args).output().unwrap();
+    let out = Command::new(bin()).args(args).output().unwrap();
     parse(&out)
 }
 
 pub fn blkread(args: &[&str]) -> Run {
-    let out = Command::new(BLKREAD).args(args).output().unwrap();
+    let out = Command::new(blkread_bin()).args(args).output().unwrap();
     parse(&out)
 }
 

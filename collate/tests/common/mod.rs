@@ -6,7 +6,10 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_collate");
+/// The release binary under test.
+pub fn bin() -> &'static str {
+    testkit::tool("collate")
+}
 
 /// A run id for the records of one (label, name and tags), as if each were a run of its own
 /// (a record is identified by its run, type and seq), the same from test to test.
@@ -188,7 +191,7 @@ pub fn complete(input: &str) -> String {
 
 /// Runs collate with `args` and `stdin`.
 pub fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

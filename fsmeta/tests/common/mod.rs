@@ -10,7 +10,10 @@ use std::process::{Command, Output};
 use testkit::LoopDev;
 use testkit::mount::{self, Mount};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_fsmeta");
+/// The release binary under test.
+pub fn bin() -> &'static str {
+    testkit::tool("fsmeta")
+}
 
 /// What one run printed: exit code, records (each checked by the strict reader), stderr.
 pub struct Run {
@@ -64,7 +67,7 @@ pub fn parse(out: &Output) -> Run {
 }
 
 pub fn fsmeta(args: &[&str]) -> Run {
-    parse(&Command::new(BIN).args(args).output().unwrap())
+    parse(&Command::new(bin()).args(args).output().unwrap())
 }
 
 /// Every entry under `dir` (not `dir` itself), sorted: path, type, mode, size, inode, mtime.

@@ -54,7 +54,7 @@ impl Run {
 
 /// ingest with `args`.
 pub fn ingest(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_ingest"))
+    let out = Command::new(testkit::tool("ingest"))
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -64,7 +64,7 @@ pub fn ingest(args: &[&str]) -> Run {
 
 /// ingest with `args`, `input` on its stdin.
 pub fn ingest_stdin(args: &[&str], input: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ingest"))
+    let mut child = Command::new(testkit::tool("ingest"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -50,7 +50,7 @@ impl Tool for Demo {
         measure::flags::record(cmd)
     }
 
-    fn options(m: &ArgMatches) -> Result<Opts, Failure> {
+    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<Opts, Failure> {
         let count = m.get_one::<u64>("count").copied().unwrap_or(3);
         if count == 0 {
             return Err(Failure::usage("-c 0: give at least 1"));

@@ -13,7 +13,7 @@ pub use testkit::{Captured, Spawned, free_port, need_root, need_tool};
 pub const LIMIT: Duration = Duration::from_secs(60);
 
 pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_netpipe")
+    testkit::tool("netpipe")
 }
 
 pub fn np() -> Command {

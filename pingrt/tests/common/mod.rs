@@ -14,7 +14,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_pingrt");
+/// The release binary under test.
+pub fn bin() -> &'static str {
+    testkit::tool("pingrt")
+}
 
 /// What one run of a command gave.
 pub struct Run {
@@ -85,10 +88,10 @@ pub fn pingrt(ns: Option<&str>, args: &[&str]) -> Run {
     let mut c = match ns {
         Some(ns) => {
             let mut c = Command::new("ip");
-            c.args(["netns", "exec", ns, BIN]);
+            c.args(["netns", "exec", ns, bin()]);
             c
         }
-        None => Command::new(BIN),
+        None => Command::new(bin()),
     };
     c.args(args).stdin(Stdio::null());
     Run::from_output(c.output().expect("run pingrt"))

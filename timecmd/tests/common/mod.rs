@@ -8,7 +8,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_timecmd");
+/// The release binary under test.
+pub fn bin() -> &'static str {
+    testkit::tool("timecmd")
+}
 
 /// A scratch directory for one test.
 pub fn scratch() -> tempfile::TempDir {
@@ -19,7 +22,7 @@ pub fn scratch() -> tempfile::TempDir {
 pub fn timecmd(dir: &Path, args: &[&str]) -> (Output, Vec<Record>) {
     let rec = dir.join("records.jsonl");
     let _ = std::fs::remove_file(&rec);
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .arg("-o")
         .arg(&rec)
         .args(args)
