@@ -50,12 +50,13 @@ runs shows ×N; where its runs of at least 3 values differ from each other (Krus
 < 0.05: a drifting machine, not a spread) it shows ×N! and the note names the runs;
 --latest keeps each cell's newest run.
 
--f csv is tidy: a header line, then one line per cell (row, label or label_1..., the other
-column keys, unit in base units, n, value, ci_low, ci_high, excluded; with --baseline ratio,
-p_value, verdict), every number a float. -f html is one self-contained page: the matrix,
-then a chart per row (horizontal bars with their CI); -f svg is those charts. Control
-characters in labels, names and tags show escaped (\n); values beyond 1e15 or below 1e-9
-show with an exponent.
+-f csv is tidy: a header line, then one line per cell (row, label or label_1... down to the
+deepest label's level, the other column keys, unit in base units, n, value, ci_low, ci_high,
+excluded; with --baseline ratio, p_value, verdict), every number a float; a text field a
+spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
+starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
+(horizontal bars with their CI); -f svg is those charts. Control characters in labels,
+names and tags show escaped (\n); values beyond 1e15 or below 1e-9 show with an exponent.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).

@@ -9,6 +9,7 @@
 
 mod common;
 use common::*;
+use serde_json::json;
 use std::path::PathBuf;
 
 fn golden(name: &str, args: &[&str]) {
@@ -443,4 +444,56 @@ fn a_significant_change_from_zero_shows_the_difference() {
         );
         assert!(out.contains("Where the baseline is 0"), "{f}: {out}");
     }
+}
+
+/// The CSV of one sample per label (and an ok summary each), read back as records.
+fn csv_of_labels(labels: &[&str]) -> (Vec<String>, Vec<csv::StringRecord>) {
+    let input: String = labels
+        .iter()
+        .map(|l| sample(l, "t", json!({"wall_s": 1.0}), 0) + "\n")
+        .collect();
+    let out = run(&["-f", "csv"], &complete(&input));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+    let head = rdr.headers().unwrap().iter().map(str::to_string).collect();
+    (head, rdr.records().map(|r| r.unwrap()).collect())
+}
+
+#[test]
+fn csv_keeps_every_level_of_the_deepest_label() {
+    for labels in [&["a/b", "a/x/y"][..], &["bare", "a/b/c"]] {
+        let (head, recs) = csv_of_labels(labels);
+        assert_eq!(&head[1..4], ["label_1", "label_2", "label_3"], "{labels:?}");
+        for l in labels {
+            let levels: Vec<&str> = l.split('/').collect();
+            let found = recs
+                .iter()
+                .any(|r| (1..4).all(|i| &r[i] == levels.get(i - 1).copied().unwrap_or("")));
+            assert!(found, "{l}: {recs:?}");
+        }
+    }
+}
+
+#[test]
+fn csv_text_a_spreadsheet_would_run_starts_with_a_quote() {
+    // The first's / makes two levels: the first level is the one a spreadsheet would run.
+    let labels = ["=cmd|' /C calc'!A0", "+SUM(1+1)", "@x", "-2+3", "plain"];
+    let (head, recs) = csv_of_labels(&labels);
+    for l in ["=cmd|' ", "+SUM(1+1)", "@x", "-2+3", "plain"] {
+        let want = if l == "plain" {
+            l.to_string()
+        } else {
+            format!("'{l}")
+        };
+        assert!(recs.iter().any(|r| r[1] == want), "{want}: {recs:?}");
+    }
+    // Numbers are never prefixed.
+    let value = head
+        .iter()
+        .position(|h| h == "value")
+        .expect("a value column");
+    assert!(
+        recs.iter().all(|r| r[value].parse::<f64>().is_ok()),
+        "{recs:?}"
+    );
 }

@@ -4,13 +4,21 @@
 
 use crate::matrix::{Cell, Delta, Row, Table};
 
-/// RFC 4180 quoting: a field with a comma, a quote or a line break is quoted, with its
-/// quotes doubled.
+/// A text field (a row name, a label level, a tag) as a spreadsheet must not run it: one that
+/// starts with `=`, `+`, `-`, `@`, a tab or a carriage return (what Excel, LibreOffice and
+/// Google Sheets take for a formula) gets a leading `'`, as OWASP advises against CSV
+/// injection; then RFC 4180 quoting: a field with a comma, a quote or a line break is
+/// quoted, with its quotes doubled. Numbers never pass through here.
 pub fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -34,26 +42,24 @@ fn opt(v: Option<f64>) -> String {
 }
 
 /// The header's column keys and, per column of the table, their values: the label's levels
-/// (`label`, or `label_1`, `label_2`... when it has levels) and every other column key.
+/// (`label`, or `label_1`, `label_2`... down to the deepest label's, when it has levels) and
+/// every other column key. A column with a shallower label has its missing levels empty.
 fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
     let levels = t
         .level_keys
         .iter()
         .filter(|k| k.starts_with("label."))
         .count();
-    let keys: Vec<String> = match t.columns.first() {
-        None => Vec::new(),
-        Some(c) => c
-            .dims
+    let keys: Vec<String> = if t.columns.is_empty() {
+        Vec::new()
+    } else {
+        t.level_keys
             .iter()
-            .map(|(k, _)| k.as_str())
-            .filter(|k| match k.strip_prefix("label") {
-                Some("") => levels <= 1,
-                Some(_) if k.starts_with("label.") => levels > 1,
-                _ => true,
+            .map(|k| match k.as_str() {
+                "label.1" if levels <= 1 => "label".to_string(),
+                _ => k.clone(),
             })
-            .map(str::to_string)
-            .collect(),
+            .collect()
     };
     let vals = t
         .columns
