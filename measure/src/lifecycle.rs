@@ -409,6 +409,9 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
     } else if payload && !stderr_tty {
         crate::overlap::check_stderr()?;
     }
+    let records_on_stdout =
+        !payload && (flag(m, "output") == Some("-") || flag(m, "output").is_none());
+    crate::overlap::check_streams(&T::guarded(opts), records_on_stdout)?;
     let (out, human): (Option<Box<dyn Write + Send>>, bool) =
         match (flag(m, "output"), T::stdout(opts)) {
             (Some("-"), _) => (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty),

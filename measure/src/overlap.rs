@@ -1,6 +1,8 @@
 //! Records never land in a file the tool measures or writes its payload to: `-o FILE` naming
 //! the target (or the file a command's output goes to), or records and payload sharing one
-//! regular file, would corrupt both. The lifecycle refuses those before anything is written.
+//! regular file, would corrupt both; so would stdout or stderr opened on the target
+//! (`blkread /dev/loop3 > /dev/loop3`, `blkwrite f >> f`). The lifecycle refuses those before
+//! anything is written.
 
 use crate::exit::Failure;
 use std::io;
@@ -45,7 +47,7 @@ pub fn check_output(records: &str, guarded: &[PathBuf], payload: bool) -> Result
     let r = Path::new(records);
     if let Some(g) = guarded.iter().find(|g| same_file(r, g)) {
         return Err(Failure::usage(format!(
-            "-o {records} names {}, which this run writes to: records and data would overwrite each other; give -o another file",
+            "-o {records} names {}, which this run measures or writes to: records and data would overwrite each other; give -o another file",
             g.display()
         )));
     }
@@ -56,6 +58,58 @@ pub fn check_output(records: &str, guarded: &[PathBuf], payload: bool) -> Result
         return Err(Failure::usage(format!(
             "-o {records} is the file stdout writes to, which carries the payload: the records would mix into it; give -o another file"
         )));
+    }
+    Ok(())
+}
+
+/// A file or block device an open stream writes to: its device and inode, and the device it
+/// is for a block device (one disk may have several nodes: /dev/loop3, /dev/block/7:3).
+fn stream_target(fd: impl std::os::fd::AsFd) -> Option<(u64, u64, Option<u64>)> {
+    use rustix::fs::FileType;
+    let st = rustix::fs::fstat(fd).ok()?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => Some((st.st_dev, st.st_ino, None)),
+        FileType::BlockDevice => Some((st.st_dev, st.st_ino, Some(st.st_rdev))),
+        _ => None,
+    }
+}
+
+/// Whether a stream's target is the file or block device at `p` (following links).
+fn stream_is(stream: (u64, u64, Option<u64>), p: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::metadata(p) else {
+        return false;
+    };
+    let block = m.file_type().is_block_device().then_some(m.rdev());
+    (stream.0, stream.1) == (m.dev(), m.ino()) || (block.is_some() && stream.2 == block)
+}
+
+/// Refuses stdout (when it carries the records) or stderr (always: errors go there) opened
+/// on one of `guarded`, the files or devices the tool measures or writes payload to: the
+/// records or messages would land in it. Refused for stderr, the tool exits 2 saying
+/// nothing, since any message would land there too.
+pub fn check_streams(guarded: &[PathBuf], records_on_stdout: bool) -> Result<(), Failure> {
+    let streams = [
+        (
+            "stdout",
+            records_on_stdout
+                .then(|| stream_target(io::stdout()))
+                .flatten(),
+        ),
+        ("stderr", stream_target(io::stderr())),
+    ];
+    for (name, target) in streams {
+        let Some(t) = target else { continue };
+        if guarded.iter().any(|g| stream_is(t, g)) && name == "stderr" {
+            // Any message would land in the target too: exit 2 without one.
+            return Err(Failure::quiet(crate::Exit::Cannot));
+        }
+        if let Some(g) = guarded.iter().find(|g| stream_is(t, g)) {
+            return Err(Failure::usage(format!(
+                "stdout is {}, which this run measures or writes to: the records would land in it (a shell's > empties a regular file before the tool starts); send stdout elsewhere (> FILE, a pipe) or give -o FILE",
+                g.display(),
+            )));
+        }
     }
     Ok(())
 }
