@@ -392,3 +392,19 @@ fn a_terminal_gets_a_summary_to_read_and_no_json() {
     }
     assert!(!f.exists(), "the scratch file is removed");
 }
+
+#[test]
+fn sigterm_and_sighup_end_like_ctrl_c_and_remove_the_scratch_file() {
+    let d = tmp();
+    let f = d.path().join("scratch");
+    for sig in ["TERM", "HUP"] {
+        let mut cmd = Command::new(blkread_bin());
+        cmd.args(["--create", "16M", "--random", "-t", "20s", "-i", "100ms"])
+            .arg(&f);
+        let r = signalled(cmd, sig, || assert!(f.exists()));
+        assert_eq!(r.code, 130, "SIG{sig}: {}", r.stderr);
+        let s = r.summary();
+        assert_eq!(s["status"], "partial", "SIG{sig}");
+        assert!(!f.exists(), "SIG{sig}: the scratch file is removed");
+    }
+}

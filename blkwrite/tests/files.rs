@@ -546,3 +546,18 @@ fn ctrl_c_at_depth(depth: &str) {
     );
     assert!(!f.exists());
 }
+
+#[test]
+fn sighup_and_sigterm_write_the_summary_and_remove_the_file() {
+    let d = tmp();
+    let f = d.path().join("c");
+    for sig in ["HUP", "TERM"] {
+        let mut cmd = Command::new(bin());
+        cmd.args(["--dsync", "-s", "4G", "-b", "4k", "--time", "20s"])
+            .arg(&f);
+        let r = signalled(cmd, sig, || {});
+        assert_eq!(r.code, 130, "SIG{sig}: {}", r.stderr);
+        assert_eq!(r.summary()["status"], "failed", "SIG{sig}");
+        assert!(!f.exists(), "SIG{sig}: the file blkwrite made is removed");
+    }
+}

@@ -13,7 +13,7 @@ pub enum Exit {
     MeasuredFailure,
     /// 2: the tool could not do the job (usage, I/O, permission).
     Cannot,
-    /// 130: stopped by Ctrl-C or SIGTERM, after writing the summary.
+    /// 130: stopped by Ctrl-C, SIGTERM or SIGHUP, after writing the summary.
     Interrupted,
     /// A code passed on as it is: timecmd ends with its command's status (128+N for signal
     /// N) and with 125/126/127 for its own failures, as env(1) does.

@@ -105,10 +105,13 @@ fn writer<'r>(
     rx: Receiver<Vec<Event>>,
     back: SyncSender<Vec<Event>>,
 ) -> Done<'r> {
-    // Ctrl-C and SIGTERM go to the probing thread, which then stops at once.
+    // Ctrl-C, SIGTERM and SIGHUP go to the probing thread, which then stops at once.
     let mut set = SigSet::empty();
-    set.add(Signal::SIGINT);
-    set.add(Signal::SIGTERM);
+    for sig in measure::signal::ENDING {
+        if let Ok(sig) = Signal::try_from(sig) {
+            set.add(sig);
+        }
+    }
     let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
     below_the_probing_thread();
     loop {

@@ -92,7 +92,12 @@ pub fn arg(p: &Path) -> &str {
 /// Runs `cmd` and sends it Ctrl-C (SIGINT, to this child by its PID) once its first interval
 /// record shows the work under way (the command's --time bounds the wait); `under_way` runs
 /// just before the signal. What it printed, all of it.
-pub fn interrupted(mut cmd: Command, under_way: impl FnOnce()) -> Run {
+pub fn interrupted(cmd: Command, under_way: impl FnOnce()) -> Run {
+    signalled(cmd, "INT", under_way)
+}
+
+/// As [`interrupted`], with the signal `sig` (kill's name: INT, TERM, HUP).
+pub fn signalled(mut cmd: Command, sig: &str, under_way: impl FnOnce()) -> Run {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -113,7 +118,7 @@ pub fn interrupted(mut cmd: Command, under_way: impl FnOnce()) -> Run {
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
-            .args(["-s", "INT", &pid])
+            .args(["-s", sig, &pid])
             .status()
             .unwrap()
             .success()
