@@ -81,7 +81,7 @@ pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Fai
         },
         device_size: Some(size),
         facts,
-        cleanup: Cleanup { path: None },
+        cleanup: Cleanup::none(),
     })
 }
 

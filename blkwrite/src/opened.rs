@@ -4,7 +4,7 @@
 use measure::Failure;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
-use std::io;
+use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -66,24 +66,89 @@ pub struct Align {
     pub source: &'static str,
 }
 
-/// Removes a file blkwrite created when dropped, unless disarmed (--keep).
+/// Removes the file blkwrite or blkread created when dropped, unless disarmed (--keep): only
+/// while its name still holds the inode that was made. A file moved away and another put in
+/// its place mid-run stays, and a warning says what was left where.
 #[derive(Debug)]
 pub struct Cleanup {
-    pub(crate) path: Option<PathBuf>,
+    made: Option<Made>,
+}
+
+/// The created file: its name and the device and inode it was made with.
+#[derive(Debug)]
+struct Made {
+    tool: &'static str,
+    path: PathBuf,
+    id: (u64, u64),
+}
+
+/// The device and inode at `p`, without following a link.
+fn id_at(p: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(p)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 impl Cleanup {
-    /// Whether the file goes when the target is dropped (blkwrite made it, no --keep).
-    pub fn removes(&self) -> bool {
-        self.path.is_some()
+    /// Nothing to remove (the target was there before, or is a device).
+    pub fn none() -> Self {
+        Cleanup { made: None }
     }
+
+    /// The file `tool` just created at `p` (with O_EXCL, so it is this run's), removed at
+    /// the end unless `keep`.
+    pub fn made(tool: &'static str, p: &Path, keep: bool) -> Self {
+        let made = (!keep)
+            .then(|| {
+                id_at(p).map(|id| Made {
+                    tool,
+                    path: p.to_path_buf(),
+                    id,
+                })
+            })
+            .flatten();
+        Cleanup { made }
+    }
+
+    /// Whether the file goes when the target is dropped (this run made it, no --keep, and its
+    /// name still holds it).
+    pub fn removes(&self) -> bool {
+        self.made
+            .as_ref()
+            .is_some_and(|m| id_at(&m.path) == Some(m.id))
+    }
+}
+
+/// Where the inode `id` is now among the entries of `dir` (a move within it), if anywhere.
+fn moved_to(dir: &Path, id: (u64, u64)) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| id_at(p) == Some(id))
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        if let Some(p) = self.path.take() {
-            let _ = std::fs::remove_file(p);
+        let Some(m) = self.made.take() else { return };
+        if id_at(&m.path) == Some(m.id) {
+            let _ = std::fs::remove_file(&m.path);
+            return;
         }
+        let dir = match m.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let now = match moved_to(dir, m.id) {
+            Some(p) => format!("{}, remove it when done", p.display()),
+            None => "moved out of its directory, or removed".to_string(),
+        };
+        let _ = writeln!(
+            io::stderr(),
+            "{}: {} is no longer the file this run made (another took its name mid-run), so it was left alone; the one made: {now}",
+            m.tool,
+            m.path.display()
+        );
     }
 }
 

@@ -42,13 +42,7 @@ pub fn open(spec: &OpenSpec) -> Result<Target, Failure> {
                 )));
             }
             let place = Probe::system().path_facts(p);
-            direct::finish_file(
-                spec,
-                Kind::ExistingFile,
-                flags,
-                Cleanup { path: None },
-                place,
-            )
+            direct::finish_file(spec, Kind::ExistingFile, flags, Cleanup::none(), place)
         }
         Some(m) if m.file_type().is_block_device() => {
             if !spec.force_device && !spec.read_only {
@@ -96,9 +90,7 @@ fn new_file(spec: &OpenSpec, flags: i32) -> Result<Target, Failure> {
         .mode(0o644)
         .open(p)
         .map_err(|e| Failure::new(Exit::Cannot, format!("creating {shown}"), e))?;
-    let cleanup = Cleanup {
-        path: (!spec.keep).then(|| p.clone()),
-    };
+    let cleanup = Cleanup::made("blkwrite", p, spec.keep);
     direct::finish_file(spec, Kind::NewFile, flags, cleanup, place)
 }
 

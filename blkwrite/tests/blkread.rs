@@ -408,3 +408,49 @@ fn sigterm_and_sighup_end_like_ctrl_c_and_remove_the_scratch_file() {
         assert!(!f.exists(), "SIG{sig}: the scratch file is removed");
     }
 }
+
+#[test]
+fn a_file_put_in_the_scratch_files_place_mid_run_is_kept() {
+    use std::io::BufRead;
+    let d = tmp();
+    let f = d.path().join("scr");
+    let moved = d.path().join("scr.moved");
+    for (tool, args) in [
+        (
+            blkread_bin(),
+            &["--create", "8M", "--random", "-t", "1s", "-i", "100ms"][..],
+        ),
+        (bin(), &["--dsync", "-s", "4G", "-b", "4k", "-t", "2s"]),
+    ] {
+        let mut child = Command::new(tool)
+            .args(args)
+            .arg(&f)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        assert!(
+            lines
+                .by_ref()
+                .map_while(Result::ok)
+                .any(|l| l.contains("\"interval\""))
+        );
+        std::fs::rename(&f, &moved).expect("moved away");
+        std::fs::write(&f, "precious").expect("the user's file");
+        lines.for_each(drop);
+        let out = child.wait_with_output().expect("ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            std::fs::read_to_string(&f).expect("kept"),
+            "precious",
+            "{tool}"
+        );
+        assert!(
+            err.contains("left alone") && err.contains("scr.moved"),
+            "{tool}: {err}"
+        );
+        std::fs::remove_file(&moved).expect("the scratch file is where the warning said");
+        std::fs::remove_file(&f).expect("clean");
+    }
+}

@@ -47,9 +47,7 @@ pub(crate) fn create(o: &Opts, size: u64, seed: u64) -> Result<(Cleanup, f64), N
         .mode(0o644)
         .open(p)
         .map_err(|e| NotMade::Failed(Failure::new(Exit::Cannot, format!("creating {shown}"), e)))?;
-    let guard = Cleanup {
-        path: (!o.keep).then(|| p.clone()),
-    };
+    let guard = Cleanup::made("blkread", p, o.keep);
     let fail = |e: io::Error| {
         let hint = if e.raw_os_error() == Some(libc::ENOSPC) {
             " (the file system is full: give a smaller --create)"
