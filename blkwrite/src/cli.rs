@@ -21,8 +21,9 @@ per-write latency percentiles from a histogram.
 It replaces `time bash -c 'dd if=/dev/zero of=testfile bs=512M count=4; sync'`, which mixes \
 page-cache speed, a global sync of every dirty page on the machine, and the device.
 
-Safety: it creates a new file by default (removed at the end unless --keep) and refuses an \
-existing file without --force, a block device without --force-device, and a symlink to a \
+Safety: it creates a new file by default (removed at the end unless --keep, and only while \
+its name still holds the file it made), refuses a new file larger than the free space its \
+file system reports (statvfs) without --force, and refuses an existing file without --force, a block device without --force-device, and a symlink to a \
 missing file (dd would create the link's target; blkwrite does not follow a link to create). It refuses, even \
 then, a device that is mounted, in use by LVM, device-mapper or md, holds partitions, or holds \
 any signature libblkid knows (file systems, swap, LVM2, LUKS, RAID, partition tables: it asks \
@@ -153,7 +154,7 @@ pub fn command() -> Command {
             Arg::new("force")
                 .long("force")
                 .action(ArgAction::SetTrue)
-                .help("Overwrite an existing regular file in place (it is not truncated, and kept)"),
+                .help("Overwrite an existing regular file in place (it is not truncated, and kept); make a new one even where the file system reports less free space than --size"),
         )
         .arg(
             Arg::new("force_device")

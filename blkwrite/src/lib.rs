@@ -18,6 +18,7 @@ pub mod pattern;
 pub mod records;
 mod setup;
 pub mod signature;
+mod space;
 mod sysblock;
 pub mod target;
 pub mod verify;

@@ -21,6 +21,14 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
     if o.size.is_none() && o.count.is_none() && !o.target.exists() {
         return Err(no_size(o));
     }
+    let wanted = o.size.or(o.count.map(|c| c.saturating_mul(o.bs)));
+    if let Some(bytes) = wanted.filter(|_| !o.force && !o.verify_only && !o.target.exists()) {
+        crate::space::check(
+            &o.target,
+            bytes,
+            &format!("-s {}", crate::cli::compact_size(bytes)),
+        )?;
+    }
     if o.verify_only && o.pattern == Pattern::Random && o.seed.is_none() {
         return Err(Failure::usage(
             "--verify-only with random data needs the --seed the file was written with (see its begin record's info.seed)",

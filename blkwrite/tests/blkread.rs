@@ -454,3 +454,23 @@ fn a_file_put_in_the_scratch_files_place_mid_run_is_kept() {
         std::fs::remove_file(&f).expect("clean");
     }
 }
+
+#[test]
+fn a_size_beyond_the_free_space_is_refused_with_the_numbers() {
+    let d = tmp();
+    let f = d.path().join("big");
+    for (r, flag) in [
+        (blkread(&["--create", "1000T", arg(&f)]), "--create 1000T"),
+        (blkwrite(&["-s", "1000T", arg(&f)]), "-s 1000T"),
+    ] {
+        assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(flag)
+                && r.stderr.contains("bytes free")
+                && r.stderr.contains("--force"),
+            "{}",
+            r.stderr
+        );
+        assert!(!f.exists(), "{flag}: nothing made");
+    }
+}

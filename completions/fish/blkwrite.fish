@@ -23,7 +23,7 @@ complete -c blkwrite -l random -d 'Random offsets within --size, each block writ
 complete -c blkwrite -l verify -d 'After the flush, read everything written back and check it'
 complete -c blkwrite -l verify-only -d 'Write nothing: check a target written before with the same --seed, --bs, --size, --pattern (one shorter than --size is checked as far as it goes, and fails)'
 complete -c blkwrite -l keep -d 'Keep the file blkwrite created (it is removed at the end by default)'
-complete -c blkwrite -l force -d 'Overwrite an existing regular file in place (it is not truncated, and kept)'
+complete -c blkwrite -l force -d 'Overwrite an existing regular file in place (it is not truncated, and kept); make a new one even where the file system reports less free space than --size'
 complete -c blkwrite -l force-device -d 'Write a block device (never one mounted, in use, or holding a signature)'
 complete -c blkwrite -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c blkwrite -l json -d 'Records on stdout even when it is a terminal (no human lines then)'

@@ -108,6 +108,13 @@ pub fn command() -> Command {
         )
         .arg(flags::keep("Keep the file --create made").requires("create"))
         .arg(
+            Arg::new("force")
+                .long("force")
+                .action(ArgAction::SetTrue)
+                .requires("create")
+                .help("Make the --create file even where the file system reports less free space than SIZE"),
+        )
+        .arg(
             Arg::new("drop_cache")
                 .long("drop-cache")
                 .action(ArgAction::SetTrue)
@@ -138,6 +145,8 @@ pub struct Opts {
     pub interval: Duration,
     pub create: Option<u64>,
     pub keep: bool,
+    /// --create even beyond the free space statvfs reports.
+    pub force: bool,
     pub drop_cache: bool,
     /// The summary's headline key.
     pub headline: String,
@@ -192,6 +201,7 @@ impl Opts {
                 .unwrap_or(Duration::from_secs(1)),
             create,
             keep: m.get_flag("keep"),
+            force: m.get_flag("force"),
             drop_cache: m.get_flag("drop_cache"),
             headline: m.get_one::<String>("headline").cloned().unwrap_or_else(|| {
                 if random {

@@ -40,6 +40,14 @@ pub(crate) fn create(o: &Opts, size: u64, seed: u64) -> Result<(Cleanup, f64), N
             "--create {shown}: blkread does not create a file under /dev; name a path on the file system to measure"
         ))));
     }
+    if !o.force {
+        crate::space::check(
+            p,
+            size,
+            &format!("--create {}", crate::cli::compact_size(size)),
+        )
+        .map_err(NotMade::Failed)?;
+    }
     let t0 = Instant::now();
     let file = OpenOptions::new()
         .write(true)
