@@ -24,6 +24,14 @@ fn script_rejects_bad_options_before_doing_anything() {
             &["--port", "70000"],
             "--port 70000: give a port from 1 to 65534",
         ),
+        (
+            &["--serve", "--port", "05601"],
+            "--port 05601: give the port without leading zeros (5601)",
+        ),
+        (
+            &["--serve", "--serve-time", "0"],
+            "--serve-time 0: give a duration above 0",
+        ),
         (&["--only", "net,disks"], "--only: unknown step disks"),
         (
             &["--format", "pdf"],
