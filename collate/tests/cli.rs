@@ -555,3 +555,14 @@ fn a_record_read_twice_counts_once_with_a_warning() {
     );
     assert!(err.contains("and 9 more records of - again in -"), "{err}");
 }
+
+#[test]
+fn a_baseline_without_any_finished_run_says_why_there_are_no_columns() {
+    // Samples only: the tool was killed before its summary, so no run counts.
+    let input = sample("a", "t", json!({"wall_s": 1.0}), 0) + "\n";
+    let out = run(&["--baseline", "a"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("no run in the input finished"), "{err}");
+    assert!(err.contains("--include-partial"), "{err}");
+}

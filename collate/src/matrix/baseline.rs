@@ -85,6 +85,13 @@ pub(super) fn baseline_columns(
     {
         return pair_by_key(columns, col_dims, b, &dim.key(), v);
     }
+    if columns.is_empty() {
+        return Err(Failure::usage(format!(
+            "--baseline {b}: there are no columns to compare: no run in the input finished (each \
+             one's summary is partial or failed, or missing: a killed tool); --include-partial \
+             counts them"
+        )));
+    }
     let known: Vec<&str> = columns.iter().map(|c| c.key.as_str()).collect();
     Err(Failure::usage(format!(
         "--baseline {b}: no such column; the columns are: {} (or give KEY=VALUE, e.g. label.1=bare)",
