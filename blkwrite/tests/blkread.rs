@@ -175,6 +175,18 @@ fn holes_are_refused_with_the_way_to_fill_them() {
     let r = blkread(&[arg(&part)]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("1048576.."), "{}", r.stderr);
+    // The way out it suggests keeps the data: it copies, and the copy reads.
+    let before = std::fs::read(&part).unwrap();
+    let cp = r
+        .stderr
+        .split("(cp ")
+        .nth(1)
+        .and_then(|t| t.split(';').next())
+        .unwrap();
+    assert!(sh(&format!("cp {cp}")), "cp {cp}");
+    assert_eq!(std::fs::read(&part).unwrap(), before, "the data is kept");
+    let full = d.path().join("part.full");
+    assert_eq!(blkread(&[arg(&full)]).code, 0, "the copy has no hole");
     // Allocated but never written (fallocate): zeros without the device, refused too.
     let alloc = d.path().join("alloc");
     if sh(&format!("fallocate -l 4M {}", arg(&alloc))) {

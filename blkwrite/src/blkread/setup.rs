@@ -141,11 +141,11 @@ pub(crate) fn refuse_holes(o: &Opts, t: &Target, size: u64) -> Result<(), Failur
     let shown = o.target.display();
     Err(Failure::usage(format!(
         "{shown} has a hole at bytes {start}..{end} ({} never written, SEEK_HOLE): a hole reads \
-         back zeros without touching the device, so the figures would be memory speed. Fill it \
-         first (blkwrite --force -s {} {shown}), or let blkread make a scratch file it then \
+         back zeros without touching the device, so the figures would be memory speed. Read a \
+         copy with every block written, which keeps the data (cp --sparse=never {shown} \
+         {shown}.full; blkread {shown}.full), or let blkread make a scratch file it then \
          reads: blkread --create SIZE NEWFILE",
         compact_size(end - start),
-        compact_size(size.max(end)),
     )))
 }
 
