@@ -16,7 +16,8 @@ loop of many operations, sized so that the timer's cost is spread over about a t
 second, and is written as a sample whose figure is the time of one operation (or, for the \
 bandwidth probes, the bytes per second of the batch). Each probe is a row of the matrix, \
 named by what it measures; the summary holds each probe's median and 10th and 90th \
-percentile over its batches. The defaults take about 12 s.
+percentile over its batches. The defaults take about 12 s. A batch must get at least 1ms \
+(-t 1ms -c 10000 is refused: a batch of a few operations would time the timer).
 
 The probes (--only names), and what one operation is:";
 
@@ -127,6 +128,9 @@ pub struct Opts {
     pub size: Option<u64>,
 }
 
+/// The shortest batch: -t divided by -c below this is refused.
+const MIN_BATCH: Duration = Duration::from_millis(1);
+
 pub fn options(m: &ArgMatches) -> Result<Opts, Failure> {
     let probes = match m.get_one::<String>("only") {
         Some(list) => parse_only(list).map_err(Failure::usage)?,
@@ -161,10 +165,21 @@ pub fn options(m: &ArgMatches) -> Result<Opts, Failure> {
             )));
         }
     }
+    let batches = m.get_one::<u64>("count").copied().unwrap_or(10);
+    // A batch is a timed loop of many operations; under this, a batch is a few operations
+    // (one spawn takes about a millisecond) and the probe would run far past -t.
+    let per_batch = time / u32::try_from(batches.max(1)).unwrap_or(u32::MAX);
+    if per_batch < MIN_BATCH {
+        let most = (time.as_nanos() / MIN_BATCH.as_nanos()).max(1);
+        return Err(Failure::usage(format!(
+            "-t {t} -c {batches}: each batch would last {per_batch:?}, under the {MIN_BATCH:?} a \
+             batch of many operations needs; give -c {most} or fewer, or a longer -t"
+        )));
+    }
     Ok(Opts {
         probes,
         time,
-        batches: m.get_one::<u64>("count").copied().unwrap_or(10),
+        batches,
         cpu,
         size,
     })

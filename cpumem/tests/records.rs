@@ -185,6 +185,10 @@ fn bad_flags_name_themselves_and_exit_2() {
         ),
         (&["-s", "1k"][..], "-s 1k: give at least 4k"),
         (&["-c", "0"][..], "--count"),
+        (
+            &["-t", "1ms", "-c", "10000"][..],
+            "-t 1ms -c 10000: each batch would last 100ns",
+        ),
     ] {
         let out = cpumem(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", explain(&out));
