@@ -486,3 +486,53 @@ fn a_size_beyond_the_free_space_is_refused_with_the_numbers() {
         assert!(!f.exists(), "{flag}: nothing made");
     }
 }
+
+#[test]
+fn drop_cache_writes_a_fresh_file_out_first_and_says_when_it_cannot_drop() {
+    // Just written, not synced: every page is dirty, which DONTNEED alone keeps.
+    let d = tmp();
+    let f = d.path().join("fresh");
+    let data: Vec<u8> = (0..8u32 << 20).map(|i| (i % 253) as u8).collect();
+    std::fs::write(&f, &data).unwrap();
+    let r = blkread(&["--drop-cache", arg(&f)]);
+    let fs = r.begin()["info"]["fs_type"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    if fs == "tmpfs" {
+        testkit::skip("the scratch directory is on tmpfs, which cannot drop its pages");
+        return;
+    }
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ratio = r.begin()["info"]["cache_resident_ratio"].as_f64().unwrap();
+    assert!(ratio <= 0.01, "{fs}: {ratio} of a fresh file still cached");
+    assert_eq!(r.summary()["status"], "ok");
+    // tmpfs keeps its files in memory: the figure is the cache's, so the run is partial.
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return;
+    }
+    let s = tempfile::tempdir_in(shm).unwrap();
+    let g = s.path().join("fresh");
+    std::fs::write(&g, &data).unwrap();
+    let r = blkread(&["--drop-cache", arg(&g)]);
+    if r.begin()["info"]["fs_type"] != "tmpfs" {
+        return;
+    }
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let sum = r.summary();
+    assert_eq!(sum["status"], "partial");
+    assert!(
+        sum["error"].as_str().unwrap().contains("in the page cache"),
+        "{sum}"
+    );
+    assert!(
+        sum["values"]["read_bytes"].as_f64().unwrap() > 0.0,
+        "the figures are kept"
+    );
+    assert!(
+        r.stderr.contains("page cache"),
+        "the terminal says so: {}",
+        r.stderr
+    );
+}

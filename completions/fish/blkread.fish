@@ -24,7 +24,7 @@ complete -c blkread -l tag -d 'A further dimension for collate (repeatable), e.g
 complete -c blkread -l random -d 'Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)'
 complete -c blkread -l keep -d 'Keep the file --create made'
 complete -c blkread -l force -d 'Make the --create file even where the file system reports less free space than SIZE'
-complete -c blkread -l drop-cache -d 'Evict the target\'s own pages from the page cache before reading (posix_fadvise DONTNEED)'
+complete -c blkread -l drop-cache -d 'Write out and evict the target\'s own pages from the page cache before reading (fdatasync, posix_fadvise DONTNEED); partial if over 1% stays cached'
 complete -c blkread -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c blkread -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c blkread -s h -l help -d 'Print help (see more with \'--help\')'

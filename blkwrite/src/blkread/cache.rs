@@ -8,8 +8,10 @@ use std::io;
 /// How much of a range is mapped and asked about at once (a vector of 256 Ki page flags).
 const WINDOW: u64 = 1 << 30;
 
-/// Evicts the clean cached pages of `0..size` of the file (dirty ones stay until written).
+/// Evicts the cached pages of `0..size` of the file: written out first (fdatasync), since
+/// POSIX_FADV_DONTNEED drops only clean pages and a file just written is all dirty.
 pub(crate) fn drop_pages(f: &File, size: u64) -> io::Result<()> {
+    rustix::fs::fdatasync(f)?;
     rustix::fs::fadvise(
         f,
         0,

@@ -20,8 +20,9 @@ figures: a hole (a sparse or never-written region) reads back zeros without touc
 device, so a file whose range has holes is refused. --create SIZE makes a scratch file \
 itself (random data, fsynced, its pages dropped from the page cache), reads it, and removes \
 it at the end unless --keep. For buffered reads, begin says how much of the range was in \
-the page cache (mincore); --drop-cache evicts that file's pages first (never the \
-machine-wide drop_caches).
+the page cache (mincore); --drop-cache writes that file's dirty pages out (fdatasync) and \
+evicts its pages first (never the machine-wide drop_caches), and a run where more than 1% of \
+the range stays cached (tmpfs keeps its files in memory) is partial, exit 1, saying how much.
 
 Records: begin (options, target, file system and block stack, logical block size, \
 rotational, scheduler, cache state), interval (each -i), one sample, summary (headline \
@@ -118,7 +119,7 @@ pub fn command() -> Command {
             Arg::new("drop_cache")
                 .long("drop-cache")
                 .action(ArgAction::SetTrue)
-                .help("Evict the target's own pages from the page cache before reading (posix_fadvise DONTNEED)"),
+                .help("Write out and evict the target's own pages from the page cache before reading (fdatasync, posix_fadvise DONTNEED); partial if over 1% stays cached"),
         )
         .arg(
             Arg::new("headline")

@@ -93,20 +93,30 @@ impl lifecycle::Tool for Tool {
             }
         };
         s.set_name(&report::default_name(&plan, &t));
-        cache_facts(&mut begin, &o, &t, &plan);
+        let still_cached = cache_facts(&mut begin, &o, &t, &plan);
         report::add_target(&mut begin, &t, &plan, o.create.is_some());
         let bufs = Pool::buffers(plan.bs, u64::from(plan.iodepth));
         s.begin(begin)?;
         let mut bufs =
             bufs.map_err(|e| Failure::new(Exit::Cannot, "allocating the read buffers", e))?;
         let out = read_phase(s, &t, &plan, &mut bufs)?;
-        report::finish(s, &o, &t, &plan, out)
+        report::finish(s, &o, &t, &plan, out, still_cached)
     }
 }
 
+/// The share of the range --drop-cache may leave in the page cache (pages it cannot evict:
+/// another process mapping them, a few read back by readahead meanwhile).
+const CACHE_LEFT_MAX: f64 = 0.01;
+
 /// Evicts the target's pages (--drop-cache) and, for buffered reads, says in begin how much
-/// of the range is in the page cache.
-fn cache_facts(begin: &mut Map<String, Value>, o: &cli::Opts, t: &Target, plan: &Plan) {
+/// of the range is in the page cache. Returns why the figures are the cache's when
+/// --drop-cache left more than [`CACHE_LEFT_MAX`] of the range resident.
+fn cache_facts(
+    begin: &mut Map<String, Value>,
+    o: &cli::Opts,
+    t: &Target,
+    plan: &Plan,
+) -> Option<String> {
     if o.drop_cache {
         let dropped = cache::drop_pages(&t.file, plan.size);
         begin.insert("cache_dropped".into(), json!(dropped.is_ok()));
@@ -115,18 +125,26 @@ fn cache_facts(begin: &mut Map<String, Value>, o: &cli::Opts, t: &Target, plan: 
         }
     }
     if t.direct_effective {
-        return;
+        return None;
     }
     match cache::resident(&t.file, plan.size) {
         Ok(b) => {
+            let ratio = b as f64 / plan.size as f64;
             begin.insert("cache_resident_bytes".into(), json!(b));
-            begin.insert(
-                "cache_resident_ratio".into(),
-                json!(b as f64 / plan.size as f64),
-            );
+            begin.insert("cache_resident_ratio".into(), json!(ratio));
+            (o.drop_cache && ratio > CACHE_LEFT_MAX).then(|| {
+                format!(
+                    "--drop-cache left {b} of the {} bytes read ({:.0}%) in the page cache after \
+                     fdatasync and POSIX_FADV_DONTNEED (a file system that keeps its files in \
+                     memory, as tmpfs, cannot drop them): the figures are partly the cache's",
+                    plan.size,
+                    ratio * 100.0
+                )
+            })
         }
         Err(e) => {
             begin.insert("cache_resident_error".into(), json!(e.to_string()));
+            None
         }
     }
 }

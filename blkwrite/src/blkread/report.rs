@@ -96,6 +96,7 @@ pub(crate) fn finish(
     t: &Target,
     plan: &Plan,
     out: Outcome,
+    still_cached: Option<String>,
 ) -> Result<Exit, Failure> {
     let v = values(&out);
     let passes = json!(out.ops as f64 / plan.blocks as f64);
@@ -111,7 +112,15 @@ pub(crate) fn finish(
                 Err(Failure::new(Exit::MeasuredFailure, o.target.display(), e)),
             )
         }
-        Stop::Done | Stop::Time => (Status::Ok, None, Ok(Exit::Ok)),
+        Stop::Done | Stop::Time => match still_cached {
+            // Measured, but not what --drop-cache promised: kept, and never a matrix figure.
+            Some(why) => (
+                Status::Partial,
+                Some(why.clone()),
+                Err(Failure::new(Exit::MeasuredFailure, o.target.display(), why)),
+            ),
+            None => (Status::Ok, None, Ok(Exit::Ok)),
+        },
         Stop::Interrupted => {
             let e = if o.create.is_some() && !o.keep {
                 "interrupted before the end: partial figures, scratch file removed"
@@ -137,9 +146,12 @@ pub(crate) fn finish(
             )
         }
     };
+    // A read that finished keeps its figures in its sample, even when the cache made them
+    // partial.
+    let finished = matches!(out.stop, Stop::Done | Stop::Time) && out.bytes > 0;
     match &error {
-        None => s.sample(v.clone(), sinfo.clone())?,
-        Some(e) => s.sample_failed(e, sinfo.clone())?,
+        Some(e) if !finished => s.sample_failed(e, sinfo.clone())?,
+        _ => s.sample(v.clone(), sinfo.clone())?,
     }
     let ok = status == Status::Ok;
     let summary = Summary {
