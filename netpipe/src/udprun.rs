@@ -165,8 +165,17 @@ fn send(
         refused,
         start,
         last,
+        stopped,
     } = sent;
-    let secs = (last - start).as_secs_f64() + gap.as_secs_f64();
+    // Each datagram stands for its gap of the pace, but never past where the run stopped (-t
+    // or Ctrl-C ends a slow pace between datagrams; --bytes ends right after the last one).
+    let paced_secs = (last - start).as_secs_f64() + gap.as_secs_f64();
+    let by_bytes = end == "limit" && plan.time.is_none();
+    let secs = if by_bytes {
+        paced_secs
+    } else {
+        paced_secs.min((stopped - start).as_secs_f64())
+    };
     let mut v = Values::new();
     v.set_count("sent_bytes", bytes);
     v.set_count("datagrams_count", seq);
@@ -192,6 +201,12 @@ fn send(
         failed("the peer's port is closed (ICMP port unreachable): is a receiver running?")
     } else if end == "interrupted" && (plan.time.is_some() || plan.bytes.is_some()) {
         partial(end, "interrupted before the limit")
+    } else if seq < 2 {
+        // One datagram times nothing but the pace; the receiver reports no figure either.
+        partial(
+            end,
+            "one datagram is too little to time: give a higher --rate, a longer -t or more --bytes",
+        )
     } else {
         Ended {
             status: Status::Ok,
@@ -210,6 +225,8 @@ struct Sent {
     refused: u64,
     start: Instant,
     last: Instant,
+    /// When the loop ended (the limit, Ctrl-C).
+    stopped: Instant,
 }
 
 /// Sends datagrams of `size` bytes every `gap` (to `to`, else to the connected peer) until
@@ -264,6 +281,7 @@ fn paced(
         // up by sending at once, for up to 10 ms behind; a longer stall is not caught up.
         next = (next + gap).max(now.checked_sub(CATCH_UP).unwrap_or(now));
     };
+    let stopped = Instant::now();
     let mut e = [0u8; HEADER];
     for _ in 0..3 {
         udp::put_header(&mut e, END, seq, ctl.now_ns());
@@ -277,13 +295,21 @@ fn paced(
         refused,
         start,
         last,
+        stopped,
     })
 }
 
-/// Waits `d`: sleeps the most of it, and spins the last bit (a sleep overshoots by tens of
-/// microseconds, which at a high rate is several datagrams).
+/// The longest one pacing sleep lasts: the loop then looks at -t and at signals again (a sleep
+/// is not cut short by a signal), so that a slow --rate (one datagram per hours at
+/// `--rate 1`) still ends at -t and on Ctrl-C at once.
+const PACE_SLICE: Duration = Duration::from_millis(50);
+
+/// Waits `d`, at most [`PACE_SLICE`]: sleeps the most of it, and spins the last bit (a sleep
+/// overshoots by tens of microseconds, which at a high rate is several datagrams).
 fn pace(d: Duration) {
-    if d > Duration::from_micros(200) {
+    if d > PACE_SLICE {
+        std::thread::sleep(PACE_SLICE);
+    } else if d > Duration::from_micros(200) {
         std::thread::sleep(d - Duration::from_micros(100));
     } else {
         std::thread::yield_now();

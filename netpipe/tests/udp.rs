@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use testkit::{B_ADDR, NetPair};
 
@@ -215,4 +215,58 @@ fn the_rate_matches_iperf3_udp_at_the_same_setting() {
     // Both pace to the setting: within a tenth of each other and of 50 Mb/s.
     assert!((ours / theirs - 1.0).abs() < 0.1, "{ours} vs {theirs}");
     assert!((ours / 50e6 - 1.0).abs() < 0.1, "{ours}");
+}
+
+/// The sender's summary of `--udp --rate 1` (one datagram per 3.2 hours) with `extra`,
+/// against a receiver on loopback; `stop` may signal it. Both ends' summaries.
+fn slow_pace(extra: &[&str], stop: impl FnOnce(&Captured)) -> (ExitStatus, Value, Value) {
+    let d = tmp();
+    let recs = d.path().join("recv.jsonl");
+    let (recv, port) = udp_receiver(None, "127.0.0.1:0", &recs);
+    let to = format!("127.0.0.1:{port}");
+    let sent = d.path().join("send.jsonl");
+    let mut c = np();
+    c.args(["send", "--udp", "--connect", &to, "--rate", "1", "-o"])
+        .arg(&sent)
+        .args(extra);
+    let sender = Captured::start(&mut c);
+    stop(&sender);
+    let (st, _, err) = sender.wait_output(LIMIT);
+    let (_, _, _) = recv.wait_output(LIMIT);
+    let summary = |p: &std::path::Path| {
+        let text = std::fs::read_to_string(p).unwrap();
+        let r = records(&text);
+        r.into_iter()
+            .find(|v| v["type"] == "summary")
+            .unwrap_or_else(|| panic!("{err}"))
+    };
+    (st, summary(&sent), summary(&recs))
+}
+
+#[test]
+fn a_slow_pace_ends_at_the_time_limit_and_one_datagram_is_no_figure() {
+    // Within LIMIT: the pace used to sleep 3.2 hours before looking at -t again.
+    let (st, sent, recv) = slow_pace(&["-t", "1"], |_| {});
+    assert_eq!(st.code(), Some(1), "{sent}");
+    assert_eq!(sent["status"], "partial", "{sent}");
+    assert!(
+        sent["error"].as_str().unwrap().contains("one datagram"),
+        "{sent}"
+    );
+    // Its time is where it stopped, not the pace's 11680 s for one datagram.
+    assert!(
+        sent["values"]["duration_s"].as_f64().unwrap() < 60.0,
+        "{sent}"
+    );
+    assert_ne!(recv["status"], "ok", "both ends agree: {recv}");
+}
+
+#[test]
+fn a_slow_pace_answers_ctrl_c_at_once() {
+    let (st, sent, _) = slow_pace(&[], |s| {
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(s.signal(libc::SIGINT));
+    });
+    assert_eq!(st.code(), Some(130), "{sent}");
+    assert_eq!(sent["status"], "partial", "{sent}");
 }
