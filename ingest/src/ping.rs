@@ -294,3 +294,33 @@ fn header(line: &str) -> Option<(String, Map<String, Value>)> {
     }
     Some((host.to_string(), begin))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_of_each_ping() {
+        let size = |l: &str| header(l).and_then(|(_, b)| b.get("payload_bytes").cloned());
+        for (line, target, bytes) in [
+            ("PING h (10.0.0.2) 56(84) bytes of data.", "h", 56),
+            (
+                "PING h (10.0.0.2) from 10.0.0.1 eth0: 56(84) bytes of data.",
+                "h",
+                56,
+            ),
+            ("PING ::1 (::1) 56 data bytes", "::1", 56),
+            ("PING 10.0.0.2 (10.0.0.2): 56 data bytes", "10.0.0.2", 56),
+            ("PING localhost: 56 data bytes", "localhost", 56),
+            (
+                "PING6(104=40+8+56 bytes) ::1 --> 2001:db8::2",
+                "2001:db8::2",
+                56,
+            ),
+        ] {
+            assert_eq!(header(line).map(|h| h.0).as_deref(), Some(target), "{line}");
+            assert_eq!(size(line), Some(json!(bytes)), "{line}");
+        }
+        assert!(header("64 bytes from h").is_none());
+    }
+}
