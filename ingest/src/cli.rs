@@ -25,9 +25,12 @@ direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_byt
 named in the summary's info.warning.
   hyperfine  hyperfine --export-json: a sample per run (wall_s, its exit code), the command as \
 the row name; hyperfine's mean, median, min, max, user and system time in the summary.
-  ping       iputils ping text (with or without -D time stamps; BSD's and busybox's too): an \
-rtt_s sample per reply, a failed sample per error, ping's loss and min/avg/max/mdev in the \
-summary.
+  ping       iputils ping text (with or without -D time stamps, -O, -p; BSD's and macOS's \
+ping and ping6, busybox's too): an rtt_s sample per probe's first reply (time= in ms, us or s; \
+a time<1 ms reply has no rtt_s, its bound in info.rtt_below_s), a failed sample per error or \
+unanswered probe (a BSD error's header dump is skipped), a further reply for the same \
+icmp_seq (DUP! or not) a duplicate; ping's loss, min/avg/max/mdev and pipe in the summary. A \
+reply outside ping's own min/max is refused.
   fping      fping -C, -c and -e text: an rtt_s sample per reply, a failed sample per lost \
 probe, each host a row of its own.
 

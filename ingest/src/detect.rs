@@ -51,8 +51,10 @@ pub fn detect(input: &Input) -> Option<Format> {
     for raw in head.lines() {
         let (_, line) = crate::ping::stamp(raw.trim_end());
         if line.starts_with("PING ")
+            || line.starts_with("PING6(")
             || line.contains(" bytes from ")
             || line.ends_with(" ping statistics ---")
+            || line.ends_with(" ping6 statistics ---")
         {
             return Some(Format::Ping);
         }

@@ -1,14 +1,22 @@
-//! `ping` text (iputils, with or without `-D` time stamps; BSD's and busybox's as well): an
-//! `rtt_s` sample per reply, a failed sample per error or unanswered probe, and ping's own
-//! statistics (loss, min/avg/max/mdev) in the summary.
+//! `ping` text (iputils, with or without `-D` time stamps, `-O`, `-p`; BSD's and macOS's ping
+//! and ping6; busybox's): an `rtt_s` sample per probe answered, a failed sample per error or
+//! unanswered probe, and ping's own statistics (loss, min/avg/max/mdev) in the summary.
+//!
+//! A probe's first reply is its sample; a further reply for the same `icmp_seq`, marked
+//! `(DUP!)` or not (ping marks no duplicate of a broadcast), is counted as a duplicate. A
+//! reply printed `time<1 ms` has no `rtt_s` (only its bound is known: `info.rtt_below_s`).
+
+mod lines;
+mod summary;
 
 use crate::input::Input;
-use crate::model::{Converted, End, Kind, Out, at_unix_text, bad, scale_text};
+use crate::model::{Converted, Kind, Out, at_unix_text, bad, clip};
+use lines::{Failure as Fail, Rtt, WHAT};
+use measure::Failure;
 use measure::writer::Values;
-use measure::{Failure, Status};
 use serde_json::{Map, Value, json};
-
-const WHAT: &str = "ping output: a reply (64 bytes from ADDR: icmp_seq=N ttl=N time=X ms), an error (From ADDR icmp_seq=N ...), or ping's statistics";
+use std::collections::{HashMap, HashSet};
+use summary::Stats;
 
 /// What a `[1796173612.134843] ` prefix (`-D`) says, and the rest of the line.
 pub fn stamp(line: &str) -> (Option<String>, &str) {
@@ -21,261 +29,298 @@ pub fn stamp(line: &str) -> (Option<String>, &str) {
     (None, line)
 }
 
-/// The value after `key` up to the next space (`icmp_seq=` in `icmp_seq=3 ttl=64`).
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let i = line.find(key)?;
-    let rest = &line[i + key.len()..];
-    Some(rest.split([' ', ',']).next().unwrap_or(rest))
-}
-
 /// Milliseconds as text to seconds, rounded once.
 pub fn ms(text: &str) -> Option<f64> {
-    scale_text(text, -3).filter(|s| *s >= 0.0)
+    lines::seconds(text, -3)
 }
 
-/// ping's statistics lines, as they were read.
-#[derive(Debug, Default)]
-struct Stats {
-    sent: Option<u64>,
-    received: Option<u64>,
-    duplicates: u64,
+/// What has been read so far.
+#[derive(Default)]
+struct Reader {
+    begin: Map<String, Value>,
+    target: Option<String>,
+    begin_at: Option<String>,
+    /// The records, `None` where a timeout was replaced by its late reply.
+    records: Vec<Option<Out>>,
+    stats: Option<Stats>,
+    warnings: Vec<String>,
+    /// Replies past a probe's first.
+    dups: u64,
     errors: u64,
-    rtt: Vec<(String, f64)>,
+    /// The sequence numbers answered, failed with an error, or waiting (timeout record).
+    replied: HashSet<u64>,
+    failed: HashSet<u64>,
+    waiting: HashMap<u64, usize>,
+    highest: u64,
+    /// Inside the dump after a BSD error line.
+    dump: bool,
+    /// Each reply's line, seconds and printed precision, to check against min/max.
+    checks: Vec<(usize, f64, f64)>,
+}
+
+impl Reader {
+    /// A sequence number that wrapped (16 bits) starts a new round of them.
+    fn wrap(&mut self, seq: u64) {
+        if seq + 32768 < self.highest {
+            self.replied.clear();
+            self.failed.clear();
+            self.waiting.clear();
+            self.highest = seq;
+        }
+        self.highest = self.highest.max(seq);
+    }
+
+    fn push(&mut self, out: Out) -> usize {
+        self.records.push(Some(out));
+        self.records.len() - 1
+    }
+
+    fn reply(&mut self, n: usize, line: &str, at: Option<String>) -> Result<(), String> {
+        let r = lines::reply(line).map_err(|e| format!("{e}; got {:?}", clip(line)))?;
+        self.wrap(r.seq);
+        if let Rtt::Exact { secs, half } = r.rtt {
+            self.checks.push((n, secs, half));
+        }
+        if r.dup || !self.replied.insert(r.seq) {
+            self.dups += 1;
+            return Ok(());
+        }
+        if let Some(i) = self.waiting.remove(&r.seq) {
+            self.records[i] = None;
+        }
+        let mut info = r.info;
+        let values = match r.rtt {
+            Rtt::Exact { secs, .. } => Values::new().with("rtt_s", secs),
+            Rtt::Below(bound) => {
+                info.insert("rtt_below_s".into(), json!(bound));
+                Values::new()
+            }
+        };
+        self.push(Out::new(Kind::Sample, values, info).at(at));
+        Ok(())
+    }
+
+    fn failure(&mut self, f: Fail, at: Option<String>) {
+        let (seq, why) = match f {
+            Fail::Error { seq, why } => {
+                self.errors += 1;
+                if let Some(s) = seq {
+                    self.wrap(s);
+                    self.failed.insert(s);
+                }
+                (seq, why)
+            }
+            Fail::Timeout(s) => {
+                self.wrap(s);
+                if self.replied.contains(&s)
+                    || self.failed.contains(&s)
+                    || self.waiting.contains_key(&s)
+                {
+                    return;
+                }
+                (Some(s), "timeout".to_string())
+            }
+        };
+        let mut info = Map::new();
+        if let Some(s) = seq {
+            info.insert("icmp_seq".into(), json!(s));
+        }
+        let timeout = why == "timeout";
+        let i = self.push(Out::new(Kind::Failed(why), Values::new(), info).at(at));
+        if let (true, Some(s)) = (timeout, seq) {
+            self.waiting.insert(s, i);
+        }
+    }
+
+    /// A dump line after a BSD error: its `ICMP: ... seq 0x...` names the failed probe.
+    fn dump_line(&mut self, line: &str) {
+        let Some(seq) = lines::dump_seq(line) else {
+            return;
+        };
+        if let Some(Some(last)) = self.records.last_mut()
+            && !last.info.contains_key("icmp_seq")
+        {
+            last.info.insert("icmp_seq".into(), json!(seq));
+            self.failed.insert(seq);
+        }
+    }
+
+    /// One line outside the statistics.
+    fn line(&mut self, n: usize, line: &str, at: Option<String>) -> Result<(), String> {
+        if self.dump && lines::is_dump(line) {
+            self.dump_line(line);
+            return Ok(());
+        }
+        self.dump = false;
+        if lines::is_reply(line) {
+            return self.reply(n, line, at);
+        }
+        if let Some(f) = lines::failure(line) {
+            self.dump = matches!(&f, Fail::Error { .. });
+            self.failure(f, at);
+        } else if line.starts_with("PATTERN: 0x") {
+            self.begin.insert("pattern".into(), json!(&line[9..]));
+        } else if line.starts_with("--- ")
+            && (line.ends_with(" ping statistics ---") || line.ends_with(" ping6 statistics ---"))
+        {
+            self.stats = Some(Stats::default());
+        } else {
+            return Err(format!("expected {WHAT}; got {:?}", clip(line)));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `line` is a message ping writes to stderr, often read with its stdout.
+fn warning(line: &str) -> bool {
+    line.starts_with("ping: ") || line.starts_with("WARNING: ") || line.starts_with("Warning: ")
 }
 
 pub fn convert(input: &Input) -> Result<Converted, Failure> {
-    let mut begin = Map::new();
-    let mut target = String::from("host");
-    let mut records = Vec::new();
-    let mut stats: Option<Stats> = None;
-    let mut warnings = Vec::new();
-    let mut dups = 0u64;
-    let mut begin_at = None;
+    let mut rd = Reader::default();
     for (i, raw) in input.text.lines().enumerate() {
         let place = || input.place(i + 1);
         let (at, line) = stamp(raw.trim_end());
         if line.trim().is_empty() {
+            rd.dump = false;
             continue;
         }
-        if let Some(h) = line.strip_prefix("PING ") {
-            if !begin.is_empty() {
+        if let Some(h) = header(line) {
+            if rd.target.is_some() {
                 return Err(bad(
                     &place(),
                     "a second ping run: give each run an ingest of its own",
                 ));
             }
-            header(h, &mut begin, &mut target);
-            begin_at = at;
-            continue;
-        }
-        if let Some(st) = stats.as_mut() {
-            statistics(line, st).ok_or_else(|| bad(&place(), "expected ping's statistics (N packets transmitted, M received ... / rtt min/avg/max/mdev = ...)"))?;
-            continue;
-        }
-        if line.starts_with("--- ") && line.ends_with(" ping statistics ---") {
-            stats = Some(Stats::default());
-        } else if line.contains(" bytes from ")
-            && (line.contains("time=") || line.contains("time<"))
-        {
-            if line.contains("DUP!") {
-                dups += 1;
-                continue;
-            }
-            records.push(reply(line, at).ok_or_else(|| {
+            let (target, begin) = h;
+            rd.target = Some(target);
+            rd.begin.extend(begin);
+            rd.begin_at = at;
+        } else if warning(line) {
+            rd.warnings.push(line.to_string());
+        } else if let Some(st) = rd.stats.as_mut() {
+            summary::statistics(line, st).map_err(|e| {
                 bad(
                     &place(),
-                    format!("expected {WHAT}; got {:?}", crate::model::clip(line)),
+                    format!("expected ping's statistics (N packets transmitted, M received ... / rtt min/avg/max/mdev = ... ms); got {e}"),
                 )
-            })?);
-        } else if let Some(out) = failure(line, at) {
-            records.push(out);
-        } else if line.starts_with("ping: ")
-            || line.starts_with("WARNING: ")
-            || line.starts_with("Warning: ")
-        {
-            warnings.push(line.to_string());
+            })?;
         } else {
-            return Err(bad(
-                &place(),
-                format!("expected {WHAT}; got {:?}", crate::model::clip(line)),
-            ));
+            rd.line(i + 1, line, at).map_err(|e| bad(&place(), e))?;
         }
     }
-    if begin.is_empty() && records.is_empty() {
+    finish(input, rd)
+}
+
+/// The conversion of what was read: refused when it holds no ping output, or when a reply
+/// lies outside ping's own min/max.
+fn finish(input: &Input, rd: Reader) -> Result<Converted, Failure> {
+    let mut records: Vec<Out> = rd.records.into_iter().flatten().collect();
+    if rd.target.is_none() && records.is_empty() {
         return Err(bad(
             &input.place(1),
             format!("no PING line and no reply: expected {WHAT}"),
         ));
     }
+    if let Some(st) = &rd.stats {
+        for (n, secs, half) in &rd.checks {
+            st.fits(*secs, *half)
+                .map_err(|e| bad(&input.place(*n), e))?;
+        }
+    }
+    let target = rd.target.unwrap_or_else(|| "host".into());
     for r in &mut records {
         r.series = Some(target.clone());
     }
-    let end = summary(input, &records, stats, dups, &warnings);
+    let mut info = Map::new();
+    if !rd.warnings.is_empty() {
+        info.insert("warnings".into(), json!(rd.warnings));
+    }
+    let end = summary::summary(input, &records, rd.stats, (rd.dups, rd.errors), info);
     Ok(Converted {
         tool: "ping",
         version: "unknown".into(),
         name: format!("ping {target}"),
         prefix: "ping".into(),
-        begin,
-        begin_at,
+        begin: rd.begin,
+        begin_at: rd.begin_at,
         records,
         end,
     })
 }
 
-/// `host (addr) 56(84) bytes of data.` (iputils), `host (addr): 56 data bytes` (BSD, busybox).
-fn header(h: &str, begin: &mut Map<String, Value>, target: &mut String) {
-    let host = h.split([' ', '(']).next().unwrap_or(h);
-    *target = host.to_string();
+/// The target and begin's info of a header line: `PING host (addr) 56(84) bytes of data.`
+/// (iputils), `PING host (addr): 56 data bytes` (BSD, busybox), `PING6(56=40+8+8 bytes) ::1
+/// --> ::1` (BSD's ping6: 40 bytes of IPv6 header, 8 of ICMPv6, 8 of data).
+fn header(line: &str) -> Option<(String, Map<String, Value>)> {
+    let mut begin = Map::new();
+    if let Some(rest) = line
+        .strip_prefix("PING6(")
+        .or_else(|| line.strip_prefix("PING("))
+    {
+        let (sizes, route) = rest.split_once(" bytes) ")?;
+        let (source, dest) = route.split_once(" --> ")?;
+        let dest = dest.trim();
+        begin.insert("target".into(), json!(dest));
+        begin.insert("address".into(), json!(dest));
+        begin.insert("source_address".into(), json!(source.trim()));
+        if let Some(n) = sizes.rsplit('+').next().and_then(|n| n.parse::<u64>().ok()) {
+            begin.insert("payload_bytes".into(), json!(n));
+        }
+        return Some((dest.to_string(), begin));
+    }
+    let h = line.strip_prefix("PING ")?;
+    let host = h
+        .split([' ', '('])
+        .next()
+        .unwrap_or(h)
+        .trim_end_matches(':');
     begin.insert("target".into(), json!(host));
     if let Some(a) = h
-        .split_once('(')
+        .split_once(" (")
         .and_then(|(_, r)| r.split_once(')'))
         .map(|(a, _)| a)
     {
         begin.insert("address".into(), json!(a));
     }
-    let size = h
-        .rsplit_once(')')
-        .map_or(h, |(_, r)| r)
-        .trim_start_matches(':')
-        .trim();
-    if let Some(n) = size
-        .split([' ', '('])
-        .next()
-        .and_then(|n| n.parse::<u64>().ok())
-    {
+    let size = [" bytes of data", " data bytes"]
+        .iter()
+        .find_map(|s| h.split_once(s))
+        .and_then(|(before, _)| before.rsplit([' ', ':']).next())
+        .and_then(|w| w.split('(').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    if let Some(n) = size {
         begin.insert("payload_bytes".into(), json!(n));
     }
+    Some((host.to_string(), begin))
 }
 
-/// `64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.137 ms` (busybox: `seq=`).
-fn reply(line: &str, at: Option<String>) -> Option<Out> {
-    let bytes: u64 = line.split(' ').next()?.parse().ok()?;
-    let from = line.split_once(" bytes from ")?.1;
-    let from = from.split_once(": ").map_or(from, |(f, _)| f);
-    let seq = field(line, "icmp_seq=").or_else(|| field(line, "seq="))?;
-    let (time, below) = match field(line, "time=") {
-        Some(t) => (t, false),
-        None => (field(line, "time<")?, true),
-    };
-    let mut info = Map::new();
-    info.insert("icmp_seq".into(), json!(seq.parse::<u64>().ok()?));
-    if let Some(ttl) = field(line, "ttl=")
-        .or_else(|| field(line, "hlim="))
-        .and_then(|t| t.parse::<u64>().ok())
-    {
-        info.insert("ttl".into(), json!(ttl));
-    }
-    info.insert("bytes".into(), json!(bytes));
-    info.insert("from".into(), json!(from));
-    if below {
-        info.insert("below".into(), json!(true));
-    }
-    let values = Values::new().with("rtt_s", ms(time)?);
-    Some(Out::new(Kind::Sample, values, info).at(at))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// A probe that failed: `From ADDR icmp_seq=N Destination Host Unreachable`, BSD's
-/// `Request timeout for icmp_seq N`, iputils' `-O` `no answer yet for icmp_seq=N`.
-fn failure(line: &str, at: Option<String>) -> Option<Out> {
-    let (seq, why) = if let Some(rest) = line.strip_prefix("From ") {
-        let seq = field(rest, "icmp_seq=").or_else(|| field(rest, "seq="))?;
-        let why = rest
-            .split_once(&format!("={seq} "))
-            .map_or(rest, |(_, w)| w);
-        (seq, why.trim().to_string())
-    } else if let Some(seq) = line.strip_prefix("Request timeout for icmp_seq ") {
-        (seq.trim(), "timeout".to_string())
-    } else if let Some(seq) = line.strip_prefix("no answer yet for icmp_seq=") {
-        (seq.trim(), "timeout".to_string())
-    } else {
-        return None;
-    };
-    let mut info = Map::new();
-    info.insert("icmp_seq".into(), json!(seq.parse::<u64>().ok()?));
-    Some(Out::new(Kind::Failed(why), Values::new(), info).at(at))
-}
-
-/// One statistics line into `st`; `None` when it is none of them.
-fn statistics(line: &str, st: &mut Stats) -> Option<()> {
-    if line.contains("packets transmitted") {
-        for part in line.split(", ") {
-            let part = part.trim();
-            let n = part.split([' ', '%']).next()?.trim_start_matches('+');
-            if part.ends_with("packets transmitted") {
-                st.sent = n.parse().ok();
-            } else if part.ends_with("received") || part.ends_with("packets received") {
-                st.received = n.parse().ok();
-            } else if part.ends_with("duplicates") {
-                st.duplicates = n.parse().ok()?;
-            } else if part.ends_with("errors") {
-                st.errors = n.parse().ok()?;
-            }
+    #[test]
+    fn headers_of_each_ping() {
+        let size = |l: &str| header(l).and_then(|(_, b)| b.get("payload_bytes").cloned());
+        for (line, target, bytes) in [
+            ("PING h (10.0.0.2) 56(84) bytes of data.", "h", 56),
+            (
+                "PING h (10.0.0.2) from 10.0.0.1 eth0: 56(84) bytes of data.",
+                "h",
+                56,
+            ),
+            ("PING ::1 (::1) 56 data bytes", "::1", 56),
+            ("PING 10.0.0.2 (10.0.0.2): 56 data bytes", "10.0.0.2", 56),
+            ("PING localhost: 56 data bytes", "localhost", 56),
+            (
+                "PING6(104=40+8+56 bytes) ::1 --> 2001:db8::2",
+                "2001:db8::2",
+                56,
+            ),
+        ] {
+            assert_eq!(header(line).map(|h| h.0).as_deref(), Some(target), "{line}");
+            assert_eq!(size(line), Some(json!(bytes)), "{line}");
         }
-        return st.sent.and(st.received).map(|_| ());
+        assert!(header("64 bytes from h").is_none());
     }
-    let (names, nums) = line.split_once(" = ")?;
-    let names = names.rsplit(' ').next()?;
-    let nums = nums.split([' ', ',']).next()?;
-    for (name, n) in names.split('/').zip(nums.split('/')) {
-        st.rtt.push((name.to_string(), ms(n)?));
-    }
-    (!st.rtt.is_empty()).then_some(())
-}
-
-/// The summary from ping's statistics; without them (output cut short) a partial one from
-/// the samples read.
-fn summary(
-    input: &Input,
-    records: &[Out],
-    stats: Option<Stats>,
-    dups: u64,
-    warnings: &[String],
-) -> End {
-    let replies: Vec<f64> = records
-        .iter()
-        .filter_map(|r| r.values.0.get("rtt_s").and_then(Value::as_f64))
-        .collect();
-    let mut info = Map::new();
-    if !warnings.is_empty() {
-        info.insert("warnings".into(), json!(warnings));
-    }
-    let mut values = Values::new();
-    let Some(st) = stats.filter(|s| s.sent.is_some()) else {
-        values.set_count("received_count", replies.len() as u64);
-        if !replies.is_empty() {
-            values.set(
-                "rtt_mean_s",
-                replies.iter().sum::<f64>() / replies.len() as f64,
-            );
-        }
-        let why = format!(
-            "{}: no statistics line: the output ends early (an interrupted ping, or ping's stdout cut?)",
-            input.place(input.lines())
-        );
-        return End::not_ok(Status::Partial, why, values, info);
-    };
-    let (sent, received) = (st.sent.unwrap_or(0), st.received.unwrap_or(0));
-    values.set_count("sent_count", sent);
-    values.set_count("received_count", received);
-    values.set_count("duplicates_count", st.duplicates.max(dups));
-    values.set_count("errors_count", st.errors);
-    if sent > 0 {
-        values.set(
-            "loss_ratio",
-            (sent.saturating_sub(received)) as f64 / sent as f64,
-        );
-    }
-    for (name, v) in &st.rtt {
-        let key = match name.as_str() {
-            "avg" => "rtt_mean_s".to_string(),
-            other => format!("rtt_{other}_s"),
-        };
-        values.set(&key, *v);
-    }
-    if received == 0 || !values.0.contains_key("rtt_mean_s") {
-        return End::not_ok(Status::Failed, "no reply".into(), values, info);
-    }
-    End::ok("rtt_mean_s", values, info)
 }
