@@ -77,7 +77,11 @@ fn ask_wipefs(wipefs: &Path, dev: &Path) -> Result<Vec<String>, String> {
         .map_err(|e| format!("running {}: {e}", wipefs.display()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("wipefs failed: {}", err.trim()));
+        let said = match err.trim() {
+            "" => "it printed no reason".to_string(),
+            e => e.to_string(),
+        };
+        return Err(format!("wipefs failed ({}): {said}", out.status));
     }
     parse(&String::from_utf8_lossy(&out.stdout))
 }
@@ -140,6 +144,7 @@ mod tests {
         assert_eq!(r.found, ["an xfs file system"]);
         assert!(r.prober.starts_with("built-in list (wipefs not found"));
         // A program that is not wipefs is a failure to ask, never "nothing found".
-        assert!(ask_wipefs(Path::new("/bin/false"), &p).is_err());
+        let why = ask_wipefs(Path::new("/bin/false"), &p).expect_err("false is no wipefs");
+        assert!(why.contains("exit status: 1") && why.contains("no reason"), "{why}");
     }
 }

@@ -56,7 +56,7 @@ pub fn scan(head: &[u8], tail: &[u8], size: u64) -> Vec<String> {
     if has(head, 0, &MD_MAGIC) || has(head, 4096, &MD_MAGIC) || md_at_end(tail, size) {
         add("an md RAID member superblock");
     }
-    if has(head, 512, b"EFI PART") || has(head, 4096, b"EFI PART") {
+    if has(head, 512, b"EFI PART") || has(head, 4096, b"EFI PART") || gpt_backup(tail, size) {
         add("a GPT partition table");
     }
     if has(head, 510, &[0x55, 0xAA]) {
@@ -69,6 +69,14 @@ pub fn scan(head: &[u8], tail: &[u8], size: u64) -> Vec<String> {
         }
     }
     found
+}
+
+/// GPT's backup header, in the last logical block (512 or 4096 bytes): it remains where only
+/// the primary header at the start was wiped, and gdisk or the kernel restore the table.
+fn gpt_backup(tail: &[u8], size: u64) -> bool {
+    [512usize, 4096].iter().any(|&block| {
+        tail.len() >= block && size >= block as u64 && has(tail, tail.len() - block, b"EFI PART")
+    })
 }
 
 /// md 1.0 (8-12 KiB from the end, 4 KiB aligned) and 0.90 (the last 64 KiB-aligned 64 KiB).
@@ -126,6 +134,21 @@ mod tests {
         assert!(scan(&h, &[], 1 << 30)[0].contains("MBR"));
         h[446] = 0x13;
         assert!(scan(&h, &[], 1 << 30).is_empty());
+    }
+
+    #[test]
+    fn a_gpt_backup_header_alone_is_named() {
+        for block in [512usize, 4096] {
+            let size = 1u64 << 30;
+            let mut tail = vec![0u8; TAIL_BYTES];
+            let at = TAIL_BYTES - block;
+            tail[at..at + 8].copy_from_slice(b"EFI PART");
+            assert_eq!(
+                scan(&head(), &tail, size),
+                ["a GPT partition table"],
+                "{block}"
+            );
+        }
     }
 
     #[test]
