@@ -145,6 +145,9 @@ mod tests {
         assert!(r.prober.starts_with("built-in list (wipefs not found"));
         // A program that is not wipefs is a failure to ask, never "nothing found".
         let why = ask_wipefs(Path::new("/bin/false"), &p).expect_err("false is no wipefs");
-        assert!(why.contains("exit status: 1") && why.contains("no reason"), "{why}");
+        assert!(
+            why.contains("exit status: 1") && why.contains("no reason"),
+            "{why}"
+        );
     }
 }

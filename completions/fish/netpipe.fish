@@ -75,7 +75,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l label -d 'Envir
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bidir -d 'With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary\'s reverse_ values); the netpipe listener takes the other role on the reverse streams'
-complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]'
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender, or not netpipe\'s, ignored; -b is the datagram size [default: 1460]'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s 4 -d 'IPv4 only'
@@ -102,7 +102,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l label -d 'Envir
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bidir -d 'With --connect: both directions at once, as many streams each way (-P), one figure per direction (the summary\'s reverse_ values); the netpipe listener takes the other role on the reverse streams'
-complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]'
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l udp -d 'UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender, or not netpipe\'s, ignored; -b is the datagram size [default: 1460]'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l no-delay -d 'Disable Nagle\'s algorithm (TCP_NODELAY)'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l keep-open -d 'With --listen: serve clients until Ctrl-C, several at once, each its own session (a netpipe client\'s -P streams together); a bad or vanished client holds up no other'
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s 4 -d 'IPv4 only'

@@ -249,7 +249,7 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
             Arg::new("udp")
                 .long("udp")
                 .action(ArgAction::SetTrue)
-                .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams; -b is the datagram size [default: 1460]"),
+                .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender, or not netpipe's, ignored; -b is the datagram size [default: 1460]"),
         )
         .arg(
             Arg::new("omit")

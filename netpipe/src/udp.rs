@@ -55,6 +55,9 @@ pub struct Flow {
     pub last_ns: Option<u64>,
     /// The sender's count, from its end datagram.
     pub sent: Option<u64>,
+    /// Datagrams that are not the flow's: from another address than the sender's, or not
+    /// netpipe's (no header), ignored and counted.
+    pub strays: u64,
 }
 
 impl Flow {

@@ -345,7 +345,9 @@ fn recv(
     out: &mut Session,
 ) -> Result<(Values, Ended), Failure> {
     let connecting = matches!(plan.endpoint, Endpoint::Connect(..));
+    let began = Instant::now();
     let (f, end) = take(plan, s, ctl, connecting);
+    let wall_s = began.elapsed().as_secs_f64();
     let mut v = Values::new();
     v.set_count("received_bytes", f.bytes);
     v.set_count("datagrams_count", f.got);
@@ -354,6 +356,7 @@ fn recv(
     v.set("jitter_s", f.jitter_s);
     v.set_count("reordered_count", f.reordered);
     v.set_count("duplicate_count", f.duplicates);
+    v.set_count("stray_count", f.strays);
     let mut rate = None;
     if let (Some(a), Some(b)) = (f.first_ns, f.last_ns)
         && b > a
@@ -382,6 +385,17 @@ fn recv(
     ));
     let ended = match end {
         _ if f.got == 0 => failed("no datagram arrived"),
+        // Jitter is a smoothed mean of differences between datagrams' transit times, each at
+        // most the time the sender sent for: it cannot exceed the time this receiver ran
+        // (a second of slack for the sender's clock).
+        _ if f.jitter_s > wall_s + 1.0 => partial(
+            end,
+            &format!(
+                "jitter {} s exceeds the {wall_s:.3} s the receiver ran: the datagrams' time \
+                 stamps are forged or corrupt, so no figure of this flow is trusted",
+                f.jitter_s
+            ),
+        ),
         "eof" | "limit" => Ended {
             status: Status::Ok,
             error: None,
@@ -447,11 +461,14 @@ fn take(plan: &Plan, s: &UdpSocket, ctl: &Ctl, connecting: bool) -> (Flow, &'sta
                 continue;
             }
         };
-        // The first sender is the peer; others' datagrams are not this flow's.
-        if *from.get_or_insert(src) != src {
+        // The peer is the first address whose datagram is netpipe's (a data or end datagram
+        // with its header); anything else, before or after, is a stray: counted, ignored.
+        let parsed = udp::header(&b[..n]).filter(|(kind, _, _)| *kind == DATA || *kind == END);
+        if parsed.is_none() || *from.get_or_insert(src) != src {
+            f.strays += 1;
             continue;
         }
-        match udp::header(&b[..n]) {
+        match parsed {
             Some((DATA, seq, stamp)) => {
                 last = Instant::now();
                 f.take(seq, stamp, ctl.ns(last), n);

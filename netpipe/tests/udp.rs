@@ -270,3 +270,31 @@ fn a_slow_pace_answers_ctrl_c_at_once() {
     assert_eq!(st.code(), Some(130), "{sent}");
     assert_eq!(sent["status"], "partial", "{sent}");
 }
+
+#[test]
+fn a_stray_datagram_first_does_not_take_the_receivers_place() {
+    let d = tmp();
+    let recs = d.path().join("recv.jsonl");
+    let (recv, port) = udp_receiver(None, "127.0.0.1:0", &recs);
+    // Another program's datagrams, before the sender and from another port: not netpipe's.
+    let stray = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    for _ in 0..3 {
+        stray
+            .send_to(b"hello from elsewhere", ("127.0.0.1", port))
+            .unwrap();
+    }
+    let sent = send_udp(
+        None,
+        &format!("127.0.0.1:{port}"),
+        &["--rate", "20M", "--bytes", "146000"],
+    );
+    let (st, _, err) = recv.wait_output(LIMIT);
+    assert!(st.success(), "{err}");
+    let got = records(&std::fs::read_to_string(&recs).unwrap());
+    let sm = got.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(sm["status"], "ok", "{sm}");
+    assert_eq!(sm["values"]["received_bytes"], 146000, "{sm}");
+    assert_eq!(sm["values"]["stray_count"], 3, "{sm}");
+    let s = sent.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(s["status"], "ok", "{s}");
+}
