@@ -473,7 +473,13 @@ fn enospc_on_a_small_file_system_fails_cleanly() {
         return;
     };
     let f = m.path().join("big");
+    // Refused up front: 64 MiB do not fit in what statvfs says is free.
     let r = blkwrite(&["-s", "64M", "-b", "1M", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("bytes free"), "{}", r.stderr);
+    assert!(!f.exists(), "nothing made");
+    // With --force it tries, and ENOSPC ends it cleanly.
+    let r = blkwrite(&["--force", "-s", "64M", "-b", "1M", f.to_str().unwrap()]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     let s = r.summary();
     assert_eq!(s["status"], "failed");
