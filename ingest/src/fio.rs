@@ -225,7 +225,15 @@ fn direction(d: &Value, ops_key: &str) -> Values {
             }
         }
     }
+    // fio 2.x wrote KiB under "io_bytes" (and had neither io_kbytes nor bw_bytes); fio 3.x
+    // writes bytes there, with io_kbytes beside it.
+    let kib_named_bytes = d.get("io_kbytes").is_none() && d.get("bw_bytes").is_none();
     match d.get("io_bytes") {
+        Some(k) if kib_named_bytes => {
+            if let Some(k) = number(Some(k)).and_then(|n| n.as_u64()) {
+                v.set_count("io_bytes", k * 1024);
+            }
+        }
         Some(b) => copy(&mut v, "io_bytes", Some(b)),
         None => {
             if let Some(k) = number(d.get("io_kbytes")).and_then(|n| n.as_u64()) {

@@ -80,6 +80,8 @@ fn fio_2_reports_microseconds_and_kib() {
     assert_eq!(w.name, "fio seqwrite write");
     assert_eq!(w.value("writes_per_s"), Some(8192.0));
     assert_eq!(w.value("throughput_bytes_per_s"), Some(32768.0 * 1024.0));
+    // fio 2.x's "io_bytes" is KiB: 65536 of them, 16384 writes of 4 KiB.
+    assert_eq!(w.value("io_bytes"), Some(65536.0 * 1024.0));
     assert_eq!(w.value("latency_p99_9_s"), Some(0.00102));
     assert_eq!(w.value("latency_mean_s"), Some(0.00011537));
     assert_eq!(w.at, "2015-12-13T09:46:40.000000Z");
@@ -89,8 +91,9 @@ fn fio_2_reports_microseconds_and_kib() {
 #[test]
 fn fio_text_before_its_json_is_skipped_and_text_after_it_named() {
     let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
-    let text =
-        format!("seqwrite: Laying out IO file (1 file / 64KiB)\n{json}fio: a late message\n");
+    let text = format!(
+        "fio: terminating on signal 2\nseqwrite: Laying out IO file (1 file / 64KiB)\n{json}fio: a late message\n"
+    );
     let run = ingest_stdin(&["fio", "-"], text.as_bytes());
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.headline(), ("writes_per_s".into(), 8192.0));
