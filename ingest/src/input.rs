@@ -5,6 +5,28 @@ use measure::{Exit, Failure};
 use std::io::Read;
 use std::path::Path;
 
+/// Blanks (as spaces, so that every offset and line stays where it was) what a terminal or an
+/// editor puts before a tool's output: a UTF-8 byte order mark and terminal escape sequences
+/// (CSI `ESC [ ... final`, as a shell's `ESC [?1034h`; OSC `ESC ] ... BEL or ESC \\`; two-byte
+/// `ESC =`, `ESC >`).
+fn blank_leading_noise(b: &mut [u8]) {
+    let mut i = 0;
+    if b.starts_with(b"\xEF\xBB\xBF") {
+        i = 3;
+    }
+    while i + 1 < b.len() && b[i] == 0x1b {
+        let end = match b[i + 1] {
+            b'[' => (i + 2..b.len()).find(|&k| (0x40..=0x7e).contains(&b[k])),
+            b']' => (i + 2..b.len()).find(|&k| b[k] == 0x07 || (b[k] == b'\\' && b[k - 1] == 0x1b)),
+            b'=' | b'>' => Some(i + 1),
+            _ => None,
+        };
+        let Some(end) = end else { break };
+        i = end + 1;
+    }
+    b[..i].fill(b' ');
+}
+
 /// One source, whole.
 #[derive(Debug)]
 pub struct Input {
@@ -36,7 +58,8 @@ impl Input {
     }
 
     /// The source from its bytes (tests give them directly).
-    pub fn from_bytes(name: String, bytes: Vec<u8>) -> Result<Input, Failure> {
+    pub fn from_bytes(name: String, mut bytes: Vec<u8>) -> Result<Input, Failure> {
+        blank_leading_noise(&mut bytes);
         match String::from_utf8(bytes) {
             Ok(text) => Ok(Input { name, text }),
             Err(e) => {

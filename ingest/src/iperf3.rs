@@ -147,6 +147,18 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
             partial_values(ivs),
             Map::new(),
         ),
+        // A whole document whose end holds no summary: iperf3 stopped before writing it (a
+        // client killed between its last interval and the end), so what was read is partial.
+        (None, None, None) if end.is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty())) => {
+            End::not_ok(
+                Status::Partial,
+                "iperf3's \"end\" is empty and it names no error: the run stopped before its \
+                 summary; the intervals read are the figures"
+                    .to_string(),
+                partial_values(ivs),
+                Map::new(),
+            )
+        }
         (None, None, None) => {
             return Err(bad(
                 &input.place(input.lines()),

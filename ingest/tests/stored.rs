@@ -278,3 +278,41 @@ fn label_tags_and_name_as_everywhere() {
         assert_eq!(r.tags.get("k").map(String::as_str), Some("v"));
     }
 }
+
+#[test]
+fn iperf3_after_terminal_escapes_or_a_byte_order_mark_is_still_read() {
+    let json = std::fs::read(data("iperf3-3.1-udp.json")).expect("example");
+    let plain = ingest_stdin(&[], &json);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    for noise in [
+        &b"\x1b[?1034h"[..],
+        b"\xEF\xBB\xBF",
+        b"\x1b]0;title\x07\x1b[?1034h",
+    ] {
+        let text = [noise, &json[..]].concat();
+        for args in [&[][..], &["iperf3"]] {
+            let run = ingest_stdin(args, &text);
+            assert_eq!(run.code, 0, "{noise:?} {args:?}: {}", run.stderr);
+            assert_eq!(run.headline(), plain.headline(), "{noise:?} {args:?}");
+        }
+    }
+}
+
+#[test]
+fn iperf3_with_an_empty_end_and_no_error_is_a_partial_run() {
+    let text = std::fs::read_to_string(data("iperf3-3.1-udp.json")).expect("example");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    v["end"] = serde_json::json!({});
+    let run = ingest_stdin(&["iperf3"], v.to_string().as_bytes());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let s = run.summary();
+    assert_eq!(s.status, Some(Status::Partial));
+    assert!(
+        s.error
+            .as_deref()
+            .unwrap_or("")
+            .contains("\"end\" is empty"),
+        "{:?}",
+        s.error
+    );
+}
