@@ -41,7 +41,7 @@ pub fn convert_stream(input: &Input) -> Result<Converted, Failure> {
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = match serde_json::from_str(line) {
+        let mut v: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) if e.is_eof() && i + 1 == lines.len() => {
                 cut = Some(format!(
@@ -59,8 +59,10 @@ pub fn convert_stream(input: &Input) -> Result<Converted, Failure> {
                 ));
             }
         };
+        crate::literal::remember(line, &v);
+        // Taken out, not copied: the numbers inside keep their place, and so their texts.
+        let data = v.get_mut("data").map(Value::take).unwrap_or(Value::Null);
         let event = v.get("event").and_then(Value::as_str);
-        let data = v.get("data").cloned().unwrap_or(Value::Null);
         match event {
             Some("start") => drop(doc.insert("start".into(), data)),
             Some("interval") => intervals.push(data),

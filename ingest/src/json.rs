@@ -32,6 +32,7 @@ pub fn document(input: &Input, start: usize, what: &str) -> Result<Doc, Failure>
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
     match stream.next() {
         Some(Ok(v)) => {
+            crate::literal::remember(&text[..stream.byte_offset()], &v);
             let rest = &text[stream.byte_offset()..];
             let trailing = rest
                 .find(|c: char| !c.is_whitespace())
@@ -100,7 +101,9 @@ pub fn salvage(text: &str) -> Option<Value> {
     let (cut, open) = best?;
     let mut closed = text[..cut].to_string();
     closed.extend(open.iter().rev().map(|&c| c as char));
-    serde_json::from_str(&closed).ok()
+    let v = serde_json::from_str(&closed).ok()?;
+    crate::literal::remember(&closed, &v);
+    Some(v)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod hyperfine;
 pub mod input;
 mod iperf3;
 mod json;
+mod literal;
 pub mod model;
 mod ping;
 

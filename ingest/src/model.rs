@@ -148,7 +148,12 @@ pub fn scale_text(text: &str, exp10: i32) -> Option<f64> {
 
 /// A JSON number scaled by 10^`exp10` (milliseconds or nanoseconds to seconds).
 pub fn scaled(v: Option<&Value>, exp10: i32) -> Option<f64> {
-    scale_text(&number(v)?.to_string(), exp10)
+    let n = number(v)?;
+    // The source's own digits where its f64 prints shorter (see `literal`).
+    let text = v
+        .and_then(crate::literal::text_of)
+        .unwrap_or_else(|| n.to_string());
+    scale_text(&text, exp10)
 }
 
 /// Sets `key` to the source's number scaled by 10^`exp10`, when it is there and not negative.

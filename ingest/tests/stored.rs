@@ -316,3 +316,36 @@ fn iperf3_with_an_empty_end_and_no_error_is_a_partial_run() {
         s.error
     );
 }
+
+#[test]
+fn a_percent_or_ms_is_scaled_once_from_the_digits_the_source_wrote() {
+    // iperf3 prints doubles with 17 significant digits; their f64 prints shorter, and scaling
+    // that shorter text would round twice.
+    let text = std::fs::read_to_string(data("iperf3-3.1-udp.json")).expect("example");
+    let cpu = "3.6047458169646678";
+    let jitter = "0.020999999999999998";
+    let text = text
+        .replace(
+            "\"host_total\":\t0.8421",
+            &format!("\"host_total\":\t{cpu}"),
+        )
+        .replacen(
+            "\"jitter_ms\":\t0.021",
+            &format!("\"jitter_ms\":\t{jitter}"),
+            2,
+        );
+    assert!(
+        text.contains(cpu) && text.contains(jitter),
+        "the example's fields moved"
+    );
+    let run = ingest_stdin(&["iperf3"], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let once = |t: &str, e: i32| format!("{t}e{e}").parse::<f64>().expect("f64");
+    let s = run.summary();
+    assert_eq!(s.value("host_cpu_seconds_per_s"), Some(once(cpu, -2)));
+    assert_eq!(
+        s.value("host_cpu_seconds_per_s"),
+        Some(0.036047458169646676)
+    );
+    assert_eq!(s.value("jitter_s"), Some(once(jitter, -3)));
+}
