@@ -35,8 +35,9 @@ reply outside ping's own min/max is refused.
 probe, each host a row of its own.
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
-only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio) are computed, \
-each rounded once. tool and version are the source tool's (version unknown where its output \
+only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio, fio 2.x's KiB \
+to bytes) are computed, each rounded once from the digits the source wrote. A byte order mark \
+or terminal escapes before the output (a shell's ESC[?1034h) are skipped. tool and version are the source tool's (version unknown where its output \
 does not say), info.converted_by is ingest, and the source's own time stamps become at \
 (iperf3's start time plus each interval's end, fio's timestamp, ping -D's); where there are \
 none, at is the time of the conversion. Several series in one source (fio jobs and \
