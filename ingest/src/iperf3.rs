@@ -161,6 +161,13 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
                 Map::new(),
             )
         }
+        (None, None, None) if negative_rate(end) => {
+            return Err(bad(
+                &input.place(input.lines()),
+                "the end's bits_per_second is negative, which no transfer measures: the file is \
+                 edited or corrupt",
+            ));
+        }
         (None, None, None) => {
             return Err(bad(
                 &input.place(input.lines()),
@@ -169,6 +176,14 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
         }
     };
     Ok(conv)
+}
+
+/// Whether the end's receiver figure is there but negative.
+fn negative_rate(end: Option<&Value>) -> bool {
+    end.and_then(|e| e.get("sum_received").or_else(|| e.get("sum")))
+        .and_then(|s| s.get("bits_per_second"))
+        .and_then(Value::as_f64)
+        .is_some_and(|b| b < 0.0)
 }
 
 /// The row name, `iperf3 TCP|UDP to|from|with PEER`, as seen from the side whose output it is.

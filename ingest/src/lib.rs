@@ -16,6 +16,7 @@ mod json;
 mod literal;
 pub mod model;
 mod ping;
+mod sanity;
 
 pub use cli::command;
 use detect::Format;
@@ -88,14 +89,15 @@ pub fn convert(input: &Input, format: Option<Format>) -> Result<model::Converted
             ))
         })?,
     };
-    match format {
+    let conv = match format {
         Format::Iperf3 => iperf3::convert(input),
         Format::Iperf3Stream => iperf3::convert_stream(input),
         Format::Fio => fio::convert(input),
         Format::Hyperfine => hyperfine::convert(input),
         Format::Ping => ping::convert(input),
         Format::Fping => fping::convert(input),
-    }
+    }?;
+    Ok(sanity::checked(conv))
 }
 
 /// Runs ingest with `args` (the program name first), as the binary does.

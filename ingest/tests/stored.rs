@@ -349,3 +349,40 @@ fn a_percent_or_ms_is_scaled_once_from_the_digits_the_source_wrote() {
     );
     assert_eq!(s.value("jitter_s"), Some(once(jitter, -3)));
 }
+
+#[test]
+fn a_zero_or_negative_headline_is_no_figure() {
+    let text = std::fs::read_to_string(data("iperf3-3.1-udp.json")).expect("example");
+    for bits in ["0", "-0.0"] {
+        let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let sum = v["end"].get_mut("sum_received").or_else(|| None);
+        let target = match sum {
+            Some(s) => s,
+            None => &mut v["end"]["sum"],
+        };
+        target["bits_per_second"] = serde_json::from_str(bits).expect("number");
+        let run = ingest_stdin(&["iperf3"], v.to_string().as_bytes());
+        assert_eq!(run.code, 1, "{bits}: {}", run.stderr);
+        let s = run.summary();
+        assert_eq!(s.status, Some(Status::Failed), "{bits}");
+        assert!(s.headline.is_none(), "{bits}");
+        assert!(
+            s.error
+                .as_deref()
+                .unwrap_or("")
+                .contains("throughput_bits_per_s"),
+            "{bits}: {:?}",
+            s.error
+        );
+    }
+}
+
+#[test]
+fn a_negative_rate_is_refused_naming_it() {
+    let text = std::fs::read_to_string(data("iperf3-3.1-udp.json")).expect("example");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    v["end"]["sum"]["bits_per_second"] = serde_json::json!(-5);
+    let run = ingest_stdin(&["iperf3"], v.to_string().as_bytes());
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("negative"), "{}", run.stderr);
+}
