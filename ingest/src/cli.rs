@@ -23,8 +23,12 @@ direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_byt
 (bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
 (latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped; text after it is \
 named in the summary's info.warning.
-  hyperfine  hyperfine --export-json: a sample per run (wall_s, its exit code), the command as \
-the row name; hyperfine's mean, median, min, max, user and system time in the summary.
+  hyperfine  hyperfine --export-json: each command a run of its own, named by the command \
+(hyperfine's --command-name; a parameter the name does not show is added, as in \
+build (compiler = gcc)): a sample per timed run (wall_s, its exit code) and a summary with \
+hyperfine's mean, median, stddev, min, max, user and system time, the headline \
+wall_median_s. A repeated command is a row of its own (sleep 1 #2) and a command without \
+times gives a summary without samples, each with a warning (info.warnings and stderr).
   ping       iputils ping text (with or without -D time stamps; BSD's and busybox's too): an \
 rtt_s sample per reply, a failed sample per error, ping's loss and min/avg/max/mdev in the \
 summary.

@@ -1,5 +1,6 @@
 //! Writing a conversion through the session: the source tool's envelope, the source's times
-//! as `at`, a row name per series, `info.converted_by` on every line.
+//! as `at`, a row name per series, `info.converted_by` on every line, and a run of its own
+//! (begin, records, summary) for each part the converter closes with `Kind::Ends`.
 
 use crate::input::Input;
 use crate::model::{Converted, End, Kind, Out};

@@ -116,7 +116,7 @@ fn hyperfine_commands_are_rows_of_their_own() {
     let run = ingest(&["--name", "sleeps", &data("hyperfine-1.11.json")]);
     let samples = run.of(Kind::Sample);
     assert_eq!(samples[0].name, "sleeps sleep 0.1");
-    assert_eq!(run.summary().name, "sleeps");
+    assert_eq!(run.summary().name, "sleeps sleep 0.2");
 }
 
 #[test]
