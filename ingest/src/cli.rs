@@ -32,8 +32,12 @@ times gives a summary without samples, each with a warning (info.warnings and st
   ping       iputils ping text (with or without -D time stamps; BSD's and busybox's too): an \
 rtt_s sample per reply, a failed sample per error, ping's loss and min/avg/max/mdev in the \
 summary.
-  fping      fping -C, -c and -e text: an rtt_s sample per reply, a failed sample per lost \
-probe, each host a row of its own.
+  fping      fping -C, -c and -e text: each host a run of its own (row ping HOST): an rtt_s \
+sample per reply, a failed sample per lost probe (from the counts of -c -q too), and a \
+summary with its sent and received counts, loss_ratio and fping's min/avg/max as printed \
+(with -C, the exact mean of the printed times). The outputs of several fping runs one \
+after the other stay several runs (info.fping_run), where a host's lines start over. A \
+host without a reply fails its run, and ingest exits 1 as fping does.
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
 only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio) are computed, \
