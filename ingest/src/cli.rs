@@ -23,16 +23,24 @@ direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_byt
 (bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
 (latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped; text after it is \
 named in the summary's info.warning.
-  hyperfine  hyperfine --export-json: a sample per run (wall_s, its exit code), the command as \
-the row name; hyperfine's mean, median, min, max, user and system time in the summary.
+  hyperfine  hyperfine --export-json: each command a run of its own, named by the command \
+(hyperfine's --command-name; a parameter the name does not show is added, as in \
+build (compiler = gcc)): a sample per timed run (wall_s, its exit code) and a summary with \
+hyperfine's mean, median, stddev, min, max, user and system time, the headline \
+wall_median_s. A repeated command is a row of its own (sleep 1 #2) and a command without \
+times gives a summary without samples, each with a warning (info.warnings and stderr).
   ping       iputils ping text (with or without -D time stamps, -O, -p; BSD's and macOS's \
 ping and ping6, busybox's too): an rtt_s sample per probe's first reply (time= in ms, us or s; \
 a time<1 ms reply has no rtt_s, its bound in info.rtt_below_s), a failed sample per error or \
 unanswered probe (a BSD error's header dump is skipped), a further reply for the same \
 icmp_seq (DUP! or not) a duplicate; ping's loss, min/avg/max/mdev and pipe in the summary. A \
 reply outside ping's own min/max is refused.
-  fping      fping -C, -c and -e text: an rtt_s sample per reply, a failed sample per lost \
-probe, each host a row of its own.
+  fping      fping -C, -c and -e text: each host a run of its own (row ping HOST): an rtt_s \
+sample per reply, a failed sample per lost probe (from the counts of -c -q too), and a \
+summary with its sent and received counts, loss_ratio and fping's min/avg/max as printed \
+(with -C, the exact mean of the printed times). The outputs of several fping runs one \
+after the other stay several runs (info.fping_run), where a host's lines start over. A \
+host without a reply fails its run, and ingest exits 1 as fping does.
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
 only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio, fio 2.x's KiB \

@@ -13,6 +13,12 @@ pub enum Kind {
     /// A sample that failed (a lost probe): no values, the reason.
     Failed(String),
     Interval,
+    /// The summary that closes a run: the records since the previous `Ends` (or the start)
+    /// and this summary are one run, with a run id and a begin of their own, named by this
+    /// record's series. A source with several measurements (hyperfine's commands, fping's
+    /// hosts) closes each with one; when the records end with an `Ends`, [`Converted::end`]
+    /// is not written and only says how ingest exits.
+    Ends(Box<End>),
 }
 
 /// One record to write besides begin and the summary.
@@ -51,7 +57,7 @@ impl Out {
 }
 
 /// The end of a conversion: the summary, and how ingest exits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct End {
     pub status: Status,
     pub error: Option<String>,
@@ -61,6 +67,9 @@ pub struct End {
     pub at: Option<String>,
     /// Ok; 1 when the source measured a failure or ends early (said on stderr as well).
     pub exit: Exit,
+    /// What the source holds that is read with a doubt (a command without times): added to
+    /// the summary's `info.warnings` and said on stderr.
+    pub warnings: Vec<String>,
 }
 
 impl End {
@@ -74,6 +83,7 @@ impl End {
             info,
             at: None,
             exit: Exit::Ok,
+            warnings: Vec::new(),
         }
     }
 
@@ -87,6 +97,7 @@ impl End {
             info,
             at: None,
             exit: Exit::MeasuredFailure,
+            warnings: Vec::new(),
         }
     }
 }

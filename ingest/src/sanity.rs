@@ -1,11 +1,11 @@
 //! A converted run passes as ok only with a figure: a headline that is missing (the source's
 //! was negative, so it was left out) or zero (nothing moved, nothing ran) is no measurement,
-//! and the run is failed with the reason, as the measuring tools end such a run.
+//! and the run is partial with the reason, never a figure in the matrix.
 
 use crate::model::Converted;
 use measure::{Exit, Status};
 
-/// `c`, with an ok end that carries no figure above zero turned into a failed one.
+/// `c`, with an ok end that carries no figure above zero turned into a partial one.
 pub fn checked(mut c: Converted) -> Converted {
     let end = &mut c.end;
     if end.status != Status::Ok {
@@ -22,7 +22,7 @@ pub fn checked(mut c: Converted) -> Converted {
             "it has no {key} (a negative or missing figure is not carried over): no figure to show"
         ),
     };
-    end.status = Status::Failed;
+    end.status = Status::Partial;
     end.error = Some(format!("{} output {why}", c.tool));
     end.headline = None;
     end.exit = Exit::MeasuredFailure;

@@ -189,6 +189,13 @@ impl Session {
         self.rep.begin(info).map_err(output_failure)
     }
 
+    /// Starts another run after this one's summary ([`Reporter::next_run`]): a fresh run id,
+    /// and begin to write again.
+    pub fn next_run(&mut self) {
+        self.rep.next_run();
+        self.begun = false;
+    }
+
     /// Whether begin has been written.
     pub fn begun(&self) -> bool {
         self.begun

@@ -133,6 +133,15 @@ impl Reporter {
         self.at = at;
     }
 
+    /// Starts another run after this one's summary: a fresh run id, the sequence numbers
+    /// from 0, no summary yet. A converter whose source holds several measurements (the
+    /// commands of one hyperfine export) writes each as a run of its own.
+    pub fn next_run(&mut self) {
+        self.env.run = crate::writer::new_run_id();
+        self.seqs = [0; 4];
+        self.summary = None;
+    }
+
     /// Whether the summary has been written.
     pub fn summary_written(&self) -> bool {
         self.summary.is_some()
@@ -419,6 +428,34 @@ mod tests {
             recs.iter()
                 .all(|r| r.run == recs[0].run && r.run.len() == 12)
         );
+    }
+
+    #[test]
+    fn next_run_has_its_own_id_seqs_and_summary() {
+        let buf = Shared::default();
+        let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));
+        let ok = || Summary {
+            status: Status::Ok,
+            error: None,
+            headline: Some("x_s".into()),
+            values: Values::new().with("x_s", 1.0),
+            info: Map::new(),
+        };
+        rep.begin(Map::new()).unwrap();
+        rep.sample(Values::new().with("x_s", 1.0), Map::new())
+            .unwrap();
+        rep.summary(ok()).unwrap();
+        rep.next_run();
+        assert!(!rep.summary_written());
+        rep.begin(Map::new()).unwrap();
+        rep.sample(Values::new().with("x_s", 2.0), Map::new())
+            .unwrap();
+        rep.summary(ok()).unwrap();
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let recs: Vec<Record> = text.lines().map(|l| parse_line(l).unwrap()).collect();
+        assert_eq!(recs.len(), 6);
+        assert_ne!(recs[0].run, recs[3].run);
+        assert!(recs[3..].iter().all(|r| r.run == recs[3].run && r.seq == 0));
     }
 
     #[test]

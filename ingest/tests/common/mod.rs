@@ -103,5 +103,36 @@ pub fn converted(run: &Run, tool: &str) {
             Some("ingest")
         );
     }
-    assert!(run.records.iter().all(|r| r.run == run.records[0].run));
+    // One run, or several one after the other (a hyperfine command, an fping host each):
+    // every run a begin first, its summary last, no run id twice.
+    let mut seen: Vec<&str> = Vec::new();
+    for r in &run.records {
+        if seen.last() != Some(&r.run.as_str()) {
+            assert_eq!(r.kind, measure::Kind::Begin, "a run starts with begin");
+            assert!(!seen.contains(&r.run.as_str()), "run {} split", r.run);
+            seen.push(&r.run);
+        }
+    }
+    for (i, r) in run.records.iter().enumerate() {
+        let next = run.records.get(i + 1).map(|n| n.run.as_str());
+        if next != Some(r.run.as_str()) {
+            assert_eq!(
+                r.kind,
+                measure::Kind::Summary,
+                "a run ends with its summary"
+            );
+        }
+    }
+}
+
+/// The records of each run, in order.
+pub fn runs(run: &Run) -> Vec<Vec<&Record>> {
+    let mut out: Vec<Vec<&Record>> = Vec::new();
+    for r in &run.records {
+        match out.last_mut() {
+            Some(last) if last[0].run == r.run => last.push(r),
+            _ => out.push(vec![r]),
+        }
+    }
+    out
 }
