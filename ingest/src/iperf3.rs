@@ -149,33 +149,32 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
             partial_values(ivs),
             Map::new(),
         ),
-        // A whole document whose end holds no summary: iperf3 stopped before writing it (a
-        // client killed between its last interval and the end), so what was read is partial.
-        (None, None, None) if end.is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty())) => {
-            End::not_ok(
-                Status::Partial,
-                "iperf3's \"end\" is empty and it names no error: the run stopped before its \
-                 summary; the intervals read are the figures"
-                    .to_string(),
-                partial_values(ivs),
-                Map::new(),
-            )
-        }
-        (None, None, None) if negative_rate(end) => {
-            return Err(bad(
-                &input.place(input.lines()),
-                "the end's bits_per_second is negative, which no transfer measures: the file is \
-                 edited or corrupt",
-            ));
-        }
-        (None, None, None) => {
-            return Err(bad(
-                &input.place(input.lines()),
-                "expected iperf3 -J output with an \"end\" object holding \"sum_received\" (or \"sum\")",
-            ));
-        }
+        (None, None, None) => no_summary(input, end, ivs)?,
     };
     Ok(conv)
+}
+
+/// A whole document without the end's figure: partial when iperf3 stopped before writing its
+/// summary (an empty end: a client killed between its last interval and the end), refused
+/// when the figure is negative or the end is not iperf3's.
+fn no_summary(input: &Input, end: Option<&Value>, ivs: &[Value]) -> Result<End, Failure> {
+    if end.is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty())) {
+        return Ok(End::not_ok(
+            Status::Partial,
+            "iperf3's \"end\" is empty and it names no error: the run stopped before its \
+             summary; the intervals read are the figures"
+                .to_string(),
+            partial_values(ivs),
+            Map::new(),
+        ));
+    }
+    let why = if negative_rate(end) {
+        "the end's bits_per_second is negative, which no transfer measures: the file is \
+         edited or corrupt"
+    } else {
+        "expected iperf3 -J output with an \"end\" object holding \"sum_received\" (or \"sum\")"
+    };
+    Err(bad(&input.place(input.lines()), why))
 }
 
 /// Whether the end's receiver figure is there but negative.

@@ -2,11 +2,16 @@
 //! was negative, so it was left out) or zero (nothing moved, nothing ran) is no measurement,
 //! and the run is partial with the reason, never a figure in the matrix.
 
-use crate::model::Converted;
+use crate::model::{Converted, Kind};
 use measure::{Exit, Status};
 
 /// `c`, with an ok end that carries no figure above zero turned into a partial one.
 pub fn checked(mut c: Converted) -> Converted {
+    // Runs closed by their own summaries (hyperfine commands, fping hosts) carry their figures
+    // there; `end` then only sets the exit.
+    if c.records.iter().any(|r| matches!(r.kind, Kind::Ends(_))) {
+        return c;
+    }
     let end = &mut c.end;
     if end.status != Status::Ok {
         return c;

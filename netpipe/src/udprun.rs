@@ -158,24 +158,14 @@ fn send(
         Ok(x) => x,
         Err(e) => return Ok((Values::new(), failed(&format!("sending: {e}")))),
     };
+    let secs = sent.seconds(gap, plan.time.is_some());
     let Sent {
         end,
         seq,
         bytes,
         refused,
-        start,
-        last,
-        stopped,
+        ..
     } = sent;
-    // Each datagram stands for its gap of the pace, but never past where the run stopped (-t
-    // or Ctrl-C ends a slow pace between datagrams; --bytes ends right after the last one).
-    let paced_secs = (last - start).as_secs_f64() + gap.as_secs_f64();
-    let by_bytes = end == "limit" && plan.time.is_none();
-    let secs = if by_bytes {
-        paced_secs
-    } else {
-        paced_secs.min((stopped - start).as_secs_f64())
-    };
     let mut v = Values::new();
     v.set_count("sent_bytes", bytes);
     v.set_count("datagrams_count", seq);
@@ -227,6 +217,20 @@ struct Sent {
     last: Instant,
     /// When the loop ended (the limit, Ctrl-C).
     stopped: Instant,
+}
+
+impl Sent {
+    /// The send's seconds: each datagram stands for its `gap` of the pace, but never past
+    /// where the run stopped (-t or Ctrl-C ends a slow pace between datagrams; --bytes ends
+    /// right after the last one).
+    fn seconds(&self, gap: Duration, timed: bool) -> f64 {
+        let paced = (self.last - self.start).as_secs_f64() + gap.as_secs_f64();
+        if self.end == "limit" && !timed {
+            paced
+        } else {
+            paced.min((self.stopped - self.start).as_secs_f64())
+        }
+    }
 }
 
 /// Sends datagrams of `size` bytes every `gap` (to `to`, else to the connected peer) until
