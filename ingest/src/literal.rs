@@ -27,13 +27,7 @@ fn tokens(text: &str) -> Vec<&str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
+            b'"' => i = crate::json::closing_quote(b, i) + 1,
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
