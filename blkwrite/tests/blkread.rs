@@ -406,10 +406,10 @@ fn a_terminal_gets_a_summary_to_read_and_no_json() {
 }
 
 #[test]
-fn sigterm_and_sighup_end_like_ctrl_c_and_remove_the_scratch_file() {
+fn sigterm_sighup_and_a_sent_sigpipe_end_like_ctrl_c_and_remove_the_scratch_file() {
     let d = tmp();
     let f = d.path().join("scratch");
-    for sig in ["TERM", "HUP"] {
+    for sig in ["TERM", "HUP", "PIPE"] {
         let mut cmd = Command::new(blkread_bin());
         cmd.args(["--create", "16M", "--random", "-t", "20s", "-i", "100ms"])
             .arg(&f);

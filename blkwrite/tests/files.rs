@@ -554,10 +554,10 @@ fn ctrl_c_at_depth(depth: &str) {
 }
 
 #[test]
-fn sighup_and_sigterm_write_the_summary_and_remove_the_file() {
+fn sighup_sigterm_and_a_sent_sigpipe_write_the_summary_and_remove_the_file() {
     let d = tmp();
     let f = d.path().join("c");
-    for sig in ["HUP", "TERM"] {
+    for sig in ["HUP", "TERM", "PIPE"] {
         let mut cmd = Command::new(bin());
         cmd.args(["--dsync", "-s", "4G", "-b", "4k", "--time", "20s"])
             .arg(&f);

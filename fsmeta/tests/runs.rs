@@ -175,12 +175,12 @@ fn interrupt(dir: &str, out: &std::path::Path, sig: i32) -> (Option<i32>, Vec<se
 }
 
 #[test]
-fn ctrl_c_sigterm_and_sighup_mid_run_write_the_summary_and_remove_the_directory() {
+fn ctrl_c_sigterm_sighup_and_a_sent_sigpipe_mid_run_write_the_summary_and_remove_the_directory() {
     let d = TempDir::with_content("fsmeta-int");
     let before = listing(&d.0);
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("fsmeta-int-{}.jsonl", std::process::id()));
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE] {
         let (code, recs) = interrupt(d.path(), &out, sig);
         assert_eq!(code, Some(130), "signal {sig}");
         let s = recs
