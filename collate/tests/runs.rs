@@ -128,6 +128,10 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     let csv = stdout(&run(&["-f", "csv"], &input));
     assert!(csv.contains("\nmake,a,s,6,1.0025,1,1.005,6\n"), "{csv}");
     assert!(csv.contains("\ntar,a,s,6,2.0025,2,2.005,4\n"), "{csv}");
+    // Column b, whose one run failed, is in no matrix, but the tidy CSV has its cell: n 0, no
+    // value, its 3 values left out.
+    assert!(csv.contains("\nmake,b,s,0,,,,3\n"), "{csv}");
+    assert_eq!(csv.lines().filter(|l| l.contains(",b,")).count(), 1, "{csv}");
 }
 
 #[test]

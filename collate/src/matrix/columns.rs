@@ -9,9 +9,12 @@ use crate::collect::Collector;
 use crate::dims::Dim;
 use measure::Failure;
 
-/// The shown columns, and `pos[id]`: where collected column `id` shows, if it does.
+/// The shown columns, and `pos[id]`: where collected column `id` shows, if it does. The
+/// columns whose every run was left out (`unfinished`) follow the shown ones in `pos`: they
+/// show in no matrix, but the tidy CSV gives their cells a line each.
 pub(super) struct Chosen {
     pub columns: Vec<Column>,
+    pub unfinished: Vec<Column>,
     pub pos: Vec<Option<usize>>,
 }
 
@@ -43,6 +46,7 @@ pub(super) fn choose(
     let all: Vec<Column> = (0..c.cols.list.len())
         .map(|id| column(&c.spec.cols, &c.col_vals[id], label_depth))
         .collect();
+    let mut unfinished = Vec::new();
     let map: Vec<usize> = match names {
         None => {
             // In order of the first value that counts: an old failed attempt moves nothing.
@@ -55,15 +59,27 @@ pub(super) fn choose(
             }
             let mut ids: Vec<usize> = (0..all.len()).filter(|&id| first[id].is_some()).collect();
             ids.sort_by_key(|&id| first[id]);
+            let held: Vec<bool> = (0..all.len())
+                .map(|id| c.series.iter().zip(keep).any(|(s, k)| *k && s.col as usize == id))
+                .collect();
+            unfinished = (0..all.len())
+                .filter(|&id| first[id].is_none() && held[id])
+                .collect();
             ids
         }
         Some(names) => named(&all, names)?,
     };
     let pos = (0..all.len())
-        .map(|id| map.iter().position(|&m| m == id))
+        .map(|id| {
+            let after = || unfinished.iter().position(|&u| u == id).map(|k| map.len() + k);
+            map.iter().position(|&m| m == id).or_else(after)
+        })
         .collect();
-    let columns = map.iter().map(|&id| all[id].clone()).collect();
-    Ok(Chosen { columns, pos })
+    Ok(Chosen {
+        columns: map.iter().map(|&id| all[id].clone()).collect(),
+        unfinished: unfinished.iter().map(|&id| all[id].clone()).collect(),
+        pos,
+    })
 }
 
 /// The collected columns that `--columns` names, in its order.

@@ -52,7 +52,12 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     };
     let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref(), &inc)?;
     let columns = chosen.columns;
-    let mut rows = rows::rows(c, &keep, &chosen.pos, columns.len(), o)?;
+    let all = columns.len() + chosen.unfinished.len();
+    let mut rows = rows::rows(c, &keep, &chosen.pos, all, o)?;
+    for r in &mut rows {
+        r.unfinished = r.left_out.split_off(columns.len());
+        r.cells.truncate(columns.len());
+    }
     titles::set_titles(&mut rows, spec.rows.contains(&Dim::Metric));
     let base_of = match &o.baseline {
         None => None,
@@ -78,6 +83,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     Ok(Table {
         overall,
         columns,
+        unfinished: chosen.unfinished,
         level_keys: columns::level_keys(&spec.cols, label_depth),
         rows,
         notes,

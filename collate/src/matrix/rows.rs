@@ -126,6 +126,7 @@ pub(super) fn rows(
                 },
                 cells,
                 left_out,
+                unfinished: Vec::new(),
             },
         ));
     }

@@ -189,6 +189,8 @@ pub struct Row {
     pub cells: Vec<Option<Cell>>,
     /// What each cell left out (also where the cell itself is missing for it).
     pub left_out: Vec<LeftOut>,
+    /// What was left out of each of the table's `unfinished` columns.
+    pub unfinished: Vec<LeftOut>,
 }
 
 /// One column.
@@ -206,6 +208,8 @@ pub struct Column {
 #[derive(Clone, Debug)]
 pub struct Table {
     pub columns: Vec<Column>,
+    /// Columns whose every run was left out (unfinished): in no matrix, but in the tidy CSV.
+    pub unfinished: Vec<Column>,
     /// Names of the header levels (`label.1`...).
     pub level_keys: Vec<String>,
     pub rows: Vec<Row>,
@@ -280,10 +284,12 @@ impl Table {
                     .iter()
                     .map(|r| r.left_out.get(j).cloned().unwrap_or_default())
                     .collect(),
+                unfinished: Vec::new(),
             })
             .collect();
         Table {
             columns,
+            unfinished: Vec::new(),
             level_keys: vec!["row".into()],
             rows,
             notes: self.notes,

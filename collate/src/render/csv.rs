@@ -1,6 +1,6 @@
 //! The CSV format: a tidy table for spreadsheets and data frames, one line per cell with a
 //! header line, every number in base units and parseable as a float (empty where there is
-//! none); with `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
+//! none), and a line (n 0) for each cell of a column whose every run was left out; with `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
 
 use crate::matrix::{Cell, Delta, Row, Table};
 
@@ -45,12 +45,13 @@ fn opt(v: Option<f64>) -> String {
 /// (`label`, or `label_1`, `label_2`... down to the deepest label's, when it has levels) and
 /// every other column key. A column with a shallower label has its missing levels empty.
 fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
+    let columns: Vec<&crate::matrix::Column> = t.columns.iter().chain(&t.unfinished).collect();
     let levels = t
         .level_keys
         .iter()
         .filter(|k| k.starts_with("label."))
         .count();
-    let keys: Vec<String> = if t.columns.is_empty() {
+    let keys: Vec<String> = if columns.is_empty() {
         Vec::new()
     } else {
         t.level_keys
@@ -61,8 +62,7 @@ fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
             })
             .collect()
     };
-    let vals = t
-        .columns
+    let vals = columns
         .iter()
         .map(|c| {
             keys.iter()
@@ -106,6 +106,22 @@ pub(super) fn csv(t: &Table) -> String {
             f.extend(cell_fields(c.as_ref(), excluded));
             if baseline {
                 f.extend(compare_fields(r, c.as_ref()));
+            }
+            out.push_str(&f.join(","));
+            out.push('\n');
+        }
+        // A column whose every run was left out: a line per cell that left values out, so a
+        // spreadsheet learns that the environment ran.
+        for (k, l) in r.unfinished.iter().enumerate() {
+            if l.values == 0 {
+                continue;
+            }
+            let mut f = vec![csv_field(&r.name)];
+            f.extend(col_vals[t.columns.len() + k].iter().map(|v| csv_field(v)));
+            f.push(r.suffix.trim_start_matches('_').to_string());
+            f.extend(cell_fields(None, l.values));
+            if baseline {
+                f.extend(compare_fields(r, None));
             }
             out.push_str(&f.join(","));
             out.push('\n');
