@@ -131,7 +131,11 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     // Column b, whose one run failed, is in no matrix, but the tidy CSV has its cell: n 0, no
     // value, its 3 values left out.
     assert!(csv.contains("\nmake,b,s,0,,,,3\n"), "{csv}");
-    assert_eq!(csv.lines().filter(|l| l.contains(",b,")).count(), 1, "{csv}");
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",b,")).count(),
+        1,
+        "{csv}"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! confidence interval, how many runs it pools and whether they disagree (Kruskal-Wallis).
 
 use super::include::Include;
-use super::table::{Cell, LeftOut, RunsDiffer};
+use super::table::{Cell, LeftOut, RunsDiffer, Slot};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::kruskal::kruskal_wallis;
 use crate::stats;
@@ -41,7 +41,7 @@ impl CellRuns {
 /// A cell's statistic over the values of the runs that count, with the confidence interval
 /// where the statistic is a quantile and there are enough values; `None` for a cell with no
 /// value that counts.
-pub(super) fn cell(cr: CellRuns, o: &Options, inc: &Include<'_>) -> (Option<Cell>, LeftOut) {
+pub(super) fn cell(cr: CellRuns, o: &Options, inc: &Include<'_>) -> (Slot, LeftOut) {
     let left_out = LeftOut {
         values: cr.left_out.iter().map(|(_, n)| n).sum(),
         runs: cr
@@ -53,7 +53,7 @@ pub(super) fn cell(cr: CellRuns, o: &Options, inc: &Include<'_>) -> (Option<Cell
             })
             .collect(),
     };
-    (stat_cell(cr.runs, o, inc), left_out)
+    (stat_cell(cr.runs, o, inc).map(Box::new), left_out)
 }
 
 fn stat_cell(mut runs: Vec<(u32, Vec<f64>)>, o: &Options, inc: &Include<'_>) -> Option<Cell> {

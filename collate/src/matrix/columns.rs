@@ -60,7 +60,12 @@ pub(super) fn choose(
             let mut ids: Vec<usize> = (0..all.len()).filter(|&id| first[id].is_some()).collect();
             ids.sort_by_key(|&id| first[id]);
             let held: Vec<bool> = (0..all.len())
-                .map(|id| c.series.iter().zip(keep).any(|(s, k)| *k && s.col as usize == id))
+                .map(|id| {
+                    c.series
+                        .iter()
+                        .zip(keep)
+                        .any(|(s, k)| *k && s.col as usize == id)
+                })
                 .collect();
             unfinished = (0..all.len())
                 .filter(|&id| first[id].is_none() && held[id])
@@ -71,7 +76,12 @@ pub(super) fn choose(
     };
     let pos = (0..all.len())
         .map(|id| {
-            let after = || unfinished.iter().position(|&u| u == id).map(|k| map.len() + k);
+            let after = || {
+                unfinished
+                    .iter()
+                    .position(|&u| u == id)
+                    .map(|k| map.len() + k)
+            };
             map.iter().position(|&m| m == id).or_else(after)
         })
         .collect();

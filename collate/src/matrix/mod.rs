@@ -15,7 +15,7 @@ pub mod titles;
 
 pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals, run_marks};
 pub use table::LeftOut;
-pub use table::{Better, Cell, Column, Delta, Overall, Row, RunsDiffer, Table, Verdict};
+pub use table::{Better, Cell, Column, Delta, Overall, Row, RunsDiffer, Slot, Table, Verdict};
 pub use titles::visible;
 
 use crate::collect::Collector;

@@ -4,7 +4,7 @@
 use super::Options;
 use super::cells::{self, CellRuns};
 use super::include::Include;
-use super::table::{Better, Cell, LeftOut, Row};
+use super::table::{Better, LeftOut, Row, Slot};
 use crate::collect::{Collector, MetricChoice, SEP};
 use measure::units::choose_scale;
 use measure::{Exit, Failure};
@@ -94,7 +94,7 @@ pub(super) fn rows(
         let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
             continue;
         };
-        let (cells, left_out): (Vec<Option<Cell>>, Vec<LeftOut>) = g
+        let (cells, left_out): (Vec<Slot>, Vec<LeftOut>) = g
             .values
             .into_iter()
             .map(|v| cells::cell(v, o, &inc))

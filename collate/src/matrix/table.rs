@@ -22,6 +22,10 @@ pub enum Delta {
 }
 
 /// One cell: the statistic of the values that fell in it.
+/// A cell of a row, or none: boxed, so that a sparse matrix of many columns holds a
+/// pointer, not a whole cell, for each empty one.
+pub type Slot = Option<Box<Cell>>;
+
 #[derive(Clone, Debug)]
 pub struct Cell {
     pub n: usize,
@@ -186,7 +190,7 @@ pub struct Row {
     pub better: Better,
     /// `samples`, or `summaries` when no sample in the row carries its metric.
     pub source: &'static str,
-    pub cells: Vec<Option<Cell>>,
+    pub cells: Vec<Slot>,
     /// What each cell left out (also where the cell itself is missing for it).
     pub left_out: Vec<LeftOut>,
     /// What was left out of each of the table's `unfinished` columns.
@@ -257,7 +261,7 @@ impl Table {
             })
             .collect();
         // The cells move into their new rows: the old rows keep nothing.
-        let mut old_cells: Vec<Vec<Option<Cell>>> = self
+        let mut old_cells: Vec<Vec<Slot>> = self
             .rows
             .iter_mut()
             .map(|r| std::mem::take(&mut r.cells))

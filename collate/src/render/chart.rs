@@ -9,6 +9,8 @@ use crate::matrix::{Better, Cell, Delta, Row, Table, Verdict, visible};
 
 /// The chart's width, in pixels.
 pub const WIDTH: f64 = 760.0;
+/// Up to this many columns a chart draws every one, a missing value as "- (no value)".
+const ALL_DRAWN: usize = 24;
 /// Room for the cell's text after the longest bar.
 const VALUE_W: f64 = 190.0;
 /// A bar's height and the gap between bars.
@@ -91,10 +93,13 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
     ));
     legend(&mut o, t, y);
     y += 12.0;
-    let names: Vec<Vec<String>> = t
-        .columns
+    // A chart of many columns draws the cells that have a value, and says how many not.
+    let drawn: Vec<usize> = (0..t.columns.len())
+        .filter(|&j| t.columns.len() <= ALL_DRAWN || r.cells[j].is_some())
+        .collect();
+    let names: Vec<Vec<String>> = drawn
         .iter()
-        .map(|c| wrap(&visible(&c.key), 28))
+        .map(|&j| wrap(&visible(&t.columns[j].key), 28))
         .collect();
     let widest = names
         .iter()
@@ -112,8 +117,9 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
         .fold(0.0f64, f64::max);
     let max = if max > 0.0 { max } else { 1.0 };
     let x_of = |v: f64| label_w + (v.max(0.0) / max).min(1.0) * plot_w;
-    for (j, c) in r.cells.iter().enumerate() {
-        let lines = &names[j];
+    for (k, &j) in drawn.iter().enumerate() {
+        let c = &r.cells[j];
+        let lines = &names[k];
         let h = BAR_H.max(LINE * lines.len() as f64);
         let top = y + BAR_GAP;
         text_lines(
@@ -132,6 +138,14 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
             Some(c) => bar(&mut o, c, r.better, top, &x_of),
         }
         y = top + h;
+    }
+    let empty = t.columns.len() - drawn.len();
+    if empty > 0 {
+        y += LINE + 4.0;
+        o.push_str(&format!(
+            "<text x=\"8\" y=\"{y:.1}\" fill=\"#999\">{empty} of the {} columns have no value in this row (not drawn)</text>\n",
+            t.columns.len()
+        ));
     }
     (o, y + 14.0)
 }

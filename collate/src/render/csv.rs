@@ -103,9 +103,9 @@ pub(super) fn csv(t: &Table) -> String {
             let mut f = vec![csv_field(&r.name)];
             f.extend(col_vals[j].iter().map(|v| csv_field(v)));
             f.push(r.suffix.trim_start_matches('_').to_string());
-            f.extend(cell_fields(c.as_ref(), excluded));
+            f.extend(cell_fields(c.as_deref(), excluded));
             if baseline {
-                f.extend(compare_fields(r, c.as_ref()));
+                f.extend(compare_fields(r, c.as_deref()));
             }
             out.push_str(&f.join(","));
             out.push('\n');

@@ -31,14 +31,49 @@ fn class(c: &Cell, better: Better) -> String {
 /// of `rows` (the matrix as built).
 pub(super) fn html(t: &Table, rows: &Table) -> String {
     let mut o = String::new();
-    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix report</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down, td.better, td.worse { font-weight: bold; }\ntd.better { color: #1b5e20; background: #e8f5e9; }\ntd.worse { color: #b71c1c; background: #ffebee; }\ntd.baseline { background: #f0f0f0; }\ntr.overall th, tr.overall td { border-top: 2px solid #333; }\nsvg.chart { display: block; margin: 1em 0; }\n.unit, .legend { fill: #444; }\n</style>\n</head>\n<body>\n<table>\n<thead>\n");
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix report</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down, td.better, td.worse { font-weight: bold; }\ntd.better { color: #1b5e20; background: #e8f5e9; }\ntd.worse { color: #b71c1c; background: #ffebee; }\ntd.baseline { background: #f0f0f0; }\ntr.overall th, tr.overall td { border-top: 2px solid #333; }\nsvg.chart { display: block; margin: 1em 0; }\n.unit, .legend { fill: #444; }\n</style>\n</head>\n<body>\n");
+    let n = t.columns.len();
+    if n <= PAGE {
+        matrix(&mut o, t, 0, n);
+    } else {
+        // A wide matrix in pages of PAGE columns, each with the rows that have a value in
+        // them: every page stays a table a person can read.
+        for lo in (0..n).step_by(PAGE) {
+            let hi = (lo + PAGE).min(n);
+            o.push_str(&format!(
+                "<h2 id=\"columns-{}\">Columns {}&ndash;{hi} of {n}</h2>\n<p>Rows without a value in these columns are left out of this page.</p>\n",
+                lo + 1,
+                lo + 1
+            ));
+            matrix(&mut o, t, lo, hi);
+        }
+    }
+    for n in &t.notes {
+        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
+    }
+    o.push_str("<h2>Charts</h2>\n");
+    for r in &rows.rows {
+        o.push_str(&chart::inline(rows, r));
+    }
+    o.push_str("</body>\n</html>\n");
+    o
+}
+
+/// The most columns one table of the report shows; a wider matrix is paged.
+pub const PAGE: usize = 24;
+
+/// The table head and body for columns `lo..hi`: every row when they are all the columns,
+/// else the rows with a value among them (and the overall line).
+fn matrix(o: &mut String, t: &Table, lo: usize, hi: usize) {
+    let all = lo == 0 && hi == t.columns.len();
+    o.push_str("<table>\n<thead>\n");
     let depth = t.depth();
     for level in 0..depth {
         o.push_str("<tr>");
         if level == 0 {
             o.push_str(&format!("<th rowspan=\"{depth}\"></th>"));
         }
-        for (text, _, span) in t.spans(level) {
+        for (text, _, span) in clip(t.spans(level), lo, hi) {
             if span > 1 {
                 o.push_str(&format!(
                     "<th colspan=\"{span}\" scope=\"colgroup\">{}</th>",
@@ -52,6 +87,10 @@ pub(super) fn html(t: &Table, rows: &Table) -> String {
     }
     o.push_str("</thead>\n<tbody>\n");
     for r in &t.rows {
+        let shown = all || r.title == OVERALL || r.cells[lo..hi].iter().any(Option::is_some);
+        if !shown {
+            continue;
+        }
         let tr = if r.title == OVERALL {
             "<tr class=\"overall\">"
         } else {
@@ -61,7 +100,7 @@ pub(super) fn html(t: &Table, rows: &Table) -> String {
             "{tr}<th scope=\"row\">{}</th>",
             html_escape(&r.title)
         ));
-        for c in &r.cells {
+        for c in &r.cells[lo..hi] {
             match c {
                 None => o.push_str(&format!("<td class=\"missing\">{MISSING}</td>")),
                 Some(c) => {
@@ -77,13 +116,15 @@ pub(super) fn html(t: &Table, rows: &Table) -> String {
         o.push_str("</tr>\n");
     }
     o.push_str("</tbody>\n</table>\n");
-    for n in &t.notes {
-        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
-    }
-    o.push_str("<h2>Charts</h2>\n");
-    for r in &rows.rows {
-        o.push_str(&chart::inline(rows, r));
-    }
-    o.push_str("</body>\n</html>\n");
-    o
+}
+
+/// Header spans (text, first column, span) cut to the columns `lo..hi`.
+fn clip(spans: Vec<(String, usize, usize)>, lo: usize, hi: usize) -> Vec<(String, usize, usize)> {
+    spans
+        .into_iter()
+        .filter_map(|(text, first, span)| {
+            let (a, b) = (first.max(lo), (first + span).min(hi));
+            (a < b).then(|| (text, a, b - a))
+        })
+        .collect()
 }

@@ -1,7 +1,7 @@
 //! The JSON format: the matrix with every figure in base units, each cell's comparison and
 //! runs, the notes and the overall line, for programs.
 
-use crate::matrix::{Cell, Delta, Table};
+use crate::matrix::{Cell, Delta, Row, Table};
 use serde_json::{Value, json};
 
 fn num(v: f64) -> Value {
@@ -22,29 +22,6 @@ pub(super) fn json_doc(t: &Table) -> String {
         .iter()
         .map(|c| json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims)}))
         .collect();
-    let rows: Vec<Value> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let cells: Vec<Value> = r
-                .cells
-                .iter()
-                .map(|c| c.as_ref().map_or(Value::Null, cell_json))
-                .collect();
-            json!({
-                "title": r.title,
-                "dims": dims_obj(&r.dims),
-                "metrics": r.metrics,
-                "unit_suffix": r.suffix,
-                "display_unit": r.scale.unit,
-                "display_factor": num(r.scale.factor),
-                "source": r.source,
-                "better": r.better.word(),
-                "cells": cells,
-                "excluded": r.left_out.iter().map(|l| l.values).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
     let doc = json!({
         "stat": t.stat,
         "confidence": crate::matrix::CONFIDENCE,
@@ -53,7 +30,7 @@ pub(super) fn json_doc(t: &Table) -> String {
         "transposed": t.transposed,
         "levels": t.level_keys,
         "columns": columns,
-        "rows": rows,
+        "rows": [],
         "notes": t.notes,
         "overall": t.overall.iter().map(|o| o.as_ref().map_or(Value::Null, |o| json!({
             "geomean": num(o.geomean),
@@ -62,9 +39,54 @@ pub(super) fn json_doc(t: &Table) -> String {
             "rows": o.rows, "better": o.better, "worse": o.worse, "same": o.same,
         }))).collect::<Vec<_>>(),
     });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    // The rows are written one at a time into the place the empty list holds (each row's
+    // tree lives only while it is written): a matrix of many columns is never one tree.
+    let Some((head, tail)) = s.split_once(ROWS_SLOT) else {
+        return s + "\n";
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(head);
+    out.push_str("\n  \"rows\": [");
+    for (i, r) in t.rows.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        let text = serde_json::to_string_pretty(&row_json(r)).unwrap_or_default();
+        for (k, line) in text.lines().enumerate() {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+    }
+    out.push_str(if t.rows.is_empty() { "]," } else { "\n  ]," });
+    out.push_str(tail);
+    out.push('\n');
+    out
+}
+
+/// The line the empty rows list takes in the pretty document, at the top level.
+const ROWS_SLOT: &str = "\n  \"rows\": [],";
+
+/// One row: its dimensions, unit and cells.
+fn row_json(r: &Row) -> Value {
+    let cells: Vec<Value> = r
+        .cells
+        .iter()
+        .map(|c| c.as_deref().map_or(Value::Null, cell_json))
+        .collect();
+    json!({
+        "title": r.title,
+        "dims": dims_obj(&r.dims),
+        "metrics": r.metrics,
+        "unit_suffix": r.suffix,
+        "display_unit": r.scale.unit,
+        "display_factor": num(r.scale.factor),
+        "source": r.source,
+        "better": r.better.word(),
+        "cells": cells,
+        "excluded": r.left_out.iter().map(|l| l.values).collect::<Vec<_>>(),
+    })
 }
 
 /// One cell: n, value and CI in base units, its runs, its comparison with the baseline.

@@ -8,7 +8,8 @@ mod json;
 
 pub use csv::csv_field;
 
-use crate::matrix::{Cell, Table};
+use crate::matrix::{Cell, Slot, Table};
+use std::borrow::Cow;
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,20 +44,22 @@ impl Format {
 /// Renders the table in `f`, its matrix `transpose`d where asked (the HTML report's charts
 /// stay one per row; CSV and SVG have no transposed form).
 pub fn render(t: &Table, f: Format, transpose: bool) -> String {
-    let swapped = |t: &Table| {
+    // The table is copied only to be transposed or to get its overall line: a large matrix
+    // is held once.
+    let swapped = || {
         if transpose {
-            t.clone().transpose()
+            Cow::Owned(t.clone().transpose())
         } else {
-            t.clone()
+            Cow::Borrowed(t)
         }
     };
     match f {
-        Format::Text => text(&with_overall(swapped(t))),
-        Format::Dokuwiki => dokuwiki(&with_overall(swapped(t))),
-        Format::Markdown => markdown(&with_overall(swapped(t))),
-        Format::Html => html::html(&with_overall(swapped(t)), t),
+        Format::Text => text(&with_overall(swapped())),
+        Format::Dokuwiki => dokuwiki(&with_overall(swapped())),
+        Format::Markdown => markdown(&with_overall(swapped())),
+        Format::Html => html::html(&with_overall(swapped()), t),
         Format::Csv => csv::csv(t),
-        Format::Json => json::json_doc(&swapped(t)),
+        Format::Json => json::json_doc(&swapped()),
         Format::Svg => chart::document(t),
     }
 }
@@ -74,10 +77,11 @@ pub fn overall_text(o: &crate::matrix::Overall) -> String {
 pub const OVERALL: &str = "overall (ratio, above 1 is better)";
 
 /// `t` with its overall line (`--baseline`) as a last row, or, transposed, as a note.
-fn with_overall(mut t: Table) -> Table {
+fn with_overall(t: Cow<'_, Table>) -> Cow<'_, Table> {
     if t.overall.iter().all(Option::is_none) {
         return t;
     }
+    let mut t = t.into_owned();
     if t.transposed {
         let parts: Vec<String> = t
             .rows
@@ -89,15 +93,18 @@ fn with_overall(mut t: Table) -> Table {
             })
             .collect();
         t.notes.push(format!("{OVERALL}: {}.", parts.join("; ")));
-        return t;
+        return Cow::Owned(t);
     }
     let cells = t
         .overall
         .iter()
-        .map(|o| o.as_ref().map(|o| Cell::text_only(overall_text(o))))
+        .map(|o| {
+            o.as_ref()
+                .map(|o| Box::new(Cell::text_only(overall_text(o))))
+        })
         .collect();
     let Some(mut row) = t.rows.first().cloned() else {
-        return t;
+        return Cow::Owned(t);
     };
     row.title = OVERALL.to_string();
     row.name = OVERALL.to_string();
@@ -105,7 +112,7 @@ fn with_overall(mut t: Table) -> Table {
     row.better = crate::matrix::Better::Unknown;
     row.left_out = Vec::new();
     t.rows.push(row);
-    t
+    Cow::Owned(t)
 }
 
 /// What a missing cell shows in the human formats (never 0).
@@ -115,7 +122,7 @@ fn width(s: &str) -> usize {
     s.chars().count()
 }
 
-fn cell_text(c: &Option<Cell>) -> &str {
+fn cell_text(c: &Slot) -> &str {
     c.as_ref().map(|c| c.text.as_str()).unwrap_or(MISSING)
 }
 
