@@ -2,6 +2,10 @@ complete -c benchmatrix -l label -d 'environment label, levels separated by / (d
 complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which runs ./benchmatrix --serve' -r -f -a "(__fish_print_hostnames)"
 complete -c benchmatrix -l port -d 'first of the two TCP ports of --serve and --peer (default 5301)' -r
 complete -c benchmatrix -l serve-time -d 'with --serve: stop after DUR, e.g. 10m (default: serve until stopped)' -r
+complete -c benchmatrix -l token -d 'with --serve: serve only clients that give TOKEN (default: a random one, printed); with --peer: the token the peer\'s --serve printed (1 to 16 characters, no spaces; default: $BENCHMATRIX_TOKEN)' -r
+complete -c benchmatrix -l bind -d 'with --serve: listen on this address only (default: all addresses)' -r
+complete -c benchmatrix -l session-time -d 'with --serve: end a client\'s session after DUR (default 10m)' -r
+complete -c benchmatrix -l session-bytes -d 'with --serve: end a client\'s session after SIZE bytes (default 1T)' -r
 complete -c benchmatrix -l net-time -d 'length of each network transfer (default 1s)' -r
 complete -c benchmatrix -l dir -d 'where to write the block file and the metadata step\'s files, each in a scratch directory made there and removed after (default: the current directory)' -r -f -a "(__fish_complete_directories)"
 complete -c benchmatrix -l disk-size -d 'size of the block file (default 256M)' -r
@@ -17,6 +21,6 @@ csv\t''
 json\t''
 svg\t''"
 complete -c benchmatrix -l baseline -d 'compare every column with this label\'s (passed to collate)' -r
-complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses) until Ctrl-C, SIGTERM or --serve-time; runs no step'
+complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM or --serve-time; runs no step'
 complete -c benchmatrix -l no-matrix -d 'do not print the matrix'
 complete -c benchmatrix -s h -l help -d 'print this help'

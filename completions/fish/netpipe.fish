@@ -56,6 +56,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l bytes -d 'Move 
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l token -d 'A listener takes only netpipe clients that give this TOKEN (1 to 16 characters; others are refused, logged on stderr and counted as refused_count); a client gives it in its hello. Default: the NETPIPE_TOKEN environment variable, which ps does not show' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand send" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r
@@ -89,6 +90,7 @@ complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l bytes -d 'Move 
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s t -l time -d 'Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s i -l interval -d 'Write an interval record this often, e.g. 1 or 500ms (default: none)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s P -l parallel -d 'Streams: a connecting side opens N; a listener takes N per session (default: 1 to connect; a listener takes all that join)' -r
+complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l token -d 'A listener takes only netpipe clients that give this TOKEN (1 to 16 characters; others are refused, logged on stderr and counted as refused_count); a client gives it in its hello. Default: the NETPIPE_TOKEN environment variable, which ps does not show' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s O -l omit -d 'Leave the first DURATION (TCP slow start) out of the result, e.g. 2' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -l window -d 'Socket send and receive buffers, e.g. 4M (default: the kernel\'s autotuning)' -r
 complete -c netpipe -n "__fish_netpipe_using_subcommand recv" -s C -l congestion -d 'TCP congestion control, e.g. cubic or bbr (see /proc/sys/net/ipv4/tcp_available_congestion_control)' -r

@@ -16,7 +16,7 @@
 use crate::ctl::Ctl;
 use crate::sock;
 use crate::wire::MAGIC;
-pub use crate::wire::{HELLO_LEN, Hello, MARK_LEN, mark, read_mark};
+pub use crate::wire::{HELLO_LEN, Hello, KEY_LEN, MARK_LEN, is_deny, mark, read_mark};
 use rustix::net::{RecvFlags, recv};
 use socket2::Socket;
 use std::io;
@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 /// (the thread greets); `Some(peer)`, the listener has done the hellos' exchange on the idle
 /// direction and `peer` is what the peer said (`None`: a plain peer).
 pub type Pre = Option<Option<Hello>>;
+
+/// What a client says when a listener refused its token (or its lack of one).
+pub const REFUSED: &str = "the listener refused this client: it takes only netpipe clients that give its token (the same --token, or NETPIPE_TOKEN)";
 
 /// How long a sender waits for the receiver's hello before it takes the peer for a plain
 /// one: a quarter second, more on a long path.
@@ -69,8 +72,17 @@ pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option
         match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::WAITALL) {
             Ok((n, _)) => {
                 let got = &b[..n];
+                if is_deny(got) {
+                    return Err(io::Error::other(REFUSED));
+                }
                 let prefix = n.min(12);
                 let hello_prefix = [&MAGIC[..], b"HELO"].concat();
+                let deny_prefix = [&MAGIC[..], b"DENY"].concat();
+                if n < 12 && got == &deny_prefix[..n] {
+                    // Part of a refusal, or of a hello: wait for the rest.
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
                 if n == 0 || got[..prefix] != hello_prefix[..prefix] {
                     return Ok(None);
                 }
@@ -122,11 +134,20 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
             Ok((n, _)) => have += n,
         }
     }
+    if is_deny(&got[..have]) {
+        return Err(REFUSED.into());
+    }
     match Hello::decode(&got[..have]).filter(|h| h.role == b'R') {
         Some(h) => {
             ctl.hellos.fetch_add(1, Ordering::AcqRel);
+            if h.wants_token && me.key == [0; KEY_LEN] {
+                return Err("the listener takes only clients that give its token: give the same --token (or NETPIPE_TOKEN) as it was given".into());
+            }
             if !ctl.speak_first && !write_within(s, &me.encode(), wait) {
                 return Err("the receiver took the connection but not our hello".into());
+            }
+            if h.wants_token && !ctl.speak_first {
+                admitted(s, wait, ctl)?;
             }
             Ok(Some(h))
         }
@@ -139,6 +160,35 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
             measure::units::format_seconds(wait.as_secs_f64())
         )),
         None => Ok(None),
+    }
+}
+
+/// A sender's wait for a token-checking listener's answer to its hello: `OK  ` or `DENY`.
+fn admitted(s: &Socket, wait: Duration, ctl: &Ctl) -> Result<(), String> {
+    let started = Instant::now();
+    let mut b = [0u8; MARK_LEN];
+    let mut have = 0;
+    // Bounded by `wait` and Ctrl-C; each pass waits a tick at most.
+    while have < MARK_LEN && !ctl.stop.load(Ordering::Relaxed) {
+        let left = wait.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        if !sock::poll_in(s, left.min(sock::TICK)).unwrap_or(false) {
+            continue;
+        }
+        match recv(s, &mut b[have..], RecvFlags::empty()) {
+            Ok((0, _)) | Err(_) => break,
+            Ok((n, _)) => have += n,
+        }
+    }
+    match read_mark(b"OK  ", &b[..have]) {
+        Some(_) => Ok(()),
+        None if is_deny(&b[..have]) => Err(REFUSED.into()),
+        None => Err(
+            "the listener took our hello but did not say whether it admits us (its --token check)"
+                .into(),
+        ),
     }
 }
 
@@ -257,6 +307,8 @@ mod tests {
             token: 0x0102_0304_0506_0708,
             bytes: u64::MAX,
             time_ns: 2_000_000_000,
+            wants_token: true,
+            key: *b"0123456789abcdef",
         };
         assert_eq!(Hello::decode(&h.encode()), Some(h));
         assert!(Hello::decode(&[0u8; HELLO_LEN]).is_none());
@@ -265,6 +317,7 @@ mod tests {
         assert_eq!(read_mark(b"END ", &m), Some((10_485_760, 1)));
         assert_eq!(read_mark(b"GOT ", &m), None);
         assert_eq!(read_mark(b"END ", &m[..31]), None);
+        assert!(is_deny(&mark(b"DENY", 0, 0)) && !is_deny(&m));
         assert_ne!(token(), 0);
     }
 }

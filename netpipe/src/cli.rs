@@ -252,6 +252,12 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender, or not netpipe's, ignored; -b is the datagram size [default: 1460]"),
         )
         .arg(
+            Arg::new("token")
+                .long("token")
+                .value_name("TOKEN")
+                .help("A listener takes only netpipe clients that give this TOKEN (1 to 16 characters; others are refused, logged on stderr and counted as refused_count); a client gives it in its hello. Default: the NETPIPE_TOKEN environment variable, which ps does not show"),
+        )
+        .arg(
             Arg::new("omit")
                 .long("omit")
                 .short('O')

@@ -105,6 +105,8 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         udp,
         rate: m.try_get_one::<f64>("rate").ok().flatten().copied(),
         bidir: m.get_flag("bidir"),
+        // UDP listeners take no token (--token is refused with --udp, the variable ignored).
+        token: if udp { None } else { token(m)? },
     };
     let name = default_name(&plan);
     Ok((plan, name))
@@ -129,6 +131,29 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
     }
 }
 
+/// `--token`, else the NETPIPE_TOKEN environment variable (which no `ps` shows): 1 to 16
+/// printable characters without spaces.
+fn token(m: &ArgMatches) -> Result<Option<[u8; crate::wire::KEY_LEN]>, Failure> {
+    let (t, from) = match m.get_one::<String>("token") {
+        Some(t) => (t.clone(), "--token"),
+        None => match std::env::var("NETPIPE_TOKEN") {
+            Ok(t) if !t.is_empty() => (t, "NETPIPE_TOKEN"),
+            _ => return Ok(None),
+        },
+    };
+    let fits =
+        (1..=crate::wire::KEY_LEN).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_graphic());
+    if !fits {
+        return Err(Failure::usage(format!(
+            "{from}: give 1 to {} printable characters without spaces, e.g. the output of `od -An -N8 -tx8 /dev/urandom | tr -d ' '`",
+            crate::wire::KEY_LEN
+        )));
+    }
+    let mut key = [0u8; crate::wire::KEY_LEN];
+    key[..t.len()].copy_from_slice(t.as_bytes());
+    Ok(Some(key))
+}
+
 /// The flags that mean nothing for UDP are refused with it, by name.
 fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
     for (id, flag) in [
@@ -140,6 +165,7 @@ fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
         ("interval", "-i/--interval"),
         ("no-delay", "--no-delay"),
         ("bidir", "--bidir"),
+        ("token", "--token"),
     ] {
         let given = m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
         if given {

@@ -65,6 +65,9 @@ pub struct Plan {
     /// Both directions at once (`--bidir`): a connecting side also opens as many streams
     /// in the other role.
     pub bidir: bool,
+    /// `--token` (or NETPIPE_TOKEN), zero-padded: a listener takes only netpipe clients
+    /// whose hello carries it; a client puts it in its hello.
+    pub token: Option<[u8; crate::wire::KEY_LEN]>,
 }
 
 /// How a sender hands its buffer to the kernel.
@@ -109,6 +112,7 @@ impl Plan {
             "protocol": if self.udp { "udp" } else { "tcp" },
             "rate_bits_per_s": self.rate,
             "bidir": self.bidir,
+            "token_required": matches!(self.endpoint, Endpoint::Listen(..)).then_some(self.token.is_some()),
             "discard": if self.role == Role::Recv && !self.udp { Some("recv MSG_TRUNC") } else { None },
             "wake_mark": if self.role == Role::Recv && !self.udp { Some("SO_RCVLOWAT: 1 ms of data at the recent rate, at most 2 MiB and a quarter of the receive buffer, raised after the first byte") } else { None },
         }))
@@ -128,6 +132,10 @@ impl Plan {
             random: false,
             ..self.clone()
         }
+    }
+
+    pub fn listens(&self) -> bool {
+        matches!(self.endpoint, Endpoint::Listen(..))
     }
 
     pub fn run_for(&self) -> Option<Duration> {

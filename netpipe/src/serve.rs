@@ -41,6 +41,8 @@ struct Serving {
     rev_started: bool,
     /// Since when some session has been running, and the CPU time then.
     busy: Option<(Instant, Cpu)>,
+    /// Connections refused for want of the --token.
+    refused: u64,
 }
 
 /// Serves sessions on a listener until the one session (or, with --keep-open, Ctrl-C) ends.
@@ -54,6 +56,7 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
         me_rev: greeting(&plan.reversed(), plan.parallel.unwrap_or(0)),
         rev_started: false,
         busy: None,
+        refused: 0,
     };
     // Bounded by Ctrl-C and, without --keep-open, by one session; each pass waits a tick at
     // most.
@@ -74,6 +77,7 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
         }
         sv.route(plan, out)?;
         let wait = sv.tick_and_finish(plan, out, t)?;
+        t.refused = sv.refused;
         let idle = sv.running.is_empty() && sv.pending.is_empty();
         if idle && (t.interrupted || (!plan.keep_open && sv.started > 0)) {
             return Ok(());
@@ -152,6 +156,20 @@ impl Serving {
         let token = h.map(|h| h.token);
         let own = if plan.role == Role::Send { b'S' } else { b'R' };
         let rev = h.is_some_and(|h| h.role == own);
+        if let Some(key) = plan.token {
+            if h.is_none_or(|h| h.key != key) {
+                self.refuse(p, h.is_some());
+                return Ok(());
+            }
+            if plan.role == Role::Recv && !rev {
+                // The sender waits for this before its first byte (agree::admitted).
+                let _ = agree::write_within(
+                    &p.sock,
+                    &agree::mark(b"OK  ", 0, 0),
+                    Duration::from_secs(1),
+                );
+            }
+        }
         if rev && plan.role == Role::Send {
             // A reverse sender spoke first and waits for a receiver's hello.
             let _ = agree::write_within(&p.sock, &self.me_rev.encode(), Duration::from_secs(1));
@@ -184,6 +202,30 @@ impl Serving {
         r.add(&sp, p.sock, p.peer, Some(h))?;
         self.running.push(r);
         Ok(())
+    }
+
+    /// Closes a connection without the --token, saying `DENY` to it, and logs it: every one
+    /// of the first ten, then at each power of two, so that a flood cannot fill the log.
+    fn refuse(&mut self, p: Pending, netpipe: bool) {
+        let _ = agree::write_within(
+            &p.sock,
+            &agree::mark(b"DENY", 0, 0),
+            Duration::from_millis(100),
+        );
+        let _ = p.sock.shutdown(std::net::Shutdown::Both);
+        self.refused += 1;
+        let n = self.refused;
+        if n <= 10 || n.is_power_of_two() {
+            let why = if netpipe {
+                "a netpipe client without this listener's token"
+            } else {
+                "not a netpipe client (no hello), and this listener takes only those with its token"
+            };
+            crate::human::say(&format!(
+                "refused a connection from {}: {why} (refused so far: {n})",
+                addr::show(&p.peer)
+            ));
+        }
     }
 
     /// Watches the running sessions and writes the samples of those that have ended;

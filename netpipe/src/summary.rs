@@ -30,9 +30,17 @@ pub struct Tally {
     /// Ctrl-C came while streams were moving data (not between sessions).
     pub cut: bool,
     pub omit_short: bool,
+    /// Connections a listener refused for want of its --token.
+    pub refused: u64,
     /// The other direction's sessions (--bidir), counted apart.
     pub rev: Option<Box<Tally>>,
 }
+
+/// The least measured transfer whose rate is a figure: one shorter than MIN_TIMED_S or
+/// smaller than MIN_TIMED_BYTES (a few initial TCP windows on Ethernet) times the handshake,
+/// the wake-ups and the clock, not the link, and its summary is partial.
+pub const MIN_TIMED_S: f64 = 0.001;
+pub const MIN_TIMED_BYTES: u64 = 64 << 10;
 
 /// Why a run that ended without an error measured no byte.
 fn nothing_moved(plan: &Plan, t: &Tally) -> String {
@@ -129,6 +137,19 @@ fn verdict_one(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
             Exit::MeasuredFailure,
         );
     }
+    if t.measured_s < MIN_TIMED_S || t.measured_bytes < MIN_TIMED_BYTES {
+        // The bytes moved as asked (exit 0, as nc's), but no rate is measured in so little.
+        return (
+            Status::Partial,
+            Some(format!(
+                "{} bytes in {}: too little to time as a rate (one of 64 KiB and {} or more is; give --time or a larger --bytes)",
+                t.measured_bytes,
+                measure::units::format_seconds(t.measured_s),
+                measure::units::format_seconds(MIN_TIMED_S)
+            )),
+            Exit::Ok,
+        );
+    }
     (Status::Ok, None, Exit::Ok)
 }
 
@@ -160,6 +181,9 @@ pub fn write_summary(
     v.set_count("stream_count", t.streams);
     v.set_count("failed_stream_count", t.failed_streams);
     v.set_count("session_count", t.sessions);
+    if plan.listens() && plan.token.is_some() {
+        v.set_count("refused_count", t.refused);
+    }
     if plan.role == Role::Send && t.streams > 0 {
         v.set_count("retransmits_count", t.retrans);
         if t.rtt_n > 0 {

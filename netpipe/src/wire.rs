@@ -1,5 +1,6 @@
 //! The netpipe/1 messages on the wire (see `agree` for how they are used): the 64-byte hello
-//! each side says of its session, and the 32-byte marks that end a stream and answer it.
+//! each side says of its session, and the 32-byte marks that end a stream and answer it, or
+//! answer a hello (`OK  `, `DENY`: a listener's --token check).
 
 pub const HELLO_LEN: usize = 64;
 pub const MARK_LEN: usize = 32;
@@ -19,7 +20,14 @@ pub struct Hello {
     /// --bytes (`u64::MAX`: none) and --time in nanoseconds (0: none).
     pub bytes: u64,
     pub time_ns: u64,
+    /// A listener's: it takes only clients whose hello carries its --token.
+    pub wants_token: bool,
+    /// A client's --token (zero-padded; all zeros: none). A listener never sends its own.
+    pub key: [u8; KEY_LEN],
 }
+
+/// The longest --token: it travels in the hello's last 16 bytes.
+pub const KEY_LEN: usize = 16;
 
 impl Hello {
     pub fn encode(&self) -> [u8; HELLO_LEN] {
@@ -27,11 +35,13 @@ impl Hello {
         b[..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(b"HELO");
         b[12] = self.role;
+        b[13] = u8::from(self.wants_token);
         b[14..16].copy_from_slice(&self.streams.to_be_bytes());
         b[16..18].copy_from_slice(&self.index.to_be_bytes());
         b[24..32].copy_from_slice(&self.token.to_be_bytes());
         b[32..40].copy_from_slice(&self.bytes.to_be_bytes());
         b[40..48].copy_from_slice(&self.time_ns.to_be_bytes());
+        b[48..64].copy_from_slice(&self.key);
         b
     }
 
@@ -48,6 +58,8 @@ impl Hello {
             token: u64_at(24),
             bytes: u64_at(32),
             time_ns: u64_at(40),
+            wants_token: b[13] & 1 != 0,
+            key: b[48..64].try_into().unwrap_or([0; KEY_LEN]),
         })
     }
 
@@ -66,6 +78,11 @@ pub fn mark(tag: &[u8; 4], n: u64, flag: u32) -> [u8; MARK_LEN] {
     b[12..16].copy_from_slice(&flag.to_be_bytes());
     b[16..24].copy_from_slice(&n.to_be_bytes());
     b
+}
+
+/// Whether `b` begins with a listener's refusal (a `DENY` mark).
+pub fn is_deny(b: &[u8]) -> bool {
+    b.len() >= 12 && &b[..8] == MAGIC && &b[8..12] == b"DENY"
 }
 
 /// The count and flag of a mark with `tag`, if `b` is exactly one.

@@ -227,6 +227,24 @@ fn zero_bytes_agree_and_fail_the_measurement() {
 }
 
 #[test]
+fn one_byte_moves_and_is_partial_on_both_sides() {
+    // One byte is delivered (exit 0, as nc's), but a rate over a microsecond is no figure:
+    // both summaries are partial and say why, so the matrix leaves the run out.
+    let (lc, lr, cc, cr) = pair("recv", &[], "send", &["--bytes", "1"]);
+    assert_eq!((lc, cc), (0, 0));
+    for (side, recs) in [("receiver", &lr), ("sender", &cr)] {
+        let s = summary(recs);
+        assert_eq!(s["status"], "partial", "{side}: {s}");
+        let e = s["error"].as_str().unwrap();
+        assert!(
+            e.starts_with("1 bytes in ") && e.contains("too little to time"),
+            "{side}: {e}"
+        );
+    }
+    assert_eq!(summary(&lr)["values"]["received_bytes"].as_u64(), Some(1));
+}
+
+#[test]
 fn more_than_4_gib_counts_exactly() {
     let n: u64 = (4u64 << 30) + 3;
     let (lc, lr, cc, cr) = pair("recv", &[], "send", &["--bytes", &n.to_string()]);

@@ -18,6 +18,8 @@ pub fn script_env<'a>(c: &'a mut Command, cwd: &Path, tmpdir: &Path) -> &'a mut 
         .env("BENCHMATRIX_BIN", bin_dir())
         .env("TMPDIR", tmpdir)
         .env_remove("BENCH_LABEL")
+        .env_remove("BENCHMATRIX_TOKEN")
+        .env_remove("NETPIPE_TOKEN")
         .stdin(Stdio::null())
 }
 

@@ -27,10 +27,12 @@ announces each step as it starts, with about how long it takes, and a first buil
 cargo's progress; off a terminal (a pipe, CI, Ansible) it writes a few progress lines.
 
 With --peer HOST the network steps measure the link to HOST, which runs ./benchmatrix --serve
-for the time of the run: that starts the listeners the run needs, says what it listens on, and
-serves until Ctrl-C, SIGTERM or --serve-time, leaving no process or port behind; its own
-records go nowhere, so they never become rows. fleet/playbook.yml does all this on many
-machines with Ansible.";
+for the time of the run: that starts the listeners the run needs, says what it listens on and
+the run's token, and serves until Ctrl-C, SIGTERM or --serve-time, leaving no process or port
+behind; its own records go nowhere, so they never become rows. Its listeners serve only
+clients that give the token (--token here, or BENCHMATRIX_TOKEN); any other connection is
+refused and logged, and each session is capped by --session-time and --session-bytes.
+fleet/playbook.yml does all this on many machines with Ansible.";
 
 /// The examples of `--help`, in the layout the man page's EXAMPLES section reads.
 pub const EXAMPLES: &str = "\
@@ -38,8 +40,8 @@ Examples:
   Measure this machine as one environment, append to results/para_lvm_san.jsonl, print the matrix:
       ./benchmatrix --label para/lvm/san
   Measure the link to a peer (dom0), which serves for the time of the run:
-      ./benchmatrix --serve                                 (on dom0)
-      ./benchmatrix --label para/lvm/san --peer dom0        (here)
+      ./benchmatrix --serve                                 (on dom0: prints its token)
+      ./benchmatrix --label para/lvm/san --peer dom0 --token TOKEN    (here)
   Only the disk steps, a 4G file on the file system under test:
       ./benchmatrix --only disk --disk-size 4G --dir /mnt/san
   A short trial run that keeps its records out of the matrix folder:
@@ -50,6 +52,10 @@ Examples:
 /// The environment variables the script reads, as its `--help` lists them.
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("BENCH_LABEL", "default for --label"),
+    (
+        "BENCHMATRIX_TOKEN",
+        "default for --token (which ps shows; the variable it does not)",
+    ),
     (
         "BENCHMATRIX_BIN",
         "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
@@ -130,9 +136,13 @@ pub fn command() -> Command {
             Arg::new("serve")
                 .long("serve")
                 .action(ArgAction::SetTrue)
-                .help("serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses) until Ctrl-C, SIGTERM or --serve-time; runs no step"),
+                .help("serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM or --serve-time; runs no step"),
         )
         .arg(valued("serve-time", "DUR", "with --serve: stop after DUR, e.g. 10m (default: serve until stopped)"))
+        .arg(valued("token", "TOKEN", "with --serve: serve only clients that give TOKEN (default: a random one, printed); with --peer: the token the peer's --serve printed (1 to 16 characters, no spaces; default: $BENCHMATRIX_TOKEN)"))
+        .arg(valued("bind", "ADDR", "with --serve: listen on this address only (default: all addresses)"))
+        .arg(valued("session-time", "DUR", "with --serve: end a client's session after DUR (default 10m)"))
+        .arg(valued("session-bytes", "SIZE", "with --serve: end a client's session after SIZE bytes (default 1T)"))
         .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
         .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
         .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))

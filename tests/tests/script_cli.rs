@@ -47,6 +47,24 @@ fn script_rejects_bad_options_before_doing_anything() {
             &["--serve", "--peer", "dom0"],
             "--serve and --peer: run --serve on the peer",
         ),
+        (&["--bind", "10.0.0.1"], "--bind needs --serve"),
+        (&["--session-time", "5m"], "--session-time needs --serve"),
+        (
+            &["--serve", "--session-time", "0"],
+            "--session-time 0: give a duration above 0",
+        ),
+        (
+            &["--serve", "--session-bytes", "lots"],
+            "--session-bytes lots: give a size above 0",
+        ),
+        (
+            &["--serve", "--token", "seventeen-chars-x"],
+            "--token: give at most 16 characters (this one has 17)",
+        ),
+        (
+            &["--serve", "--token", "two words"],
+            "--token: give printable characters without spaces",
+        ),
     ];
     for (args, message) in cases {
         let out = run(Command::new("sh")

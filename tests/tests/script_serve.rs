@@ -1,12 +1,14 @@
 //! `./benchmatrix --serve` and rows that line up: a run against a peer that does not serve
 //! fails before any step, --serve ends after --serve-time (or on a taken port) with nothing
-//! left behind, and make's row names no job count, so machines of 2 and 4 CPUs share it.
+//! left behind, serves only the run's token on the address it is told and logs strangers, and make's row names no job count, so machines of 2 and 4 CPUs share it.
 
 use benchmatrix_tests::suite::{folders, listening, script, script_env, script_path, step};
 use benchmatrix_tests::{bin, decode, explain, need_root, need_tool, ok, path_str as s, run};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
+use testkit::captured::Captured;
+use testkit::netns::{A_ADDR, B_ADDR};
 use testkit::{NetPair, Spawned, free_port};
 
 #[test]
@@ -15,11 +17,20 @@ fn a_run_against_a_peer_that_does_not_serve_fails_at_once() {
     let [work, scratch] = folders(tmp.path(), ["work", "tmp"]);
     let res = tmp.path().join("results");
     let port = free_port().to_string();
+    let peer = ["--peer", "127.0.0.1", "--port", &port, "--results", s(&res)];
+    // Without the token the peer printed, it says so before it tries the peer.
+    let out = script(&work, &scratch, &[], &peer);
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--peer 127.0.0.1: give the token that ./benchmatrix --serve printed on 127.0.0.1 (--token TOKEN, or BENCHMATRIX_TOKEN)"),
+        "{err}"
+    );
     let out = script(
         &work,
         &scratch,
         &[],
-        &["--peer", "127.0.0.1", "--port", &port, "--results", s(&res)],
+        &[&peer[..], &["--token", "t0ken"]].concat(),
     );
     assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -94,6 +105,146 @@ fn serve_stops_after_serve_time_and_refuses_a_taken_port_leaving_nothing() {
         "only the other program runs"
     );
     drop(other);
+}
+
+/// Waits (at most 10 s) until namespace `ns` listens on exactly `ports`.
+fn wait_ports(ns: &str, ports: &[u16]) {
+    for _ in 0..200 {
+        if listening(ns) == ports {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{ns} listens on {:?}, not {ports:?}", listening(ns));
+}
+
+#[test]
+fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
+    if !need_root("--serve in a namespace of its own") || !need_tool("ip") || !need_tool("nc") {
+        return;
+    }
+    const TOKEN: &str = "run-7f3a9c01";
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let [work, scratch] = folders(tmp.path(), ["work", "tmp"]);
+    let res = tmp.path().join("results");
+    let net = NetPair::new().expect("namespaces");
+    let mut c = NetPair::exec(&net.a, "sh");
+    c.arg(script_path()).args([
+        "--serve",
+        "--serve-time",
+        "90s",
+        "--port",
+        "6400",
+        "--bind",
+        A_ADDR,
+        "--token",
+        TOKEN,
+    ]);
+    let serving = Captured::start(script_env(&mut c, tmp.path(), tmp.path()));
+    wait_ports(&net.a, &[6400, 6401]);
+    let ss = run(NetPair::exec(&net.a, "ss").args(["-Hltn"]));
+    let ss = String::from_utf8_lossy(&ss.stdout);
+    assert!(
+        ss.contains(&format!("{A_ADDR}:6400")) && ss.contains(&format!("{A_ADDR}:6401")),
+        "{ss}"
+    );
+    assert!(
+        !ss.contains("0.0.0.0:640") && !ss.contains("*:640"),
+        "bound to {A_ADDR} only: {ss}"
+    );
+
+    // A stranger pulling from the sender's port gets the refusal mark, never a stream.
+    let pulled = run(NetPair::exec(&net.b, "nc").args(["-w", "3", A_ADDR, "6401"]));
+    assert!(
+        pulled.stdout.len() <= 32,
+        "a stranger pulled {} bytes",
+        pulled.stdout.len()
+    );
+    assert!(
+        pulled.stdout.starts_with(b"NETPIPE1DENY"),
+        "{:?}",
+        pulled.stdout
+    );
+
+    let ns_b = ["ip", "netns", "exec", net.b.as_str()];
+    let peer = [
+        "--peer",
+        A_ADDR,
+        "--port",
+        "6400",
+        "--results",
+        s(&res),
+        "--only",
+        "net",
+        "--runs",
+        "1",
+        "--no-matrix",
+    ];
+    let out = script(
+        &work,
+        &scratch,
+        &ns_b,
+        &[&peer[..], &["--token", "not-it"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "--peer {A_ADDR}: its --serve refused the token: give the --token it printed"
+        )),
+        "{err}"
+    );
+    assert!(!res.exists(), "no step ran");
+
+    let out = script(
+        &work,
+        &scratch,
+        &ns_b,
+        &[&peer[..], &["--token", TOKEN]].concat(),
+    );
+    ok(&out, "--peer with the token");
+    let recs = decode(
+        &std::fs::read_to_string(
+            std::fs::read_dir(&res)
+                .expect("results")
+                .next()
+                .expect("a file")
+                .expect("entry")
+                .path(),
+        )
+        .expect("records"),
+    );
+    for name in [
+        "network throughput this->peer",
+        "network throughput peer->this",
+    ] {
+        assert_eq!(
+            step(&recs, "netpipe", name).len(),
+            1,
+            "{name}: {}",
+            explain(&out)
+        );
+    }
+
+    serving.signal(libc::SIGTERM);
+    let (_, _, err) = serving.wait_output(Duration::from_secs(30));
+    for line in [
+        format!(
+            "serving: netpipe recv on port 6400 and netpipe send on port 6401, address {A_ADDR} only; sessions end after 10m or 1T"
+        ),
+        format!("./benchmatrix --peer {A_ADDR} --port 6400 --token {TOKEN}"),
+        format!("netpipe: refused a connection from {B_ADDR}:"),
+        "stopped serving: no listener left".to_string(),
+    ] {
+        assert!(err.contains(&line), "{line:?} in {err}");
+    }
+    // nc and the wrong token's probe: two refusals, each logged once.
+    assert_eq!(
+        err.matches("netpipe: refused a connection").count(),
+        2,
+        "{err}"
+    );
+    assert_eq!(listening(&net.a), [0u16; 0], "ports left");
 }
 
 /// Whether a C compiler and make, which the make step needs, are installed.
