@@ -151,7 +151,22 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
         ),
         (None, None, None) => no_summary(input, end, ivs)?,
     };
+    if let Some(w) = bad_timestamp(start.pointer("/timestamp/timesecs")) {
+        conv.end.warnings.push(w);
+    }
     Ok(conv)
+}
+
+/// A warning for a start time that is there but no Unix time of years 1970 to 9999 (negative,
+/// fractional or beyond): the records are then dated when ingest read them, and say so.
+fn bad_timestamp(v: Option<&Value>) -> Option<String> {
+    let v = v?;
+    let fits = v.as_u64().is_some_and(|t| at_offset(t, 0.0).is_some());
+    (!fits).then(|| {
+        format!(
+            "start.timestamp.timesecs is {v}, not a Unix time from 1970 to 9999: the records are dated when ingest read them"
+        )
+    })
 }
 
 /// A whole document without the end's figure: partial when iperf3 stopped before writing its

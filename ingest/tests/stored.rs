@@ -323,6 +323,34 @@ fn iperf3_with_an_empty_end_and_no_error_is_a_partial_run() {
 }
 
 #[test]
+fn an_iperf3_start_time_that_is_no_unix_time_is_said_not_replaced_silently() {
+    let text = std::fs::read_to_string(data("iperf3-3.1-udp.json")).expect("example");
+    for bad in ["-1e12", "1180591620717411303424", "1.5", "\"soon\""] {
+        let v = text.replacen("1465894800", bad, 1);
+        let run = ingest_stdin(&["iperf3"], v.as_bytes());
+        assert_eq!(run.code, 0, "{bad}: {}", run.stderr);
+        let want =
+            ", not a Unix time from 1970 to 9999: the records are dated when ingest read them";
+        assert!(
+            run.stderr.contains("warning: start.timestamp.timesecs is ")
+                && run.stderr.contains(want),
+            "{bad}: {}",
+            run.stderr
+        );
+        let w = run.summary().info["warnings"].to_string();
+        assert!(w.contains("start.timestamp.timesecs is "), "{bad}: {w}");
+    }
+    // A good one dates the records and warns of nothing.
+    let run = ingest_stdin(&["iperf3"], text.as_bytes());
+    assert!(!run.stderr.contains("timesecs"), "{}", run.stderr);
+    assert!(
+        run.summary().at.starts_with("2016-06-14T"),
+        "{}",
+        run.summary().at
+    );
+}
+
+#[test]
 fn a_percent_or_ms_is_scaled_once_from_the_digits_the_source_wrote() {
     // iperf3 prints doubles with 17 significant digits; their f64 prints shorter, and scaling
     // that shorter text would round twice.
