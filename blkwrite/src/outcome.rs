@@ -139,6 +139,7 @@ fn ok_summary(
         status: Status::Ok,
         error: None,
         headline: Some(headline.into()),
+        headlines: Vec::new(),
         values,
         info: sinfo,
     };
@@ -156,6 +157,7 @@ fn fail_summary(
         status: Status::Failed,
         error: Some(msg.to_string()),
         headline: None,
+        headlines: Vec::new(),
         values,
         info: sinfo,
     };

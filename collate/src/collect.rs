@@ -82,6 +82,8 @@ struct Lite {
     at: (u32, u32),
     group: (u32, u32),
     headline: Option<(u32, u32)>,
+    /// A summary's headlines (key, role), a range of the batch's `roles`.
+    roles: (u32, u32),
     vals: (u32, u32),
     /// The identity of the record (run, seq) and its line in its input, for the check for
     /// repeats; `repeat` when it repeats a record read before (and is left out).
@@ -91,11 +93,15 @@ struct Lite {
     repeat: bool,
 }
 
+/// A headline's key and role, as ranges of a batch's text.
+type Role = ((u32, u32), (u32, u32));
+
 /// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
 #[derive(Debug, Default)]
 pub struct Batch {
     buf: String,
     vals: Vec<((u32, u32), f64)>,
+    roles: Vec<Role>,
     recs: Vec<Lite>,
 }
 
@@ -112,6 +118,7 @@ pub struct LiteView<'a> {
     pub group: &'a str,
     pub headline: Option<&'a str>,
     vals: &'a [((u32, u32), f64)],
+    roles: &'a [Role],
     buf: &'a str,
 }
 
@@ -121,6 +128,13 @@ impl<'a> LiteView<'a> {
         self.vals
             .iter()
             .map(move |&((a, b), v)| (&buf[a as usize..b as usize], v))
+    }
+
+    /// A summary's headlines: each key and the role of its row.
+    pub fn headlines(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let buf = self.buf;
+        let s = move |(a, b): (u32, u32)| &buf[a as usize..b as usize];
+        self.roles.iter().map(move |&(k, r)| (s(k), s(r)))
     }
 }
 
@@ -163,6 +177,14 @@ impl Batch {
             (Kind::Summary, Some(e)) => Some(self.push_str(e)),
             _ => None,
         };
+        let ra = self.roles.len() as u32;
+        if r.kind == Kind::Summary {
+            for h in &r.headlines {
+                let kr = (self.push_str(&h.key), self.push_str(&h.role));
+                self.roles.push(kr);
+            }
+        }
+        let roles = (ra, self.roles.len() as u32);
         let va = self.vals.len() as u32;
         for (k, v) in &r.values {
             if let Some(x) = v.as_f64() {
@@ -179,6 +201,7 @@ impl Batch {
             at,
             group,
             headline,
+            roles,
             vals: (va, self.vals.len() as u32),
             run,
             seq: r.seq,
@@ -221,6 +244,7 @@ impl Batch {
             group: s(l.group),
             headline: l.headline.map(s),
             vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
+            roles: &self.roles[l.roles.0 as usize..l.roles.1 as usize],
             buf: &self.buf,
         }
     }
@@ -260,6 +284,8 @@ pub struct Collector {
     series_map: HashMap<(u32, u32, u32, u32), u32>,
     /// Headline metrics named by summaries, per measurement name.
     pub headlines: HashMap<u32, Vec<u32>>,
+    /// The role of each (measurement name, headline metric) a summary's headlines name.
+    pub roles: HashMap<(u32, u32), String>,
     pub samples: u64,
     pub summaries: u64,
     pub failed_samples: u64,
@@ -290,6 +316,7 @@ impl Collector {
             series: Vec::new(),
             series_map: HashMap::new(),
             headlines: HashMap::new(),
+            roles: HashMap::new(),
             samples: 0,
             summaries: 0,
             failed_samples: 0,
@@ -342,10 +369,20 @@ impl Collector {
         if let Some(h) = r.headline {
             let name = r.group.split(SEP).next().unwrap_or("");
             let n = self.names.id(name);
-            let m = self.metrics.id(h);
-            let list = self.headlines.entry(n).or_default();
-            if !list.contains(&m) {
-                list.push(m);
+            let mut named: Vec<(&str, Option<&str>)> =
+                r.headlines().map(|(k, role)| (k, Some(role))).collect();
+            if named.is_empty() {
+                named.push((h, None));
+            }
+            for (key, role) in named {
+                let m = self.metrics.id(key);
+                let list = self.headlines.entry(n).or_default();
+                if !list.contains(&m) {
+                    list.push(m);
+                }
+                if let Some(role) = role {
+                    self.roles.entry((n, m)).or_insert_with(|| role.to_string());
+                }
             }
         }
         let mut any = false;

@@ -222,6 +222,7 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         status,
         error,
         headline: last.map(|(_, st)| st.key("median")),
+        headlines: Vec::new(),
         values,
         info: measure::writer::info(json!({ "probes": probes, "failed": failed })),
     })?;

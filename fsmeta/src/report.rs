@@ -113,6 +113,7 @@ pub fn finish(
         status,
         error: error.clone(),
         headline: (status == Status::Ok).then(|| Phase::Create.rate_key().to_string()),
+        headlines: Vec::new(),
         values: vals,
         info: sinfo,
     };

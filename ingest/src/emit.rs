@@ -154,6 +154,7 @@ fn run(
         status: e.status,
         error: e.error.clone(),
         headline: e.headline.clone(),
+        headlines: Vec::new(),
         values: e.values.clone(),
         info,
     })

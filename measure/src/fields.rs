@@ -64,6 +64,16 @@ pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     T::deserialize(d).map(Some)
 }
 
+/// A list that, when present, holds at least one item (an empty one is refused, as the
+/// schema's minItems refuses it); absence is `#[serde(default)]`'s.
+pub fn nonempty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    let v = Vec::<T>::deserialize(d)?;
+    if v.is_empty() {
+        return Err(serde::de::Error::custom("an empty list"));
+    }
+    Ok(v)
+}
+
 /// Whether `at` is an RFC 3339 date-time in UTC, as `record.schema.json` states it
 /// (`format: date-time` and a pattern for `YYYY-MM-DDTHH:MM:SS[.fraction]Z`): a real day of
 /// its month, hours to 23, minutes to 59, seconds to 59, and 60 only at 23:59 (a leap second).

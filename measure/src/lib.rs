@@ -44,7 +44,13 @@
 //! - `summary`: once, last, always written (at the end, on Ctrl-C, after an error), with the
 //!   top-level `status` (`ok`, `partial`, `failed`), `error` (text; required when the status is
 //!   not `ok`) and `headline` (the key in `values` that a matrix shows by default; required
-//!   when the status is `ok`).
+//!   when the status is `ok`). A summary whose run measures several things at once (a read's
+//!   rate and its latency percentiles, one cpumem probe each) also carries `headlines`: a
+//!   list of `{"key": K, "role": R}`, each a key in `values` and the role of the row it makes
+//!   (named "NAME: ROLE", e.g. "random read 4k depth 1: latency p99"); `headline` is the
+//!   first's key, so that a reader that knows only `headline` sees that row and no other. A
+//!   headline that aggregates a per-sample metric (`syscall_median_s` over the samples'
+//!   `syscall_s`) takes its cell from those samples.
 //!
 //! ## Units: the suffix of every key in `values`
 //!
@@ -60,8 +66,9 @@
 //!
 //! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
 //! contract as a JSON Schema (with format assertion on), which accepts exactly the lines the
-//! reader accepts but for the two rules a schema cannot state: the duplicate keys above and a
-//! headline that names no value.
+//! reader accepts but for the rules a schema cannot state: the duplicate keys above, a
+//! headline (or a `headlines` key) that names no value, a `headlines` key twice, and a first
+//! `headlines` key that is not `headline`.
 
 pub mod envfacts;
 pub mod exit;
@@ -81,5 +88,5 @@ pub mod writer;
 
 pub use exit::{Exit, Failure};
 pub use lifecycle::{Session, Stdout, Tool};
-pub use record::{Kind, Record, SCHEMA, Status, parse_line};
+pub use record::{Headline, Kind, Record, SCHEMA, Status, parse_line};
 pub use writer::Reporter;

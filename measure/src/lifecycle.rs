@@ -229,6 +229,25 @@ impl Session {
             status: Status::Ok,
             error: None,
             headline: Some(headline.to_string()),
+            headlines: Vec::new(),
+            values,
+            info,
+        })
+    }
+
+    /// An ok summary that headlines several figures, each a row named "NAME: ROLE" (the
+    /// first is `headline`); those not among `values` are left out.
+    pub fn ok_rows(
+        &mut self,
+        headlines: Vec<crate::record::Headline>,
+        values: Values,
+        info: Map<String, Value>,
+    ) -> Result<(), Failure> {
+        self.summary(Summary {
+            status: Status::Ok,
+            error: None,
+            headline: None,
+            headlines,
             values,
             info,
         })
@@ -246,6 +265,7 @@ impl Session {
             status,
             error: Some(error.to_string()),
             headline: None,
+            headlines: Vec::new(),
             values,
             info,
         })

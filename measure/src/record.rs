@@ -55,6 +55,23 @@ pub enum Status {
     Failed,
 }
 
+/// A figure a summary headlines: the key in `values` and the role of the row it makes
+/// ("reads per second", "latency p99"), which names the row as "NAME: ROLE".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Headline {
+    pub key: String,
+    pub role: String,
+}
+
+impl Headline {
+    pub fn new(key: &str, role: &str) -> Headline {
+        Headline {
+            key: key.to_string(),
+            role: role.to_string(),
+        }
+    }
+}
+
 /// One line of the contract.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -90,6 +107,14 @@ pub struct Record {
         deserialize_with = "crate::fields::present"
     )]
     pub headline: Option<String>,
+    /// The figures a summary headlines, each a row of the matrix: `headline` is the first's
+    /// key, so that a reader that knows only `headline` sees the first row.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::fields::nonempty"
+    )]
+    pub headlines: Vec<Headline>,
     #[serde(default)]
     pub values: Map<String, Value>,
     #[serde(default)]
@@ -243,6 +268,23 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
             return Err(reject(format!("field \"{field}\" must be an object")));
         }
     }
+    if let Some(h) = obj.get("headlines") {
+        let ok = h.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter().all(|x| {
+                    ["key", "role"].iter().all(|k| {
+                        x.get(k)
+                            .and_then(Value::as_str)
+                            .is_some_and(|s| !s.is_empty())
+                    })
+                })
+        });
+        if !ok {
+            return Err(reject(
+                "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string",
+            ));
+        }
+    }
     for field in ["status", "error", "headline"] {
         if obj.get(field).is_some_and(Value::is_null) {
             return Err(reject(format!(
@@ -259,6 +301,36 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
         serde_json::from_value(v).map_err(|e| reject(format!("malformed record: {e}")))?;
     check_semantics(&record)?;
     Ok(record)
+}
+
+/// The rules of `headlines` a JSON Schema cannot state: on a summary with `headline` the
+/// first's key, every key in `values`, no key twice.
+fn check_headlines(r: &Record) -> Result<(), ParseError> {
+    let Some(first) = r.headlines.first() else {
+        return Ok(());
+    };
+    if r.kind != Kind::Summary || r.headline.as_deref() != Some(first.key.as_str()) {
+        return Err(reject(
+            "\"headlines\" belongs to a summary whose \"headline\" is its first key",
+        ));
+    }
+    for (i, h) in r.headlines.iter().enumerate() {
+        if h.key.is_empty() || h.role.is_empty() {
+            return Err(reject(
+                "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string",
+            ));
+        }
+        if !r.values.contains_key(&h.key) {
+            return Err(reject(format!(
+                "headlines key \"{}\" names no key in \"values\"",
+                h.key
+            )));
+        }
+        if r.headlines[..i].iter().any(|o| o.key == h.key) {
+            return Err(reject(format!("headlines names \"{}\" twice", h.key)));
+        }
+    }
+    Ok(())
 }
 
 fn check_semantics(r: &Record) -> Result<(), ParseError> {
@@ -280,6 +352,7 @@ fn check_semantics(r: &Record) -> Result<(), ParseError> {
             "headline \"{h}\" names no key in \"values\""
         )));
     }
+    check_headlines(r)?;
     match r.kind {
         Kind::Summary => {
             let status = r

@@ -1,7 +1,7 @@
 //! The record writer: one compact line per record, the envelope borrowed, flushed as it is
 //! written (or batched, bounded in time, for high-rate streams).
 
-use crate::record::{Kind, SCHEMA, Status};
+use crate::record::{Headline, Kind, SCHEMA, Status};
 use crate::writer::{Envelope, Summary, Values};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -32,6 +32,8 @@ struct Line<'a, V: Serialize, I: Serialize> {
     error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     headline: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[Headline]>::is_empty")]
+    headlines: &'a [Headline],
     values: &'a V,
     info: &'a I,
 }
@@ -195,6 +197,7 @@ impl Reporter {
             status: body.status,
             error: body.error,
             headline: body.headline,
+            headlines: body.headlines,
             values: body.values,
             info: body.info,
         };
@@ -263,12 +266,21 @@ impl Reporter {
     }
 
     /// Writes the summary; a second call does nothing, so error paths may call it freely.
-    /// An `ok` summary whose headline is not among its values is written as partial.
+    /// An `ok` summary whose headline is not among its values is written as partial; of
+    /// several headlines those among the values are kept, and the first is the headline.
     pub fn summary(&mut self, s: Summary) -> io::Result<()> {
         if self.summary.is_some() {
             return Ok(());
         }
-        let headline = s.headline.filter(|h| s.values.0.contains_key(h));
+        let headlines: Vec<Headline> = s
+            .headlines
+            .into_iter()
+            .filter(|h| s.values.0.contains_key(&h.key))
+            .collect();
+        let headline = match headlines.first() {
+            Some(h) => Some(h.key.clone()),
+            None => s.headline.filter(|h| s.values.0.contains_key(h)),
+        };
         let (status, error) = match (s.status, &headline) {
             (Status::Ok, None) => (
                 Status::Partial,
@@ -283,6 +295,7 @@ impl Reporter {
             status: Some(status),
             error: error.as_deref(),
             headline: headline.as_deref(),
+            headlines: &headlines,
             values: &s.values.0,
             info: &s.info,
         };
@@ -302,6 +315,7 @@ struct Body<'a, V: Serialize, I: Serialize> {
     status: Option<Status>,
     error: Option<&'a str>,
     headline: Option<&'a str>,
+    headlines: &'a [Headline],
     values: &'a V,
     info: &'a I,
 }
@@ -321,6 +335,7 @@ impl<'a, V: Serialize, I: Serialize> Body<'a, V, I> {
             status: None,
             error: None,
             headline: None,
+            headlines: &[],
             values,
             info,
         }
@@ -402,6 +417,7 @@ mod tests {
             status: Status::Ok,
             error: None,
             headline: Some("rtt_mean_s".into()),
+            headlines: Vec::new(),
             values: Values::new()
                 .with("rtt_mean_s", 1e-4)
                 .with("bad_s", f64::NAN),
@@ -412,6 +428,7 @@ mod tests {
             status: Status::Failed,
             error: Some("twice".into()),
             headline: None,
+            headlines: Vec::new(),
             values: Values::new(),
             info: Map::new(),
         })
@@ -438,6 +455,7 @@ mod tests {
             status: Status::Ok,
             error: None,
             headline: Some("x_s".into()),
+            headlines: Vec::new(),
             values: Values::new().with("x_s", 1.0),
             info: Map::new(),
         };
@@ -466,6 +484,7 @@ mod tests {
             status: Status::Ok,
             error: None,
             headline: Some("missing_s".into()),
+            headlines: Vec::new(),
             values: Values::new(),
             info: Map::new(),
         })
@@ -474,6 +493,32 @@ mod tests {
         let r = parse_line(text.trim()).unwrap();
         assert_eq!(r.status, Some(Status::Partial));
         assert!(r.error.is_some());
+    }
+
+    #[test]
+    fn several_headlines_keep_those_among_the_values_and_the_first_is_the_headline() {
+        let buf = Shared::default();
+        let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));
+        rep.summary(Summary {
+            status: Status::Ok,
+            error: None,
+            headline: None,
+            headlines: vec![
+                Headline::new("gone_s", "not measured"),
+                Headline::new("rate_per_s", "rate"),
+                Headline::new("p99_s", "latency p99"),
+            ],
+            values: Values::new().with("rate_per_s", 10.0).with("p99_s", 0.5),
+            info: Map::new(),
+        })
+        .unwrap();
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let r = parse_line(text.trim()).unwrap();
+        assert_eq!(r.status, Some(Status::Ok));
+        assert_eq!(r.headline.as_deref(), Some("rate_per_s"));
+        let keys: Vec<&str> = r.headlines.iter().map(|h| h.key.as_str()).collect();
+        assert_eq!(keys, ["rate_per_s", "p99_s"]);
+        assert_eq!(r.headlines[1].role, "latency p99");
     }
 
     #[test]
@@ -495,6 +540,7 @@ mod tests {
             status: Status::Ok,
             error: None,
             headline: Some("rtt_s".into()),
+            headlines: Vec::new(),
             values: Values::new().with("rtt_s", 1e-4),
             info: Map::new(),
         })
@@ -514,6 +560,7 @@ mod tests {
             status: Status::Failed,
             error: Some("no route".into()),
             headline: None,
+            headlines: Vec::new(),
             values: Values::new(),
             info: Map::new(),
         })

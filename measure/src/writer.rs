@@ -114,6 +114,8 @@ pub struct Summary {
     pub status: Status,
     pub error: Option<String>,
     pub headline: Option<String>,
+    /// Every figure headlined, each a row (`headline` is then the first's key).
+    pub headlines: Vec<crate::record::Headline>,
     pub values: Values,
     pub info: Map<String, Value>,
 }

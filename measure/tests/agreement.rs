@@ -64,9 +64,24 @@ fn at_choice() -> impl Strategy<Value = Option<Value>> {
 }
 
 /// The field names, in the order of [`envelope`] then [`body`].
-const NAMES: [&str; 16] = [
-    "schema", "tool", "version", "type", "run", "seq", "at", "host", "label", "name", "tags",
-    "status", "error", "headline", "values", "info",
+const NAMES: [&str; 17] = [
+    "schema",
+    "tool",
+    "version",
+    "type",
+    "run",
+    "seq",
+    "at",
+    "host",
+    "label",
+    "name",
+    "tags",
+    "status",
+    "error",
+    "headline",
+    "headlines",
+    "values",
+    "info",
 ];
 
 /// Choices for the first eight fields (schema to host).
@@ -112,8 +127,8 @@ fn envelope() -> impl Strategy<Value = [Option<Value>; 8]> {
         .prop_map(|e| [e.0, e.1, e.2, e.3, e.4, e.5, e.6, e.7])
 }
 
-/// Choices for the last eight fields (label to info).
-fn body() -> impl Strategy<Value = [Option<Value>; 8]> {
+/// Choices for the last nine fields (label to info).
+fn body() -> impl Strategy<Value = [Option<Value>; 9]> {
     (
         pick(&["\"l\"", "\"\"", "[]", "-"]),
         pick(&["\"n\"", "\"\"", "-"]),
@@ -129,6 +144,20 @@ fn body() -> impl Strategy<Value = [Option<Value>; 8]> {
         ]),
         pick(&["-", "-", "\"e\"", "\"\"", "null", "3"]),
         pick(&["-", "\"x_s\"", "\"x_s\"", "\"y_s\"", "null", "1"]),
+        pick(&[
+            "-",
+            "-",
+            "[{\"key\":\"x_s\",\"role\":\"r\"}]",
+            "[{\"key\":\"x_s\",\"role\":\"r\"},{\"key\":\"y_count\",\"role\":\"q\"}]",
+            "[{\"key\":\"x_s\",\"role\":\"r\"},{\"key\":\"x_s\",\"role\":\"q\"}]",
+            "[{\"key\":\"y_s\",\"role\":\"r\"}]",
+            "[{\"key\":\"x_s\"}]",
+            "[{\"key\":\"x_s\",\"role\":\"\"}]",
+            "[{\"key\":\"x_s\",\"role\":1}]",
+            "[]",
+            "{}",
+            "null",
+        ]),
         pick(&[
             "-",
             "{}",
@@ -147,7 +176,7 @@ fn body() -> impl Strategy<Value = [Option<Value>; 8]> {
         ]),
         pick(&["-", "{}", "{\"a\":[1,{\"b\":null}]}", "[]", "null"]),
     )
-        .prop_map(|b| [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7])
+        .prop_map(|b| [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8])
 }
 
 /// A line of random choices, in envelope order.
@@ -164,7 +193,7 @@ fn line() -> impl Strategy<Value = Map<String, Value>> {
 /// A valid line (a sample or an ok summary) with one or two of its fields taken from a
 /// random line (or left out): most lines it makes are one mistake away from valid.
 fn near() -> impl Strategy<Value = Map<String, Value>> {
-    (line(), 0usize..16, 0usize..16, any::<bool>()).prop_map(|(random, i, j, summary)| {
+    (line(), 0usize..17, 0usize..17, any::<bool>()).prop_map(|(random, i, j, summary)| {
         let base = if summary {
             r#"{"schema":"benchmatrix/1","tool":"t","version":"0","type":"summary","run":"r","seq":0,"at":"2026-11-30T13:00:00.123456Z","host":"h","label":"l","name":"n","tags":{"k":"v"},"status":"ok","headline":"x_s","values":{"x_s":1},"info":{}}"#
         } else {
@@ -184,11 +213,29 @@ fn near() -> impl Strategy<Value = Map<String, Value>> {
 /// Whether the line breaks the rule only the reader states: a headline (a string) that names
 /// no key of `values`.
 fn headline_astray(m: &Map<String, Value>) -> bool {
-    match (m.get("headline"), m.get("values")) {
-        (Some(Value::String(h)), Some(Value::Object(v))) => !v.contains_key(h),
+    let values = m.get("values").and_then(Value::as_object);
+    let single = match (m.get("headline"), values) {
+        (Some(Value::String(h)), Some(v)) => !v.contains_key(h),
         (Some(Value::String(_)), None) => true,
         _ => false,
-    }
+    };
+    // headlines: a key not in values, a key twice, or a first key that is not headline's.
+    let keys: Vec<&str> = m
+        .get("headlines")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.get("key").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let many = !keys.is_empty()
+        && (keys
+            .iter()
+            .any(|k| !values.is_some_and(|v| v.contains_key(*k)))
+            || keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k))
+            || m.get("headline").and_then(Value::as_str) != Some(keys[0]));
+    single || many
 }
 
 proptest! {

@@ -190,6 +190,7 @@ fn summary(
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
+        headlines: Vec::new(),
         values: v,
         info: i,
     })

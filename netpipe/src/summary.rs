@@ -233,6 +233,7 @@ pub fn write_summary(
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
+        headlines: Vec::new(),
         values: v,
         info: i,
     })

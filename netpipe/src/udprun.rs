@@ -78,6 +78,7 @@ fn summary(status: Status, error: Option<String>, values: Values, plan: &Plan) -
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
+        headlines: Vec::new(),
         values,
         info: info(json!({
             "role": plan.role.word(),

@@ -57,6 +57,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
             status,
             error,
             headline: Some("rtt_mean_s".into()),
+            headlines: Vec::new(),
             values,
             info: i,
         })
@@ -116,6 +117,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
             },
             error: Some(msg),
             headline: None,
+            headlines: Vec::new(),
             values,
             info: i,
         });

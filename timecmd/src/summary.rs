@@ -134,6 +134,7 @@ pub fn finish(plan: &Plan, s: &mut Session, o: &Outcome, handoff: bool) -> Resul
         status,
         error: error.clone(),
         headline: Some("wall_median_s".into()),
+        headlines: Vec::new(),
         values,
         info: inf,
     })?;

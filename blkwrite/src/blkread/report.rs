@@ -158,6 +158,7 @@ pub(crate) fn finish(
         status,
         error,
         headline: ok.then(|| headline.to_string()),
+        headlines: Vec::new(),
         values: v,
         info: std::mem::take(&mut sinfo),
     };

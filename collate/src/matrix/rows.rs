@@ -47,6 +47,28 @@ fn effective_headlines(c: &Collector) -> HashMap<u32, Vec<u32>> {
         .collect()
 }
 
+/// The role a summary's headlines give a row whose series share one measurement name and
+/// one metric: that metric's, or the role of the headline it is the per-sample metric of.
+fn role(c: &Collector, members: &[usize]) -> Option<String> {
+    let s0 = &c.series[*members.first()?];
+    let one = members
+        .iter()
+        .all(|&i| c.series[i].name == s0.name && c.series[i].metric == s0.metric);
+    if !one {
+        return None;
+    }
+    if let Some(r) = c.roles.get(&(s0.name, s0.metric)) {
+        return Some(r.clone());
+    }
+    let metric = c.metrics.list[s0.metric as usize].as_str();
+    c.headlines
+        .get(&s0.name)?
+        .iter()
+        .find(|&&h| per_sample_metric(&c.metrics.list[h as usize]).as_deref() == Some(metric))
+        .and_then(|&h| c.roles.get(&(s0.name, h)))
+        .cloned()
+}
+
 /// Which series show, by index: under the headline rule a measurement's headlines (every
 /// metric its samples carry where no summary names one), else every series.
 pub(super) fn shown_series(c: &Collector) -> Vec<bool> {
@@ -127,6 +149,7 @@ pub(super) fn rows(
                 cells,
                 left_out,
                 unfinished: Vec::new(),
+                role: role(c, members),
             },
         ));
     }

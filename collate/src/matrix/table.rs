@@ -195,6 +195,9 @@ pub struct Row {
     pub left_out: Vec<LeftOut>,
     /// What was left out of each of the table's `unfinished` columns.
     pub unfinished: Vec<LeftOut>,
+    /// The role its summaries' headlines give the row ("reads per second"): its title is
+    /// then "NAME: ROLE".
+    pub role: Option<String>,
 }
 
 /// One column.
@@ -289,6 +292,7 @@ impl Table {
                     .map(|r| r.left_out.get(j).cloned().unwrap_or_default())
                     .collect(),
                 unfinished: Vec::new(),
+                role: None,
             })
             .collect();
         Table {

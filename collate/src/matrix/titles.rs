@@ -55,7 +55,13 @@ pub(super) fn set_titles(rows: &mut [Row], metric_in_rows: bool) {
     for (i, r) in rows.iter_mut().enumerate() {
         let twins = bases.iter().filter(|b| **b == bases[i]).count();
         let mut title = bases[i].clone();
-        if metric_in_rows && (twins > 1 || title.is_empty()) {
+        if let (true, Some(role)) = (metric_in_rows, &r.role) {
+            title = if title.is_empty() {
+                visible(role)
+            } else {
+                format!("{title}: {}", visible(role))
+            };
+        } else if metric_in_rows && (twins > 1 || title.is_empty()) {
             let m = r
                 .dims
                 .iter()
