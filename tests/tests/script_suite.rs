@@ -282,7 +282,8 @@ fn check_peer_results(file: &Path, addr: &str) {
 /// started in namespace `ns` in `cwd`, its output kept in files.
 fn start_peer(ns: &str, cwd: &Path, tmpdir: &Path) -> Captured {
     let mut c = NetPair::exec(ns, "sh");
-    c.arg(script_path()).args(["--serve", "--port", "6200"]);
+    c.arg(script_path())
+        .args(["--serve", "--port", "6200", "--token", PEER_TOKEN]);
     let serve = Captured::start(script_env(&mut c, cwd, tmpdir));
     for port in [6200, 6201] {
         let ok = (0..200).any(|_| {
@@ -293,6 +294,9 @@ fn start_peer(ns: &str, cwd: &Path, tmpdir: &Path) -> Captured {
     }
     serve
 }
+
+/// The token the peer serves and the measuring side gives.
+const PEER_TOKEN: &str = "suite-peer-1";
 
 #[test]
 fn script_measures_against_a_namespace_peer() {
@@ -309,6 +313,7 @@ fn script_measures_against_a_namespace_peer() {
     // The script run from host a against the peer at `addr`, with `extra` arguments.
     let peer_run = |addr: &str, label: &str, extra: &[&str]| -> Output {
         let mut args = vec!["--peer", addr, "--port", "6200", "--only", "net,icmp"];
+        args.extend(["--token", PEER_TOKEN]);
         args.extend(["--net-time", "1s", "--runs", "2", "--results", s(&res)]);
         args.extend(["--label", label]);
         args.extend_from_slice(extra);
