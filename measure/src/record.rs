@@ -268,23 +268,7 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
             return Err(reject(format!("field \"{field}\" must be an object")));
         }
     }
-    if let Some(h) = obj.get("headlines") {
-        let ok = h.as_array().is_some_and(|a| {
-            !a.is_empty()
-                && a.iter().all(|x| {
-                    ["key", "role"].iter().all(|k| {
-                        x.get(k)
-                            .and_then(Value::as_str)
-                            .is_some_and(|s| !s.is_empty())
-                    })
-                })
-        });
-        if !ok {
-            return Err(reject(
-                "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string",
-            ));
-        }
-    }
+    headlines_shape(obj.get("headlines"))?;
     for field in ["status", "error", "headline"] {
         if obj.get(field).is_some_and(Value::is_null) {
             return Err(reject(format!(
@@ -303,6 +287,28 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
     Ok(record)
 }
 
+const HEADLINES_SHAPE: &str = "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string";
+
+/// `headlines`, when present: a list of one or more objects with a non-empty key and role.
+fn headlines_shape(h: Option<&Value>) -> Result<(), ParseError> {
+    let Some(h) = h else {
+        return Ok(());
+    };
+    let text = |x: &Value, k: &str| {
+        x.get(k)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
+    let ok = h
+        .as_array()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(|x| text(x, "key") && text(x, "role")));
+    if ok {
+        Ok(())
+    } else {
+        Err(reject(HEADLINES_SHAPE))
+    }
+}
+
 /// The rules of `headlines` a JSON Schema cannot state: on a summary with `headline` the
 /// first's key, every key in `values`, no key twice.
 fn check_headlines(r: &Record) -> Result<(), ParseError> {
@@ -316,9 +322,7 @@ fn check_headlines(r: &Record) -> Result<(), ParseError> {
     }
     for (i, h) in r.headlines.iter().enumerate() {
         if h.key.is_empty() || h.role.is_empty() {
-            return Err(reject(
-                "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string",
-            ));
+            return Err(reject(HEADLINES_SHAPE));
         }
         if !r.values.contains_key(&h.key) {
             return Err(reject(format!(

@@ -496,32 +496,6 @@ mod tests {
     }
 
     #[test]
-    fn several_headlines_keep_those_among_the_values_and_the_first_is_the_headline() {
-        let buf = Shared::default();
-        let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));
-        rep.summary(Summary {
-            status: Status::Ok,
-            error: None,
-            headline: None,
-            headlines: vec![
-                Headline::new("gone_s", "not measured"),
-                Headline::new("rate_per_s", "rate"),
-                Headline::new("p99_s", "latency p99"),
-            ],
-            values: Values::new().with("rate_per_s", 10.0).with("p99_s", 0.5),
-            info: Map::new(),
-        })
-        .unwrap();
-        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
-        let r = parse_line(text.trim()).unwrap();
-        assert_eq!(r.status, Some(Status::Ok));
-        assert_eq!(r.headline.as_deref(), Some("rate_per_s"));
-        let keys: Vec<&str> = r.headlines.iter().map(|h| h.key.as_str()).collect();
-        assert_eq!(keys, ["rate_per_s", "p99_s"]);
-        assert_eq!(r.headlines[1].role, "latency p99");
-    }
-
-    #[test]
     fn batch_mode_holds_lines_until_their_time_or_the_summary() {
         let buf = Shared::default();
         let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));

@@ -5,10 +5,10 @@ use crate::cpu::Cpu;
 use crate::plan::{Plan, Role};
 use measure::Exit;
 use measure::Failure;
-use measure::Status;
 use measure::lifecycle::Session;
 use measure::units::{format_bits_per_s, format_bytes, format_seconds};
 use measure::writer::{Summary, Values, info};
+use measure::{Headline, Status};
 use serde_json::json;
 
 /// What a session measured, for the summary.
@@ -157,13 +157,9 @@ fn first_error(t: &Tally) -> Option<String> {
     t.errors.first().cloned()
 }
 
-pub fn write_summary(
-    out: &mut Session,
-    plan: &Plan,
-    t: &Tally,
-    status: Status,
-    error: Option<String>,
-) -> Result<(), Failure> {
+/// The summary's figures: the rate, the bytes and streams, TCP's counters, the reverse
+/// direction's (--bidir) and the CPU cost.
+fn values(plan: &Plan, t: &Tally) -> Values {
     let mut v = Values::new();
     if t.measured_s > 0.0 && t.measured_bytes > 0 {
         v.set(
@@ -207,6 +203,33 @@ pub fn write_summary(
     if t.active_s > 0.0 {
         v.set("cpu_seconds_per_s", t.cpu.total_s() / t.active_s);
     }
+    v
+}
+
+/// With --bidir, a row for each direction from the one run: "NAME: this->peer" and
+/// "NAME: peer->this".
+fn headlines(plan: &Plan, t: &Tally) -> Vec<Headline> {
+    if t.rev.is_none() {
+        return Vec::new();
+    }
+    let (fwd, rev) = match plan.role {
+        Role::Send => ("this->peer", "peer->this"),
+        Role::Recv => ("peer->this", "this->peer"),
+    };
+    vec![
+        Headline::new("throughput_bits_per_s", fwd),
+        Headline::new("reverse_throughput_bits_per_s", rev),
+    ]
+}
+
+pub fn write_summary(
+    out: &mut Session,
+    plan: &Plan,
+    t: &Tally,
+    status: Status,
+    error: Option<String>,
+) -> Result<(), Failure> {
+    let v = values(plan, t);
     let note = match plan.role {
         Role::Recv => "the receiver's figure: its own clock from the first byte to EOF",
         Role::Send => {
@@ -233,7 +256,7 @@ pub fn write_summary(
         status,
         error,
         headline: Some("throughput_bits_per_s".into()),
-        headlines: Vec::new(),
+        headlines: headlines(plan, t),
         values: v,
         info: i,
     })

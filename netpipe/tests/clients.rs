@@ -135,6 +135,21 @@ fn bidir(lrole: &str, crole: &str) {
         assert_eq!(num(s, "stream_count"), 2.0);
         assert_eq!(num(s, "reverse_stream_count"), 2.0);
     }
+    // One run, a row per direction: each end headlines its own direction first.
+    for (s, role) in [(cs, crole), (ls, lrole)] {
+        let want = if role == "send" {
+            ["this->peer", "peer->this"]
+        } else {
+            ["peer->this", "this->peer"]
+        };
+        let got: Vec<&str> = s["headlines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, want, "{s}");
+    }
     // Each end's samples: two streams each way, in both roles.
     for recs in [&c, &r] {
         let roles: Vec<&str> = of_type(recs, "sample")

@@ -118,40 +118,60 @@ fn wait_ports(ns: &str, ports: &[u16]) {
     panic!("{ns} listens on {:?}, not {ports:?}", listening(ns));
 }
 
+const TOKEN: &str = "run-7f3a9c01";
+
+/// `./benchmatrix --serve` in namespace `ns` on A_ADDR only, ports 6400 and 6401, with
+/// [`TOKEN`], once both listen there and nowhere else.
+fn serve_bound(ns: &str, cwd: &Path) -> Captured {
+    let mut c = NetPair::exec(ns, "sh");
+    c.arg(script_path())
+        .args(["--serve", "--serve-time", "90s", "--port", "6400"]);
+    c.args(["--bind", A_ADDR, "--token", TOKEN]);
+    let serving = Captured::start(script_env(&mut c, cwd, cwd));
+    wait_ports(ns, &[6400, 6401]);
+    let ss = run(NetPair::exec(ns, "ss").args(["-Hltn"]));
+    let ss = String::from_utf8_lossy(&ss.stdout);
+    for port in [6400, 6401] {
+        assert!(ss.contains(&format!("{A_ADDR}:{port}")), "{ss}");
+    }
+    assert!(
+        !ss.contains("0.0.0.0:640") && !ss.contains("*:640"),
+        "bound to {A_ADDR} only: {ss}"
+    );
+    serving
+}
+
+/// The rows a --peer run in `res` wrote, one of each direction.
+fn peer_rows(res: &Path, out: &Output) {
+    let file = std::fs::read_dir(res)
+        .expect("results")
+        .next()
+        .expect("a file")
+        .expect("entry");
+    let recs = decode(&std::fs::read_to_string(file.path()).expect("records"));
+    for name in [
+        "network throughput this->peer",
+        "network throughput peer->this",
+    ] {
+        assert_eq!(
+            step(&recs, "netpipe", name).len(),
+            1,
+            "{name}: {}",
+            explain(out)
+        );
+    }
+}
+
 #[test]
 fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
     if !need_root("--serve in a namespace of its own") || !need_tool("ip") || !need_tool("nc") {
         return;
     }
-    const TOKEN: &str = "run-7f3a9c01";
     let tmp = tempfile::tempdir().expect("tempdir");
     let [work, scratch] = folders(tmp.path(), ["work", "tmp"]);
     let res = tmp.path().join("results");
     let net = NetPair::new().expect("namespaces");
-    let mut c = NetPair::exec(&net.a, "sh");
-    c.arg(script_path()).args([
-        "--serve",
-        "--serve-time",
-        "90s",
-        "--port",
-        "6400",
-        "--bind",
-        A_ADDR,
-        "--token",
-        TOKEN,
-    ]);
-    let serving = Captured::start(script_env(&mut c, tmp.path(), tmp.path()));
-    wait_ports(&net.a, &[6400, 6401]);
-    let ss = run(NetPair::exec(&net.a, "ss").args(["-Hltn"]));
-    let ss = String::from_utf8_lossy(&ss.stdout);
-    assert!(
-        ss.contains(&format!("{A_ADDR}:6400")) && ss.contains(&format!("{A_ADDR}:6401")),
-        "{ss}"
-    );
-    assert!(
-        !ss.contains("0.0.0.0:640") && !ss.contains("*:640"),
-        "bound to {A_ADDR} only: {ss}"
-    );
+    let serving = serve_bound(&net.a, tmp.path());
 
     // A stranger pulling from the sender's port gets the refusal mark, never a stream.
     let pulled = run(NetPair::exec(&net.b, "nc").args(["-w", "3", A_ADDR, "6401"]));
@@ -167,19 +187,8 @@ fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
     );
 
     let ns_b = ["ip", "netns", "exec", net.b.as_str()];
-    let peer = [
-        "--peer",
-        A_ADDR,
-        "--port",
-        "6400",
-        "--results",
-        s(&res),
-        "--only",
-        "net",
-        "--runs",
-        "1",
-        "--no-matrix",
-    ];
+    let peer = ["--peer", A_ADDR, "--port", "6400", "--results", s(&res)];
+    let peer = [&peer[..], &["--only", "net", "--runs", "1", "--no-matrix"]].concat();
     let out = script(
         &work,
         &scratch,
@@ -188,12 +197,9 @@ fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(&format!(
-            "--peer {A_ADDR}: its --serve refused the token: give the --token it printed"
-        )),
-        "{err}"
-    );
+    let want =
+        format!("--peer {A_ADDR}: its --serve refused the token: give the --token it printed");
+    assert!(err.contains(&want), "{err}");
     assert!(!res.exists(), "no step ran");
 
     let out = script(
@@ -203,28 +209,7 @@ fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
         &[&peer[..], &["--token", TOKEN]].concat(),
     );
     ok(&out, "--peer with the token");
-    let recs = decode(
-        &std::fs::read_to_string(
-            std::fs::read_dir(&res)
-                .expect("results")
-                .next()
-                .expect("a file")
-                .expect("entry")
-                .path(),
-        )
-        .expect("records"),
-    );
-    for name in [
-        "network throughput this->peer",
-        "network throughput peer->this",
-    ] {
-        assert_eq!(
-            step(&recs, "netpipe", name).len(),
-            1,
-            "{name}: {}",
-            explain(&out)
-        );
-    }
+    peer_rows(&res, &out);
 
     serving.signal(libc::SIGTERM);
     let (_, _, err) = serving.wait_output(Duration::from_secs(30));

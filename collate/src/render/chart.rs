@@ -65,18 +65,17 @@ pub fn colour(c: &Cell, better: Better) -> &'static str {
     }
 }
 
-/// Row `r`'s chart, its top at 0: the SVG elements and the height they take.
-pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
-    let mut o = String::new();
+/// A chart's title, unit and legend; returns where the bars start.
+fn head(o: &mut String, t: &Table, r: &Row) -> f64 {
     let title = wrap(&r.title, 90);
     text_lines(
-        &mut o,
+        o,
         8.0,
         18.0,
         " font-weight=\"bold\" font-size=\"13\"",
         &title,
     );
-    let mut y = 18.0 + LINE * title.len() as f64;
+    let y = 18.0 + LINE * title.len() as f64;
     let unit = if r.scale.unit.is_empty() {
         "no unit".to_string()
     } else {
@@ -91,8 +90,14 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
         "<text x=\"8\" y=\"{y:.1}\" class=\"unit\">{}{way}</text>\n",
         html_escape(&unit)
     ));
-    legend(&mut o, t, y);
-    y += 12.0;
+    legend(o, t, y);
+    y + 12.0
+}
+
+/// Row `r`'s chart, its top at 0: the SVG elements and the height they take.
+pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
+    let mut o = String::new();
+    let mut y = head(&mut o, t, r);
     // A chart of many columns draws the cells that have a value, and says how many not.
     let drawn: Vec<usize> = (0..t.columns.len())
         .filter(|&j| t.columns.len() <= ALL_DRAWN || r.cells[j].is_some())
