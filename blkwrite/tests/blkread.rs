@@ -97,6 +97,22 @@ fn random_reads_take_4k_blocks_each_once_and_report_the_seed() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let s = r.summary();
     assert_eq!(s["headline"], "reads_per_s");
+    // One run, four rows: the rate and three latency percentiles, each a key of the values.
+    let rows: Vec<(&str, &str)> = s["headlines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["key"].as_str().unwrap(), h["role"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("reads_per_s", "reads per second"),
+            ("latency_p50_s", "latency p50"),
+            ("latency_p99_s", "latency p99"),
+            ("latency_p99_9_s", "latency p99.9"),
+        ]
+    );
     assert_eq!(
         r.value("read_count"),
         2048.0,

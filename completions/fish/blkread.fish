@@ -8,15 +8,6 @@ try\t''
 off\t''"
 complete -c blkread -s i -l interval -d 'Write an interval record (and the progress line) this often' -r
 complete -c blkread -l create -d 'Make TARGET first: SIZE bytes of random data, fsynced, dropped from the cache; removed at the end unless --keep' -r
-complete -c blkread -l headline -d 'The summary value a matrix shows by default (default: reads_per_s with --random, else throughput_bytes_per_s); e.g. latency_p99_s for a latency row' -r -f -a "throughput_bytes_per_s\t''
-reads_per_s\t''
-latency_min_s\t''
-latency_mean_s\t''
-latency_p50_s\t''
-latency_p90_s\t''
-latency_p99_s\t''
-latency_p99_9_s\t''
-latency_max_s\t''"
 complete -c blkread -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c blkread -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c blkread -l name -d 'What is measured, the matrix row (default: derived from the command)' -r

@@ -34,12 +34,12 @@ clocksource, the transparent huge page setting, the last-level cache and the CPU
 processes then share it; without --cpu the scheduler places them, and each pipe sample says \
 whether they shared a CPU).
 
-Records: a begin, a sample per batch (name: the probe's row; values: its one figure; info: \
-the batch's operations and seconds), and one summary (the lifecycle's: one per run) that \
-carries every probe's statistics under keys such as syscall_median_s, syscall_p10_s and \
-mem_read_median_bytes_per_s, and names the last probe's row and median as its headline, so \
-that collate shows each row from its samples and adds no row of its own. With --name NAME \
-the rows are \"NAME: ROLE\", or NAME alone when one probe runs.";
+Records: a begin, a sample per batch (values: the probe's one figure; info: the batch's \
+operations and seconds), and one summary (the lifecycle's: one per run) that carries every \
+probe's statistics under keys such as syscall_median_s, syscall_p10_s and \
+mem_read_median_bytes_per_s; its headlines are each probe's median with the probe's role, a \
+row \"NAME: ROLE\" each (NAME is cpumem, or --name), whose cell collate takes from the \
+probe's samples.";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -57,7 +57,7 @@ fn long_about() -> String {
     let mut s = String::from(INTRO);
     for p in PROBES {
         s.push_str(&format!(
-            "\n\n{}: {} (row \"{}\", key {}).",
+            "\n\n{}: {} (role \"{}\", key {}).",
             p.only, p.op, p.role, p.key
         ));
     }

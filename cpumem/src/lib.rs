@@ -50,11 +50,11 @@ pub mod probe;
 
 pub use cli::command;
 
-use engine::{Ended, Plan, Stats};
+use engine::{Ended, Plan};
 use measure::lifecycle::{self, Session};
 use measure::record::Status;
 use measure::writer::{Summary, Values};
-use measure::{Exit, Failure};
+use measure::{Exit, Failure, Headline};
 use probe::{Probe, Sizes};
 use serde_json::{Map, Value, json};
 use std::ffi::OsString;
@@ -76,11 +76,10 @@ impl lifecycle::Tool for Tool {
         cli::options(m)
     }
 
-    fn name(o: &cli::Opts) -> String {
-        o.probes
-            .first()
-            .map_or("cpumem", |p| p.spec().role)
-            .to_string()
+    /// The run's name (`--name` replaces it); each probe is a row "NAME: ROLE" through the
+    /// summary's headlines.
+    fn name(_: &cli::Opts) -> String {
+        "cpumem".to_string()
     }
 
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
@@ -110,15 +109,6 @@ fn sizes(o: &cli::Opts, llc: Option<u64>, loop_s: f64) -> Sizes {
         stream_bytes: o.size.unwrap_or_else(|| (4 * llc).max(MIN_STREAM).min(cap)),
         chase_bytes: (8 * llc).max(MIN_CHASE).min(cap),
         loop_s,
-    }
-}
-
-/// The row name of probe `p`: its role, or `NAME: ROLE` under `--name` with several probes.
-fn row(given: Option<&str>, p: Probe, several: bool) -> String {
-    match given {
-        Some(n) if several => format!("{n}: {}", p.spec().role),
-        Some(n) => n.to_string(),
-        None => p.spec().role.to_string(),
     }
 }
 
@@ -158,15 +148,11 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
         "chase_buffer_bytes": z.chase_bytes,
         "loop_overhead_s": loop_s,
     })))?;
-    let given = s.name_given().then(|| s.name().to_string());
-    let several = o.probes.len() > 1;
     let mut ended = Vec::new();
     for &p in &o.probes {
-        let name = row(given.as_deref(), p, several);
-        s.reporter().set_name(&name);
         let e = engine::run_probe(p, &z, plan, s)?;
         let stop = matches!(e, Ended::Interrupted(_));
-        ended.push((name, e));
+        ended.push((p.spec().role.to_string(), e));
         if stop {
             break;
         }
@@ -175,13 +161,13 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
     summarize(s, &ended)
 }
 
-/// Writes the one summary: every probe's statistics, the last measured probe's row and
-/// median as the headline; the failed probes named in info; partial after Ctrl-C, failed when
-/// no probe measured.
+/// Writes the one summary: every probe's statistics, and a headline for each measured probe's
+/// median, its row "NAME: ROLE"; the failed probes named in info; partial after Ctrl-C,
+/// failed when no probe measured.
 fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure> {
     let mut values = Values::new();
     let mut probes = Map::new();
-    let mut last: Option<(&str, &Stats)> = None;
+    let mut headlines = Vec::new();
     let mut failed = Map::new();
     let mut errors = Vec::new();
     let mut table: Vec<(String, String)> = Vec::new();
@@ -204,25 +190,22 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         probes.insert(st.spec.only.into(), Value::Object(info));
         let median = measure::human::value_text(st.spec.key, st.median);
         table.push((name.clone(), median));
-        last = Some((name, st));
+        headlines.push(Headline::new(&st.key("median"), name));
     }
     let code = engine::exit_of(ended.iter().map(|(_, e)| e));
     let (status, error) = match code {
         Exit::Ok => (Status::Ok, None),
         Exit::Interrupted => (Status::Partial, Some("interrupted".to_string())),
-        _ if last.is_none() => (Status::Failed, Some(errors.join("; "))),
+        _ if headlines.is_empty() => (Status::Failed, Some(errors.join("; "))),
         _ => (Status::Ok, None),
     };
-    if let Some((name, _)) = last {
-        s.reporter().set_name(name);
-    }
     let said = (!errors.is_empty()).then(|| errors.join("; "));
     let text = summary_text(status, error.as_deref().or(said.as_deref()), &table);
     s.summary(Summary {
         status,
         error,
-        headline: last.map(|(_, st)| st.key("median")),
-        headlines: Vec::new(),
+        headline: None,
+        headlines,
         values,
         info: measure::writer::info(json!({ "probes": probes, "failed": failed })),
     })?;

@@ -30,9 +30,18 @@ fn explain(out: &Output) -> String {
     )
 }
 
-fn samples<'a>(recs: &'a [Record], name: &str) -> Vec<&'a Record> {
+/// The samples that carry `key` (one probe's).
+fn samples<'a>(recs: &'a [Record], key: &str) -> Vec<&'a Record> {
     recs.iter()
-        .filter(|r| r.kind == Kind::Sample && r.name == name)
+        .filter(|r| r.kind == Kind::Sample && r.values.contains_key(key))
+        .collect()
+}
+
+/// The summary's headlines as (key, role).
+fn headlines(r: &Record) -> Vec<(String, String)> {
+    r.headlines
+        .iter()
+        .map(|h| (h.key.clone(), h.role.clone()))
         .collect()
 }
 
@@ -90,8 +99,9 @@ fn every_probe_is_a_row_of_batches_and_the_summary_holds_their_statistics() {
         );
     }
     assert_eq!(begin.info["stream_buffer_bytes"], 4 << 20);
-    for (probe, row, key) in ROWS {
-        let s = samples(&recs, row);
+    assert!(recs.iter().all(|r| r.name == "cpumem"), "one run, one name");
+    for (probe, _, key) in ROWS {
+        let s = samples(&recs, key);
         assert_eq!(
             s.len(),
             3,
@@ -108,8 +118,13 @@ fn every_probe_is_a_row_of_batches_and_the_summary_holds_their_statistics() {
     let summary = recs.last().expect("a summary");
     assert_eq!(summary.kind, Kind::Summary);
     assert_eq!(summary.status, Some(Status::Ok));
-    assert_eq!(summary.name, "monotonic clock read");
-    assert_eq!(summary.headline.as_deref(), Some("clock_read_median_s"));
+    // One run, a row per probe: "cpumem: system call round trip" and so on.
+    assert_eq!(summary.headline.as_deref(), Some("syscall_median_s"));
+    let want: Vec<(String, String)> = ROWS
+        .iter()
+        .map(|(_, row, key)| (stat(key, "median"), row.to_string()))
+        .collect();
+    assert_eq!(headlines(summary), want);
     for (probe, _, key) in ROWS {
         let (p10, med, p90) = (
             summary.value(&stat(key, "p10")),
@@ -129,7 +144,7 @@ fn every_probe_is_a_row_of_batches_and_the_summary_holds_their_statistics() {
 }
 
 #[test]
-fn name_prefixes_the_rows_and_one_probe_takes_it_whole() {
+fn name_names_the_run_and_each_probe_is_a_role_of_it() {
     let two = cpumem(&[
         "--only",
         "clock,syscall",
@@ -142,8 +157,14 @@ fn name_prefixes_the_rows_and_one_probe_takes_it_whole() {
     ]);
     assert_eq!(two.status.code(), Some(0), "{}", explain(&two));
     let recs = records(&two);
-    assert_eq!(samples(&recs, "vm1: system call round trip").len(), 2);
-    assert_eq!(samples(&recs, "vm1: monotonic clock read").len(), 2);
+    assert!(recs.iter().all(|r| r.name == "vm1"), "{}", explain(&two));
+    assert_eq!(samples(&recs, "syscall_s").len(), 2);
+    assert_eq!(samples(&recs, "clock_read_s").len(), 2);
+    let roles: Vec<String> = headlines(recs.last().unwrap())
+        .into_iter()
+        .map(|h| h.1)
+        .collect();
+    assert_eq!(roles, ["system call round trip", "monotonic clock read"]);
     let one = cpumem(&[
         "--only", "syscall", "-t", "20ms", "-c", "2", "--name", "vm1",
     ]);
@@ -215,8 +236,11 @@ fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
         .expect("run cpumem under ulimit -v");
     assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
     let recs = records(&out);
-    assert_eq!(samples(&recs, "system call round trip").len(), 2);
-    let failed = samples(&recs, "memory read bandwidth");
+    assert_eq!(samples(&recs, "syscall_s").len(), 2);
+    let failed: Vec<&Record> = recs
+        .iter()
+        .filter(|r| r.kind == Kind::Sample && r.info.get("probe").is_some_and(|p| p == "memread"))
+        .collect();
     assert_eq!(failed.len(), 1, "{}", explain(&out));
     let why = failed[0].error.as_deref().unwrap_or_default();
     assert!(why.contains("536870912 bytes"), "{why}");
@@ -224,6 +248,11 @@ fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
     let summary = recs.last().unwrap();
     assert_eq!(summary.status, Some(Status::Ok), "{}", summary.to_line());
     assert_eq!(summary.headline.as_deref(), Some("syscall_median_s"));
+    assert_eq!(
+        summary.headlines.len(),
+        1,
+        "a row for the probe that ran only"
+    );
     assert!(summary.info["failed"]["memory read bandwidth"].is_string());
 }
 
@@ -267,5 +296,8 @@ fn ctrl_c_ends_with_a_partial_summary_of_the_batches_so_far() {
         "{}",
         summary.to_line()
     );
-    assert!(recs.iter().all(|r| r.name != "monotonic clock read"));
+    assert!(
+        samples(&recs, "clock_read_s").is_empty(),
+        "the clock probe never ran"
+    );
 }

@@ -20,11 +20,11 @@ created; it never touches a file it did not make.
 
 Records (benchmatrix/1): begin with the options, the private directory, and the file system
 and block stack under DIR (as blkwrite reports them); one sample per 1/16 of each phase, so
-that a matrix cell has a spread, named for the phase: NAME (create) with creates_per_s, NAME
-(stat) with stats_per_s, NAME (unlink) with unlinks_per_s, where NAME is --name or
-\"file metadata in DIR\"; the summary (named as the create row: creates_per_s is its headline,
-because creating a file is what the journal, the allocator and the device beneath decide,
-while a stat of a file just made is mostly the kernel's caches) with files_count,
+that a matrix cell has a spread, keyed for the phase: creates_per_s, stats_per_s,
+unlinks_per_s; the summary, whose headlines make the run's three rows, NAME: create,
+NAME: stat and NAME: unlink, where NAME is --name or \"file metadata in DIR\" (creates_per_s
+first, as the headline: creating a file is what the journal, the allocator and the device
+beneath decide, while a stat of a file just made is mostly the kernel's caches), with files_count,
 creates_per_s, stats_per_s, unlinks_per_s, each phase's time (create_s, stat_s, unlink_s) and
 latency (create_latency_min_s, _mean_s, _p50_s, _p90_s, _p99_s, _p99_9_s, _max_s, and the
 same for stat_ and unlink_).

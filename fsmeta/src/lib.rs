@@ -11,7 +11,7 @@ pub mod scratch;
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};
 use measure::{Exit, Failure};
-use phases::{Job, Phase, Rows, Stop};
+use phases::{Job, Phase, Stop};
 use scratch::Scratch;
 use std::ffi::OsString;
 
@@ -40,7 +40,8 @@ impl lifecycle::Tool for Tool {
         cli::Opts::from(m)
     }
 
-    /// The base of the rows' names (`--name` replaces it): `file metadata in DIR`.
+    /// The run's name (`--name` replaces it): `file metadata in DIR`; its rows are
+    /// "NAME: create", "NAME: stat" and "NAME: unlink", the summary's headlines.
     fn name(o: &cli::Opts) -> String {
         format!("file metadata in {}", o.dir.display())
     }
@@ -50,12 +51,6 @@ impl lifecycle::Tool for Tool {
     /// lifecycle the failed summary.
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
         let seed = o.seed.unwrap_or_else(measure::writer::random_u64);
-        let rows = Rows {
-            base: s.name().to_string(),
-        };
-        // Begin and the summary are the create row's: its rate is the run's headline.
-        let create_row = rows.of(Phase::Create);
-        s.reporter().set_name(&create_row);
         let mut begin = report::begin_info(&o, seed);
         let mut sc = match Scratch::make(&o.dir, o.files, o.dirs) {
             Ok(sc) => sc,
@@ -71,7 +66,6 @@ impl lifecycle::Tool for Tool {
         s.begin(begin)?;
         let job = Job {
             o: &o,
-            rows,
             data: phases::data(o.size),
         };
         let mut done = Vec::new();
@@ -82,10 +76,10 @@ impl lifecycle::Tool for Tool {
             done.push(d);
             if !matches!(stop, Stop::Done) {
                 s.human().clear();
-                return report::finish(s, &o, &mut sc, &done, stop, &create_row);
+                return report::finish(s, &o, &mut sc, &done, stop);
             }
         }
         s.human().clear();
-        report::finish(s, &o, &mut sc, &done, Stop::Done, &create_row)
+        report::finish(s, &o, &mut sc, &done, Stop::Done)
     }
 }

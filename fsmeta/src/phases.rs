@@ -55,23 +55,9 @@ impl Phase {
     }
 }
 
-/// The matrix rows of a run: the base name with the phase.
-#[derive(Clone, Debug)]
-pub struct Rows {
-    pub base: String,
-}
-
-impl Rows {
-    /// The row of `phase`'s samples: `BASE (create)`.
-    pub fn of(&self, phase: Phase) -> String {
-        format!("{} ({})", self.base, phase.as_str())
-    }
-}
-
-/// What a run works with: the options, the rows, and the bytes each file gets.
+/// What a run works with: the options and the bytes each file gets.
 pub struct Job<'a> {
     pub o: &'a Opts,
-    pub rows: Rows,
     pub data: Vec<u8>,
 }
 
@@ -133,7 +119,6 @@ pub fn run_phase(
         secs: 0.0,
         hist: new_hist(),
     };
-    s.reporter().set_name(&job.rows.of(phase));
     let mut name = String::new();
     let (mut batch, mut in_batch) = (0u32, 0u32);
     let mut batch_start = Instant::now();
@@ -188,7 +173,7 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// One batch's sample: its rate, named for the phase's row.
+/// One batch's sample: its rate, keyed for the phase's row.
 fn sample(
     s: &mut Session,
     phase: Phase,

@@ -9,7 +9,7 @@ use measure::envfacts::Probe;
 use measure::lifecycle::Session;
 use measure::units::format_seconds;
 use measure::writer::{Summary, Values, info};
-use measure::{Exit, Failure, Status};
+use measure::{Exit, Failure, Headline, Status};
 use serde_json::{Map, Value, json};
 
 /// The options as begin reports them, with the file system and the block stack under DIR
@@ -63,10 +63,8 @@ pub fn finish(
     sc: &mut Scratch,
     done: &[Done],
     stop: Stop,
-    create_row: &str,
 ) -> Result<Exit, Failure> {
     let removed = sc.remove();
-    s.reporter().set_name(create_row);
     let mut sinfo = info(json!({
         "private_dir": sc.path.display().to_string(),
         "phase": done.last().map(|d| d.phase.as_str()),
@@ -113,7 +111,14 @@ pub fn finish(
         status,
         error: error.clone(),
         headline: (status == Status::Ok).then(|| Phase::Create.rate_key().to_string()),
-        headlines: Vec::new(),
+        // One run, a row per phase: "NAME: create", "NAME: stat", "NAME: unlink".
+        headlines: match status {
+            Status::Ok => Phase::ALL
+                .iter()
+                .map(|p| Headline::new(p.rate_key(), p.as_str()))
+                .collect(),
+            _ => Vec::new(),
+        },
         values: vals,
         info: sinfo,
     };

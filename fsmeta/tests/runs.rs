@@ -10,18 +10,21 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use testkit::Spawned;
 
-/// The samples of `r` named for `phase`, and the files they count.
+/// The samples of `r` for `phase`, and the files they count; each is keyed for its row
+/// (`creates_per_s`) under the run's one name.
 fn phase_samples(r: &Run, phase: &str) -> (usize, u64) {
     let s: Vec<_> = r
         .of("sample")
         .into_iter()
         .filter(|v| v["info"]["phase"] == phase)
         .collect();
+    let key = format!("{phase}s_per_s");
     for v in &s {
         assert!(
-            v["name"].as_str().unwrap().ends_with(&format!("({phase})")),
-            "a {phase} sample is named for its row: {v}"
+            v["values"][&key].is_number(),
+            "a {phase} sample carries {key}: {v}"
         );
+        assert_eq!(v["name"], r.summary()["name"], "one name for the run: {v}");
     }
     let files = s.iter().map(|v| v["info"]["files"].as_u64().unwrap()).sum();
     (s.len(), files)
@@ -47,6 +50,15 @@ fn counts_exactly_5000_and_leaves_dir_as_found() {
     let s = r.summary();
     assert_eq!(s["status"], "ok");
     assert_eq!(s["headline"], "creates_per_s");
+    // One run, a row per phase.
+    assert_eq!(
+        s["headlines"],
+        serde_json::json!([
+            {"key": "creates_per_s", "role": "create"},
+            {"key": "stats_per_s", "role": "stat"},
+            {"key": "unlinks_per_s", "role": "unlink"},
+        ])
+    );
     for k in ["files_count", "stat_count", "unlink_count"] {
         assert_eq!(r.value(k), 5000.0, "{k}");
     }

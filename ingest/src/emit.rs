@@ -16,28 +16,9 @@ fn stamp(info: &mut Map<String, Value>) {
     info.insert("ingest_version".into(), json!(env!("CARGO_PKG_VERSION")));
 }
 
-/// The row name of a series: the given name (with the series when there are several), else
-/// the series' own default.
-fn row(c: &Converted, given: Option<&str>, several: bool, r: &Out) -> String {
-    let join = |a: &str, b: &str| {
-        if a.is_empty() {
-            b.to_string()
-        } else {
-            format!("{a} {b}")
-        }
-    };
-    match (&r.series, given) {
-        (None, Some(g)) => g.to_string(),
-        (None, None) => c.name.clone(),
-        (Some(_), Some(g)) if !several => g.to_string(),
-        (Some(s), Some(g)) => join(g, s),
-        (Some(_), None) if !several => c.name.clone(),
-        (Some(s), None) => join(&c.prefix, s),
-    }
-}
-
+/// Writes the converted runs. Each record is named by the session: `--name` (with the
+/// series when there are several), else the series' own default.
 pub fn write(c: Converted, input: &Input, s: &mut Session) -> Result<Exit, Failure> {
-    let given = s.name_given().then(|| s.name().to_string());
     let mut series: Vec<&str> = c
         .records
         .iter()
@@ -46,20 +27,18 @@ pub fn write(c: Converted, input: &Input, s: &mut Session) -> Result<Exit, Failu
     series.sort_unstable();
     series.dedup();
     let several = series.len() > 1;
-    let base = given.clone().unwrap_or_else(|| c.name.clone());
     s.reporter().set_tool(c.tool, &c.version);
     // Each `Ends` closes a run of its own; what follows the last one is closed by c.end.
     let mut start = 0;
     for (i, r) in c.records.iter().enumerate() {
         if let Kind::Ends(end) = &r.kind {
-            let name = row(&c, given.as_deref(), several, r);
             let part = Part {
                 records: &c.records[start..i],
                 end,
-                name: &name,
+                series: r.series.as_deref(),
                 first: start == 0,
             };
-            run(&c, &part, given.as_deref(), several, input, s)?;
+            run(&c, &part, several, input, s)?;
             start = i + 1;
         }
     }
@@ -67,10 +46,10 @@ pub fn write(c: Converted, input: &Input, s: &mut Session) -> Result<Exit, Failu
         let part = Part {
             records: &c.records[start..],
             end: &c.end,
-            name: &base,
+            series: None,
             first: start == 0,
         };
-        run(&c, &part, given.as_deref(), several, input, s)?;
+        run(&c, &part, several, input, s)?;
     }
     match (c.end.exit, c.end.error) {
         (Exit::Ok, _) => Ok(Exit::Ok),
@@ -86,11 +65,11 @@ pub fn write(c: Converted, input: &Input, s: &mut Session) -> Result<Exit, Failu
     }
 }
 
-/// One run to write: its records, the summary that closes it and its row name.
+/// One run to write: its records, the summary that closes it and the series it is of.
 struct Part<'a> {
     records: &'a [Out],
     end: &'a End,
-    name: &'a str,
+    series: Option<&'a str>,
     /// The first run of the source (the others start with a fresh run id).
     first: bool,
 }
@@ -99,7 +78,6 @@ struct Part<'a> {
 fn run(
     c: &Converted,
     p: &Part<'_>,
-    given: Option<&str>,
     several: bool,
     input: &Input,
     s: &mut Session,
@@ -107,7 +85,7 @@ fn run(
     if !p.first {
         s.next_run();
     }
-    s.reporter().set_name(p.name);
+    s.name_part(&c.name, &c.prefix, p.series, several);
     let mut begin = c.begin.clone();
     stamp(&mut begin);
     begin.insert("source".into(), json!(input.name));
@@ -122,8 +100,7 @@ fn run(
     s.reporter().set_at(begin_at);
     s.begin_as_is(begin)?;
     for r in p.records {
-        let name = row(c, given, several, r);
-        s.reporter().set_name(&name);
+        s.name_part(&c.name, &c.prefix, r.series.as_deref(), several);
         s.reporter().set_at(r.at.clone());
         let mut info = r.info.clone();
         stamp(&mut info);
@@ -135,7 +112,7 @@ fn run(
         }
     }
     let e = p.end;
-    s.reporter().set_name(p.name);
+    s.name_part(&c.name, &c.prefix, p.series, several);
     s.reporter().set_at(e.at.clone().or(last));
     let mut info = e.info.clone();
     stamp(&mut info);

@@ -115,6 +115,8 @@ pub struct Session {
     human: Human,
     begun: bool,
     name_given: bool,
+    /// `--name`, when given.
+    given: String,
     begin_on_failure: bool,
 }
 
@@ -130,6 +132,7 @@ impl Session {
             human: Human::new(human),
             begun: false,
             name_given: false,
+            given: String::new(),
             begin_on_failure: true,
         }
     }
@@ -159,6 +162,26 @@ impl Session {
         if !self.name_given {
             self.rep.set_name(name);
         }
+    }
+
+    /// Names the records that follow for one part of a run of `several` (fio's jobs,
+    /// hyperfine's commands, a ping's hosts): `--name`, else `prefix`, then the part, as
+    /// `NAME PART`; a run of one part (or a record of none) is named `--name`, else `whole`.
+    /// `--name` always leads: a tool names its rows through this or [`Session::set_name`].
+    pub fn name_part(&mut self, whole: &str, prefix: &str, part: Option<&str>, several: bool) {
+        let given = self.name_given.then(|| self.given.clone());
+        let name = match (part, several) {
+            (Some(p), true) => {
+                let base = given.unwrap_or_else(|| prefix.to_string());
+                if base.is_empty() {
+                    p.to_string()
+                } else {
+                    format!("{base} {p}")
+                }
+            }
+            _ => given.unwrap_or_else(|| whole.to_string()),
+        };
+        self.rep.set_name(&name);
     }
 
     /// The row name.
@@ -454,6 +477,9 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
         };
     let mut s = Session::new(env, out, human && !quiet);
     s.name_given = name_given;
+    if name_given {
+        s.given = s.name().to_string();
+    }
     s.begin_on_failure = T::BEGIN_IS_THIS_MACHINE;
     Ok(s)
 }

@@ -117,8 +117,10 @@ impl Reporter {
         &self.env
     }
 
-    /// Changes the row name for the lines that follow (before `begin`, normally).
-    pub fn set_name(&mut self, name: &str) {
+    /// Changes the row name for the lines that follow (before `begin`, normally). Tools name
+    /// rows through the session (`Session::set_name`, `Session::name_part`), where `--name`
+    /// wins.
+    pub(crate) fn set_name(&mut self, name: &str) {
         self.env.name = name.to_string();
     }
 

@@ -113,8 +113,11 @@ pub fn file_names(dir: &Path) -> Vec<String> {
 
 /// cpumem's matrix rows (each probe's role, the `name` of its samples) in the order the
 /// probes run, from cpumem's own probe table; cpumem's records test pins the names.
-pub fn cpumem_rows() -> Vec<&'static str> {
-    cpumem::probe::PROBES.iter().map(|p| p.role).collect()
+pub fn cpumem_rows() -> Vec<String> {
+    cpumem::probe::PROBES
+        .iter()
+        .map(|p| format!("cpumem: {}", p.role))
+        .collect()
 }
 
 /// The median of `v` (the mean of the middle two for an even count); NaN when empty.

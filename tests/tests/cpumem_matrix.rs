@@ -1,5 +1,5 @@
-//! cpumem's records through collate: one row per probe, named by its role, from the
-//! samples, and no row of the summary's own (its headline maps to the last row's samples).
+//! cpumem's records through collate: one row per probe, "cpumem: ROLE" (a headline each of
+//! the one summary), its cell from the probe's samples.
 
 use benchmatrix_tests::{bin, cpumem_rows, ok, run};
 use std::process::Command;
@@ -32,7 +32,7 @@ fn every_probe_is_one_row_of_the_matrix() {
     rows.dedup();
     let roles = cpumem_rows();
     assert_eq!(rows, roles, "{text}");
-    for role in roles {
+    for role in &roles {
         let labels: Vec<&str> = cells.iter().filter(|c| c.0 == role).map(|c| c.1).collect();
         assert_eq!(labels, ["vm-a", "vm-b"], "{role}\n{text}");
     }

@@ -29,30 +29,39 @@ const SCRIPT_ROWS: &[(&str, &str, usize)] = &[
     ("blkwrite", "disk write (buffered+fsync)", 2),
     ("blkwrite", "disk write (O_DIRECT)", 2),
     ("blkread", "disk random read, one at a time (O_DIRECT)", 2),
-    (
-        "blkread",
-        "disk random read latency p50, one at a time (O_DIRECT)",
-        2,
-    ),
-    (
-        "blkread",
-        "disk random read latency p99, one at a time (O_DIRECT)",
-        2,
-    ),
     ("blkread", "disk random read, many in flight (O_DIRECT)", 2),
     ("blkread", "disk sequential read (O_DIRECT)", 2),
-    // One fsmeta run: its summary is the create row's, its samples 16 per phase.
-    ("fsmeta", "file metadata (create)", 48),
+    // One fsmeta run: three rows, its samples 16 per phase.
+    ("fsmeta", "file metadata", 48),
 ];
 
-/// The matrix rows of fsmeta's stat and unlink samples (no summary of their own), after its
-/// create row.
-const FILE_ROWS: [&str; 2] = ["file metadata (stat)", "file metadata (unlink)"];
+/// The rows of one random read run: NAME: ROLE for each of its headlines.
+const READ_ROLES: [&str; 4] = [
+    "reads per second",
+    "latency p50",
+    "latency p99",
+    "latency p99.9",
+];
 
-/// Every row of a full run, in the matrix's order (the cpu step's after make's).
-fn all_rows() -> Vec<&'static str> {
-    let names: Vec<&str> = SCRIPT_ROWS.iter().map(|r| r.1).collect();
-    [&names[..5], &cpumem_rows()[..], &names[5..], &FILE_ROWS[..]].concat()
+/// The rows of the one fsmeta run.
+const FILE_ROWS: [&str; 3] = [
+    "file metadata: create",
+    "file metadata: stat",
+    "file metadata: unlink",
+];
+
+/// Every row of a full run, in the matrix's order (the cpu step's after make's): a random
+/// read run makes four rows, fsmeta's three.
+fn all_rows() -> Vec<String> {
+    let mut rows: Vec<String> = SCRIPT_ROWS[..5].iter().map(|r| r.1.to_string()).collect();
+    rows.extend(cpumem_rows());
+    rows.extend(SCRIPT_ROWS[5..7].iter().map(|r| r.1.to_string()));
+    for (_, name, _) in &SCRIPT_ROWS[7..9] {
+        rows.extend(READ_ROLES.iter().map(|role| format!("{name}: {role}")));
+    }
+    rows.push(SCRIPT_ROWS[9].1.to_string());
+    rows.extend(FILE_ROWS.iter().map(|r| r.to_string()));
+    rows
 }
 
 /// Checks the cpu step's records: one cpumem run, ok, ten samples in each of its rows.
@@ -70,14 +79,19 @@ fn check_cpu_step(recs: &[Record], ran: bool) {
         "{}",
         sums[0].to_line()
     );
-    // The cpu step is cpumem with its defaults: 10 batches a probe.
-    for row in cpumem_rows() {
+    // The cpu step is cpumem with its defaults: 10 batches a probe, a row each.
+    for p in cpumem::probe::PROBES {
         let n = cpumem
             .iter()
-            .filter(|r| r.kind == Kind::Sample && r.name == row)
+            .filter(|r| r.kind == Kind::Sample && r.values.contains_key(p.key))
             .count();
-        assert_eq!(n, 10, "{row}: samples");
+        assert_eq!(n, 10, "{}: samples", p.role);
     }
+    assert_eq!(
+        sums[0].headlines.len(),
+        cpumem::probe::PROBES.len(),
+        "a row per probe"
+    );
 }
 
 /// Checks one results file of a loopback run: every step's records, strictly decoded.
@@ -113,16 +127,29 @@ fn check_script_results(file: &Path, label: &str, host: Option<&str>, skipped: &
             r.to_line()
         );
     }
-    let p99 = recs.iter().find(|r| {
-        r.kind == measure::Kind::Summary && r.name.starts_with("disk random read latency p99")
+    // One random read run: its rate and latency percentiles, each a row.
+    let read = recs.iter().find(|r| {
+        r.kind == measure::Kind::Summary && r.name == "disk random read, one at a time (O_DIRECT)"
+    });
+    let keys: Vec<&str> = read.map_or(Vec::new(), |r| {
+        r.headlines.iter().map(|h| h.key.as_str()).collect()
     });
     assert_eq!(
-        p99.and_then(|r| r.headline.as_deref()),
-        Some("latency_p99_s")
+        keys,
+        [
+            "reads_per_s",
+            "latency_p50_s",
+            "latency_p99_s",
+            "latency_p99_9_s"
+        ]
     );
-    let files = step(&recs, "fsmeta", "file metadata (create)");
-    for row in FILE_ROWS {
-        assert_eq!(files.iter().filter(|r| r.name == row).count(), 16, "{row}");
+    let files = step(&recs, "fsmeta", "file metadata");
+    for key in ["creates_per_s", "stats_per_s", "unlinks_per_s"] {
+        assert_eq!(
+            files.iter().filter(|r| r.values.contains_key(key)).count(),
+            16,
+            "{key}"
+        );
     }
     let meta = recs
         .iter()
@@ -175,7 +202,7 @@ fn check_two_column_wiki(text: &str) {
     for (title, cells) in &wiki.rows {
         assert_eq!(cells.len(), 2, "{title}: two columns\n{text}");
         assert!(number(&cells[0]), "{title}: {cells:?}");
-        if title.starts_with("time make (") || cpu_rows.contains(&split_title(title).0) {
+        if title.starts_with("time make (") || cpu_rows.iter().any(|c| c == split_title(title).0) {
             assert_eq!(
                 cells[1], "-",
                 "make and cpu did not run in the second column"

@@ -12,23 +12,15 @@ use std::process::{Command, Output};
 use testkit::free_port;
 
 /// The steps of `--only net,disk --disk-size 16M`, in the order they run: (tool, row name).
-const STEPS: [(&str, &str); 10] = [
+const STEPS: [(&str, &str); 8] = [
     ("netpipe", "network throughput this->loopback"),
     ("netpipe", "network throughput loopback->this"),
     ("blkwrite", "disk write (buffered+fsync)"),
     ("blkwrite", "disk write (O_DIRECT)"),
     ("blkread", "disk random read, one at a time (O_DIRECT)"),
-    (
-        "blkread",
-        "disk random read latency p50, one at a time (O_DIRECT)",
-    ),
-    (
-        "blkread",
-        "disk random read latency p99, one at a time (O_DIRECT)",
-    ),
     ("blkread", "disk random read, many in flight (O_DIRECT)"),
     ("blkread", "disk sequential read (O_DIRECT)"),
-    ("fsmeta", "file metadata (create)"),
+    ("fsmeta", "file metadata"),
 ];
 
 /// A short run of the network and disk steps (any user can run them) into `res`.
@@ -84,7 +76,8 @@ fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
     let lines = own_lines(&text);
     let plan = format!("; records are appended to {}/tty_run.jsonl", s(&res));
     assert!(
-        lines[0].starts_with("10 steps (about ") && lines[0].ends_with(&plan),
+        lines[0].starts_with(&format!("{} steps (about ", STEPS.len()))
+            && lines[0].ends_with(&plan),
         "the plan first: {text}"
     );
     let announced: Vec<&str> = lines

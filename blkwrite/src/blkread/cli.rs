@@ -25,9 +25,10 @@ evicts its pages first (never the machine-wide drop_caches), and a run where mor
 the range stays cached (tmpfs keeps its files in memory) is partial, exit 1, saying how much.
 
 Records: begin (options, target, file system and block stack, logical block size, \
-rotational, scheduler, cache state), interval (each -i), one sample, summary (headline \
-reads_per_s with --random, else throughput_bytes_per_s; read_bytes, read_count, latency \
-percentiles). They go to stdout when it is a pipe or a file (or with --json), and to -o \
+rotational, scheduler, cache state), interval (each -i), one sample, summary (read_bytes, \
+read_count, latency percentiles). With --random the one run makes four rows of the matrix, \
+its headlines: reads_per_s (\"NAME: reads per second\"), latency_p50_s, latency_p99_s and \
+latency_p99_9_s (\"NAME: latency p99\"); sequential reads headline throughput_bytes_per_s. They go to stdout when it is a pipe or a file (or with --json), and to -o \
 FILE, appended; on a terminal without -o a progress line and a summary to read instead. \
 Exit: 0 ok, 1 nothing was read (--time ended before the first read), 2 could not do the job \
 (usage, a missing target, holes, EIO), 130 Ctrl-C (summary written, scratch file removed).";
@@ -46,19 +47,6 @@ EXAMPLES:
     blkread --direct -s 4G /dev/sda
   Buffered reads of a file after evicting its cached pages:
     blkread --drop-cache /var/tmp/file";
-
-/// The summary values --headline may name.
-pub const HEADLINES: [&str; 9] = [
-    "throughput_bytes_per_s",
-    "reads_per_s",
-    "latency_min_s",
-    "latency_mean_s",
-    "latency_p50_s",
-    "latency_p90_s",
-    "latency_p99_s",
-    "latency_p99_9_s",
-    "latency_max_s",
-];
 
 /// The clap Command of blkread.
 pub fn command() -> Command {
@@ -121,13 +109,6 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Write out and evict the target's own pages from the page cache before reading (fdatasync, posix_fadvise DONTNEED); partial if over 1% stays cached"),
         )
-        .arg(
-            Arg::new("headline")
-                .long("headline")
-                .value_name("KEY")
-                .value_parser(HEADLINES)
-                .help("The summary value a matrix shows by default (default: reads_per_s with --random, else throughput_bytes_per_s); e.g. latency_p99_s for a latency row"),
-        )
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)
 }
@@ -149,8 +130,6 @@ pub struct Opts {
     /// --create even beyond the free space statvfs reports.
     pub force: bool,
     pub drop_cache: bool,
-    /// The summary's headline key.
-    pub headline: String,
 }
 
 impl Opts {
@@ -204,14 +183,6 @@ impl Opts {
             keep: m.get_flag("keep"),
             force: m.get_flag("force"),
             drop_cache: m.get_flag("drop_cache"),
-            headline: m.get_one::<String>("headline").cloned().unwrap_or_else(|| {
-                if random {
-                    "reads_per_s"
-                } else {
-                    "throughput_bytes_per_s"
-                }
-                .into()
-            }),
         })
     }
 }

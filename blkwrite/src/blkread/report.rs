@@ -9,7 +9,7 @@ use crate::target::Target;
 use measure::lifecycle::Session;
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
 use measure::writer::{Summary, Values, info};
-use measure::{Exit, Failure, Status};
+use measure::{Exit, Failure, Headline, Status};
 use serde_json::{Map, Value, json};
 
 /// The options as begin reports them.
@@ -28,7 +28,6 @@ pub(crate) fn options_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "create_bytes": o.create,
         "keep": o.keep,
         "drop_cache": o.drop_cache,
-        "headline": o.headline,
     }))
 }
 
@@ -101,7 +100,7 @@ pub(crate) fn finish(
     let v = values(&out);
     let passes = json!(out.ops as f64 / plan.blocks as f64);
     let mut sinfo = records::phase_info(&out, plan, t, ("passes", passes));
-    let headline = o.headline.as_str();
+    let (headline, headlines) = headlines(o);
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),
         Stop::Done | Stop::Time if out.bytes == 0 => {
@@ -158,7 +157,7 @@ pub(crate) fn finish(
         status,
         error,
         headline: ok.then(|| headline.to_string()),
-        headlines: Vec::new(),
+        headlines: if ok { headlines } else { Vec::new() },
         values: v,
         info: std::mem::take(&mut sinfo),
     };
@@ -198,4 +197,23 @@ fn human_summary(name: &str, s: &Summary) -> String {
         row("latency", text);
     }
     out
+}
+
+/// The summary's headline and rows: random reads make four rows of the one run, the rate
+/// and the latency's p50, p99 and p99.9 ("NAME: latency p99"); sequential reads one, the
+/// throughput.
+fn headlines(o: &Opts) -> (&'static str, Vec<Headline>) {
+    if !o.random {
+        return ("throughput_bytes_per_s", Vec::new());
+    }
+    let rows = [
+        ("reads_per_s", "reads per second"),
+        ("latency_p50_s", "latency p50"),
+        ("latency_p99_s", "latency p99"),
+        ("latency_p99_9_s", "latency p99.9"),
+    ];
+    (
+        "reads_per_s",
+        rows.iter().map(|(k, r)| Headline::new(k, r)).collect(),
+    )
 }
