@@ -2,12 +2,11 @@
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
 use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
-use crate::sysblock::{loop_cache_note, scheduler};
+use crate::sysblock::loop_cache_note;
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;
 use rustix::fs::{AtFlags, IFlags, StatxFlags};
-use serde_json::{Map, Value, json};
 use std::fs::File;
 
 /// Opens a file target (created already, or existing) and sets up O_DIRECT as asked.
@@ -23,7 +22,7 @@ pub(crate) fn finish_file(
     let plain = open_with(p, spec.read_only, flags)
         .map_err(|e| Failure::new(Exit::Cannot, format!("opening {shown}"), e))?;
     let cached_loop = place.as_ref().and_then(|f| loop_cache_note(&f.stack));
-    let (facts, fs_lbs) = file_facts(place);
+    let (facts, fs_lbs) = PathFacts::disk_info(place);
     let mut target = Target {
         file: plain,
         path: p.clone(),
@@ -59,25 +58,6 @@ pub(crate) fn finish_file(
         None => None,
     };
     Ok(target)
-}
-
-/// The mount's facts for begin (with the logical block size and whether any layer of the
-/// stack beneath rotates), and the logical block size of the device beneath.
-pub fn file_facts(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
-    let Some(f) = place else {
-        return (Map::new(), None);
-    };
-    let lbs = f.stack.first().and_then(|l| l.logical_block_size);
-    let rot = if f.stack.iter().any(|l| l.rotational == Some(true)) {
-        Some(true)
-    } else {
-        f.stack.first().and_then(|l| l.rotational)
-    };
-    let mut m = f.to_info();
-    m.insert("logical_block_size".into(), json!(lbs));
-    m.insert("rotational".into(), json!(rot));
-    m.insert("scheduler".into(), json!(scheduler(&f.stack)));
-    (m, lbs)
 }
 
 /// The alignment O_DIRECT needs on a file: statx's when it reports one, else the logical

@@ -4,28 +4,12 @@
 
 use crate::engine::{Outcome, Plan, Tick};
 use crate::target::Target;
-use hdrhistogram::Histogram;
 use measure::Failure;
 use measure::lifecycle::Session;
 use measure::writer::{Values, info};
 use serde_json::{Map, Value, json};
 
-/// Sets the latency values `{prefix}latency_min_s`, `_mean_s`, `_p50_s` to `_p99_9_s` and
-/// `_max_s` (seconds) from the histogram of nanoseconds; none when nothing was timed. blkwrite
-/// and blkread give no prefix, fsmeta a phase's (`create_`).
-pub fn add_latency(v: &mut Values, prefix: &str, h: &Histogram<u64>) {
-    if h.is_empty() {
-        return;
-    }
-    let s = |ns: u64| ns as f64 / 1e9;
-    let key = |k: &str| format!("{prefix}latency_{k}_s");
-    v.set(&key("min"), s(h.min()));
-    v.set(&key("mean"), h.mean() / 1e9);
-    for (q, k) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9")] {
-        v.set(&key(k), s(h.value_at_quantile(q)));
-    }
-    v.set(&key("max"), s(h.max()));
-}
+pub use measure::latency::add_latency;
 
 /// The sample's and summary's info: how the phase stopped, the engine, whether the ring's
 /// buffers were registered, O_DIRECT, the operations issued, the tool's `own` field, and the

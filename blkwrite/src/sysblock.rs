@@ -47,14 +47,6 @@ pub(crate) fn loop_cache_note(layers: &[Layer]) -> Option<String> {
     ))
 }
 
-/// The I/O scheduler of the first of these layers that has a queue of its own (a
-/// partition's is its disk's).
-pub(crate) fn scheduler(layers: &[Layer]) -> Option<String> {
-    layers
-        .iter()
-        .find_map(|l| sysfs(&l.name, "queue/scheduler"))
-}
-
 /// What holds a device (LVM, device-mapper, md, bcache), described for a person.
 pub(crate) fn holders(name: &str) -> Vec<String> {
     let probe = Probe::system();

@@ -2,7 +2,6 @@
 //! --force-device, see `device`); the safety checks before anything is opened for writing.
 //! How O_DIRECT is set up on a file is in `direct`.
 
-pub use crate::direct::file_facts;
 pub use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target};
 use crate::opened::{active_swap, fail};
 use crate::{device, direct};

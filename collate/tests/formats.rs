@@ -1,6 +1,7 @@
 //! Golden outputs for every format from a fixed input, the DokuWiki table parsed back by a
-//! model of DokuWiki's merging rules and checked against DESIGN.md's table, the CSV parsed
-//! back by a CSV reader, and the HTML and SVG checked to be well formed.
+//! model of DokuWiki's merging rules and checked against the classic comparison's table (the
+//! DokuWiki page of Xen environments the project reproduces), the CSV parsed back by a CSV
+//! reader, and the HTML and SVG checked to be well formed.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p collate --test formats` rewrites the golden files.
 
@@ -77,15 +78,15 @@ fn golden_svg() {
     golden("chart.svg", &["-f", "svg"]);
 }
 
-// DESIGN.md's table header, as written there.
-const DESIGN_HEADER: [&str; 3] = [
+// The classic comparison's table header, as written there.
+const CLASSIC_HEADER: [&str; 3] = [
     "^                                         ^  hvm^ hvmp^      paravirtualized domU           ^^^^^^^ dom0^ bare^",
     "^                                         ^  nas^  nas^  nas^  lvm^ file^   lvm^   xfs^  lvm^  xfs^  xfs^  xfs^",
     "^                                         ^  net^  net^  net^  san^  ram^ iscsi^ iscsi^ disc^ disc^ disc^ disc^",
 ];
 
-// DESIGN.md's rows: (name, values in the unit of its title, unit factor to base, key).
-fn design_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
+// The classic comparison's rows: (name, values in the unit of its title, unit factor to base, key).
+fn classic_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
     vec![
         (
             "network throughput domU->dom0",
@@ -130,7 +131,7 @@ fn design_rows() -> Vec<(&'static str, [f64; 11], f64, &'static str)> {
     ]
 }
 
-const DESIGN_LABELS: [&str; 11] = [
+const CLASSIC_LABELS: [&str; 11] = [
     "hvm/nas/net",
     "hvmp/nas/net",
     "paravirtualized domU/nas/net",
@@ -146,8 +147,8 @@ const DESIGN_LABELS: [&str; 11] = [
 
 fn design_input() -> String {
     let mut lines = Vec::new();
-    for (j, label) in DESIGN_LABELS.iter().enumerate() {
-        for (name, vals, factor, key) in design_rows() {
+    for (j, label) in CLASSIC_LABELS.iter().enumerate() {
+        for (name, vals, factor, key) in classic_rows() {
             lines.push(sample(
                 label,
                 name,
@@ -176,7 +177,7 @@ fn dokuwiki_merges_like_the_design_table() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    for (i, want) in DESIGN_HEADER.iter().enumerate() {
+    for (i, want) in CLASSIC_HEADER.iter().enumerate() {
         let got = doku_row(lines[i]);
         let want = doku_row(want);
         assert_eq!(shape(&got), shape(&want), "header row {i}:\n{}", lines[i]);
@@ -187,11 +188,11 @@ fn dokuwiki_merges_like_the_design_table() {
             assert_eq!(c.align, want_align, "{c:?} in {}", lines[i]);
         }
     }
-    // "paravirtualized domU" spans 7 columns, as `^^^^^^^` does in DESIGN.md.
+    // "paravirtualized domU" spans 7 columns, as `^^^^^^^` does in the classic table.
     assert!(lines[0].contains("paravirtualized domU") && lines[0].contains("^^^^^^^ "));
-    // Every data row: a title and 11 right-aligned values equal to DESIGN.md's.
+    // Every data row: a title and 11 right-aligned values equal to the classic table's.
     let rows: Vec<Vec<DokuCell>> = lines[3..9].iter().map(|l| doku_row(l)).collect();
-    for ((name, vals, factor, _), row) in design_rows().into_iter().zip(&rows) {
+    for ((name, vals, factor, _), row) in classic_rows().into_iter().zip(&rows) {
         assert_eq!(row.len(), 12, "{row:?}");
         assert!(row[0].text.starts_with(name), "{row:?}");
         let unit = row[0]

@@ -5,7 +5,7 @@
 use crate::cli::Opts;
 use crate::phases::{Done, Phase, Stop};
 use crate::scratch::{self, Scratch};
-use measure::envfacts::Probe;
+use measure::envfacts::{PathFacts, Probe};
 use measure::lifecycle::Session;
 use measure::units::format_seconds;
 use measure::writer::{Summary, Values, info};
@@ -24,7 +24,7 @@ pub fn begin_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "seed": seed,
         "batches": crate::phases::BATCHES,
     }));
-    let (facts, _) = blkwrite::target::file_facts(Probe::system().path_facts(&o.dir));
+    let (facts, _) = PathFacts::disk_info(Probe::system().path_facts(&o.dir));
     m.extend(facts);
     m
 }
@@ -42,7 +42,7 @@ fn values(done: &[Done]) -> Values {
         if d.secs > 0.0 && d.count > 0 {
             v.set(d.phase.rate_key(), f64::from(d.count) / d.secs);
         }
-        blkwrite::records::add_latency(&mut v, &format!("{p}_"), &d.hist);
+        measure::latency::add_latency(&mut v, &format!("{p}_"), &d.hist);
     }
     v
 }

@@ -1,4 +1,4 @@
-//! The exit status every tool ends with (DESIGN.md, Conventions), and the error type that
+//! The exit status every tool ends with (ARCHITECTURE.md, Exit codes), and the error type that
 //! carries it: one enum, one conversion to the process's status.
 
 use std::fmt;

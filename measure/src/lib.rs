@@ -76,6 +76,7 @@ pub mod fields;
 pub mod flags;
 pub mod human;
 pub mod label;
+pub mod latency;
 pub mod lifecycle;
 pub mod overlap;
 pub mod record;

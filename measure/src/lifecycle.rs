@@ -15,7 +15,7 @@
 //! }
 //! ```
 //!
-//! # The output policy (DESIGN.md, Conventions)
+//! # The output policy (ARCHITECTURE.md, Output policy)
 //!
 //! | stdout carries | `-o FILE` | records go to | human lines (stderr) |
 //! |---|---|---|---|

@@ -1,4 +1,4 @@
-//! Small files and small functions (DESIGN.md, Conventions): no Rust file of the workspace
+//! Small files and small functions (ARCHITECTURE.md, Code): no Rust file of the workspace
 //! over 600 lines, no function over 80 (a clap `command()` flag table aside), and unsafe only
 //! where no safe crate reaches: at most 60 unsafe blocks in all.
 

@@ -230,7 +230,7 @@ pub fn doku_escape(s: &str) -> String {
         return " ".into();
     }
     // `<` starts markup only as a tag (`<html>`, `<del>`, `</sub>`); `domU->dom0` and
-    // `domU<->dom0` stay as written (DokuWiki shows them as arrows, as in DESIGN.md).
+    // `domU<->dom0` stay as written (DokuWiki shows them as arrows, as in the classic comparison's table).
     let tag = s
         .as_bytes()
         .windows(2)

@@ -15,6 +15,8 @@ pub struct PathFacts {
     pub source: String,
     pub device: String,
     pub stack: Vec<Layer>,
+    /// The I/O scheduler of the first layer that has one (`[mq-deadline] none`).
+    pub scheduler: Option<String>,
 }
 
 impl Probe {
@@ -41,17 +43,41 @@ impl Probe {
         }
         let (_, m) = best?;
         let stack = self.stack_for(&m);
+        let scheduler = stack
+            .iter()
+            .find_map(|l| self.read(&format!("sys/class/block/{}/queue/scheduler", l.name)));
         Some(PathFacts {
             mount_point: m.mount_point,
             fs_type: m.fs_type,
             source: m.source,
             device: m.device,
             stack,
+            scheduler,
         })
     }
 }
 
 impl PathFacts {
+    /// The facts a disk tool's begin carries about its target's place: [`Self::to_info`]
+    /// with the logical block size of the device beneath, whether any layer rotates, and the
+    /// scheduler; and that logical block size. blkwrite, blkread and fsmeta report them alike.
+    pub fn disk_info(place: Option<PathFacts>) -> (Map<String, Value>, Option<u64>) {
+        let Some(f) = place else {
+            return (Map::new(), None);
+        };
+        let lbs = f.stack.first().and_then(|l| l.logical_block_size);
+        let rot = if f.stack.iter().any(|l| l.rotational == Some(true)) {
+            Some(true)
+        } else {
+            f.stack.first().and_then(|l| l.rotational)
+        };
+        let mut m = f.to_info();
+        m.insert("logical_block_size".into(), json!(lbs));
+        m.insert("rotational".into(), json!(rot));
+        m.insert("scheduler".into(), json!(f.scheduler));
+        (m, lbs)
+    }
+
     /// The facts as `info` entries for a `begin` record.
     pub fn to_info(&self) -> Map<String, Value> {
         let stack: Vec<Value> = self
