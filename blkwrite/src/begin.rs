@@ -5,7 +5,7 @@ use crate::cli::Opts;
 use crate::engine::Plan;
 use crate::records;
 use crate::target::{self, Target};
-use measure::writer::info;
+use measure::parts::info;
 use measure::{Exit, Failure};
 use rustix::fs::FallocateFlags;
 use serde_json::{Map, Value, json};

@@ -10,7 +10,7 @@ use crate::pattern::Pool;
 use crate::records;
 use crate::target::Target;
 use measure::lifecycle::Session;
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
 

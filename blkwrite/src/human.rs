@@ -4,8 +4,8 @@
 use crate::cli::Opts;
 use crate::engine::Tick;
 use measure::Status;
+use measure::parts::Summary;
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
-use measure::writer::Summary;
 use serde_json::Value;
 
 /// The progress line: how much of `size` is written, for how long, at what rate overall

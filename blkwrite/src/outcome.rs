@@ -9,7 +9,7 @@ use crate::records;
 use crate::target::Target;
 use crate::verify;
 use measure::lifecycle::Session;
-use measure::writer::{Summary, Values};
+use measure::parts::{Summary, Values};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 

@@ -6,7 +6,7 @@ use crate::engine::{Outcome, Plan, Tick};
 use crate::target::Target;
 use measure::Failure;
 use measure::lifecycle::Session;
-use measure::writer::{Values, info};
+use measure::parts::{Values, info};
 use serde_json::{Map, Value, json};
 
 pub use measure::latency::add_latency;

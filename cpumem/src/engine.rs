@@ -4,7 +4,7 @@
 use crate::ops::Op;
 use crate::probe::{Figure, Probe, Sizes, Spec};
 use measure::lifecycle::Session;
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
 use std::io;
@@ -135,7 +135,7 @@ pub fn run_probe(p: Probe, sizes: &Sizes, plan: Plan, s: &mut Session) -> Result
         };
         let x = figure(spec, op.as_ref(), ops, t);
         values.push(x);
-        let mut info = measure::writer::info(json!({"batch": b, "ops": ops, "batch_s": t}));
+        let mut info = measure::parts::info(json!({"batch": b, "ops": ops, "batch_s": t}));
         info.extend(op.batch_info());
         if b == 0 {
             info.extend(op.info());
@@ -157,7 +157,7 @@ pub fn run_probe(p: Probe, sizes: &Sizes, plan: Plan, s: &mut Session) -> Result
 
 /// A failed sample for the probe, and its human line.
 fn failed(s: &mut Session, spec: &Spec, why: String) -> Result<Ended, Failure> {
-    let info = measure::writer::info(json!({"probe": spec.only}));
+    let info = measure::parts::info(json!({"probe": spec.only}));
     s.sample_failed(&why, info)?;
     s.human().line(&format!("{}: failed: {why}", spec.role));
     Ok(Ended::Failed(why))

@@ -52,8 +52,8 @@ pub use cli::command;
 
 use engine::{Ended, Plan};
 use measure::lifecycle::{self, Session};
+use measure::parts::{Summary, Values};
 use measure::record::Status;
-use measure::writer::{Summary, Values};
 use measure::{Exit, Failure, Headline};
 use probe::{Probe, Sizes};
 use serde_json::{Map, Value, json};
@@ -134,7 +134,7 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
         batches: o.batches,
     };
     let only: Vec<&str> = o.probes.iter().map(|p| p.spec().only).collect();
-    s.begin(measure::writer::info(json!({
+    s.begin(measure::parts::info(json!({
         "probes": only.join(","),
         "time_per_probe_s": o.time.as_secs_f64(),
         "batches": o.batches,
@@ -207,7 +207,7 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         headline: None,
         headlines,
         values,
-        info: measure::writer::info(json!({ "probes": probes, "failed": failed })),
+        info: measure::parts::info(json!({ "probes": probes, "failed": failed })),
     })?;
     s.human().summary(&text);
     Ok(code)

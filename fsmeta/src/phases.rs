@@ -7,7 +7,7 @@ use crate::scratch::{Scratch, retry};
 use hdrhistogram::Histogram;
 use measure::Failure;
 use measure::lifecycle::Session;
-use measure::writer::{Values, info};
+use measure::parts::{Values, info};
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;

@@ -7,8 +7,8 @@ use crate::phases::{Done, Phase, Stop};
 use crate::scratch::{self, Scratch};
 use measure::envfacts::{PathFacts, Probe};
 use measure::lifecycle::Session;
+use measure::parts::{Summary, Values, info};
 use measure::units::format_seconds;
-use measure::writer::{Summary, Values, info};
 use measure::{Exit, Failure, Headline, Status};
 use serde_json::{Map, Value, json};
 

@@ -230,7 +230,7 @@ fn open_parent(dir: &Path) -> Result<OwnedFd, Failure> {
 fn make_private(dir: &Path, parent: &OwnedFd) -> Result<(String, OwnedFd), Failure> {
     const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     for _ in 0..TRIES {
-        let mut bits = measure::writer::random_u64();
+        let mut bits = measure::parts::random_u64();
         let mut name = String::from("fsmeta.");
         for _ in 0..6 {
             name.push(CHARS[(bits % CHARS.len() as u64) as usize] as char);

@@ -5,7 +5,7 @@
 use crate::input::Input;
 use crate::model::{Converted, End, Kind, Out};
 use measure::lifecycle::Session;
-use measure::writer::Summary;
+use measure::parts::Summary;
 use measure::{Exit, Failure};
 use serde_json::{Map, Value, json};
 use std::io::Write;

@@ -5,7 +5,7 @@
 use crate::input::Input;
 use crate::json::{Doc, document};
 use crate::model::{Converted, End, Kind, Out, at_offset, bad, copy, copy_scaled, number, scalars};
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Failure, Status};
 use serde_json::{Map, Value, json};
 

@@ -9,7 +9,7 @@
 use crate::input::Input;
 use crate::model::{Converted, End, Kind, Out, bad, scale_text};
 use crate::ping::{ms, stamp};
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 

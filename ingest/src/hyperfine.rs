@@ -5,7 +5,7 @@
 use crate::input::Input;
 use crate::json::whole;
 use crate::model::{Converted, End, Kind, Out, bad, copy, number};
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 

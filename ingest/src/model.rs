@@ -1,7 +1,7 @@
 //! What a converter makes of its source (the records to write, in order, with the source's
 //! own times), and the helpers that carry the source's figures over exactly.
 
-use measure::writer::Values;
+use measure::parts::Values;
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Number, Value};
 use std::time::{Duration, SystemTime};

@@ -13,7 +13,7 @@ use crate::input::Input;
 use crate::model::{Converted, Kind, Out, at_unix_text, bad, clip};
 use lines::{Failure as Fail, Rtt, WHAT};
 use measure::Failure;
-use measure::writer::Values;
+use measure::parts::Values;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use summary::Stats;

@@ -2,9 +2,9 @@
 //! person is watching (the lifecycle decides; see [`crate::lifecycle`]), and a summary made
 //! from any tool's summary record for tools without one of their own.
 
+use crate::parts::Written;
 use crate::record::{Status, UNIT_SUFFIXES};
 use crate::units;
-use crate::writer::Written;
 use serde_json::Value;
 use std::io::Write;
 
@@ -136,7 +136,7 @@ pub fn value_text(key: &str, v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::writer::Values;
+    use crate::parts::Values;
 
     #[test]
     fn summary_puts_the_headline_first_in_units() {

@@ -1,7 +1,7 @@
 //! Label, name and tags: the flags every tool shares and how they become the envelope.
 
 use crate::exit::Failure;
-use crate::writer::Envelope;
+use crate::parts::Envelope;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::collections::BTreeMap;
 

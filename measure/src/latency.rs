@@ -1,7 +1,7 @@
 //! Latency percentiles from a histogram of nanoseconds into a record's values, the same keys
 //! in every tool that times operations one by one (blkwrite, blkread, fsmeta).
 
-use crate::writer::Values;
+use crate::parts::Values;
 use hdrhistogram::Histogram;
 
 /// Sets the latency values `{prefix}latency_min_s`, `_mean_s`, `_p50_s`, `_p90_s`, `_p99_s`,

@@ -79,15 +79,15 @@ pub mod label;
 pub mod latency;
 pub mod lifecycle;
 pub mod overlap;
+pub mod parts;
 pub mod record;
 pub mod reporter;
 pub mod signal;
 pub mod stats;
 pub(crate) mod sysfacts;
 pub mod units;
-pub mod writer;
 
 pub use exit::{Exit, Failure};
 pub use lifecycle::{Session, Stdout, Tool};
 pub use record::{Headline, Kind, Record, SCHEMA, Status, parse_line};
-pub use writer::Reporter;
+pub use reporter::Reporter;

@@ -1,8 +1,8 @@
 //! The record writer: one compact line per record, the envelope borrowed, flushed as it is
 //! written (or batched, bounded in time, for high-rate streams).
 
+use crate::parts::{Envelope, Summary, Values};
 use crate::record::{Headline, Kind, SCHEMA, Status};
-use crate::writer::{Envelope, Summary, Values};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -141,7 +141,7 @@ impl Reporter {
     /// from 0, no summary yet. A converter whose source holds several measurements (the
     /// commands of one hyperfine export) writes each as a run of its own.
     pub fn next_run(&mut self) {
-        self.env.run = crate::writer::new_run_id();
+        self.env.run = crate::parts::new_run_id();
         self.seqs = [0; 4];
         self.summary = None;
     }
@@ -383,9 +383,9 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parts::info;
     use crate::record::Record;
     use crate::record::parse_line;
-    use crate::writer::info;
     use std::sync::{Arc, Mutex};
 
     #[derive(Clone, Default)]

@@ -1,7 +1,7 @@
 //! A summary with several headlines as the reporter writes it: those among the values are
 //! kept in order, the first is `headline`, and the strict reader reads it back.
 
-use measure::writer::{Envelope, Summary, Values};
+use measure::parts::{Envelope, Summary, Values};
 use measure::{Headline, Reporter, Status, parse_line};
 use serde_json::Map;
 use std::io::Write;

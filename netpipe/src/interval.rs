@@ -8,8 +8,8 @@ use crate::plan::{Plan, Role};
 use crate::sock::TICK;
 use measure::Failure;
 use measure::lifecycle::Session;
+use measure::parts::{Values, info};
 use measure::units::{format_bits_per_s, format_bytes};
-use measure::writer::{Values, info};
 use serde_json::json;
 use std::io::IsTerminal;
 

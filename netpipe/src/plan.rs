@@ -3,7 +3,7 @@
 
 use crate::addr;
 use crate::sock::SockOpts;
-use measure::writer::info;
+use measure::parts::info;
 use serde_json::{Map, Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;

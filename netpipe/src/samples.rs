@@ -6,7 +6,7 @@ use crate::plan::{Plan, Role};
 use crate::summary::Tally;
 use measure::Failure;
 use measure::lifecycle::Session;
-use measure::writer::{Values, info};
+use measure::parts::{Values, info};
 use serde_json::{Map, Value, json};
 use std::net::SocketAddr;
 

@@ -14,7 +14,7 @@ use measure::Exit;
 use measure::Failure;
 use measure::Status;
 use measure::lifecycle::Session;
-use measure::writer::info;
+use measure::parts::info;
 use serde_json::json;
 use socket2::Socket;
 use std::net::SocketAddr;

@@ -184,7 +184,7 @@ fn pipe() -> Option<(OwnedFd, OwnedFd)> {
 pub fn pattern(len: usize, random: bool) -> Vec<u8> {
     let mut buf = vec![0u8; len.max(1)];
     if random {
-        let mut x = measure::writer::random_u64() | 1;
+        let mut x = measure::parts::random_u64() | 1;
         for chunk in buf.chunks_mut(8) {
             x ^= x >> 12;
             x ^= x << 25;

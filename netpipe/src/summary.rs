@@ -6,8 +6,8 @@ use crate::plan::{Plan, Role};
 use measure::Exit;
 use measure::Failure;
 use measure::lifecycle::Session;
+use measure::parts::{Summary, Values, info};
 use measure::units::{format_bits_per_s, format_bytes, format_seconds};
-use measure::writer::{Summary, Values, info};
 use measure::{Headline, Status};
 use serde_json::json;
 

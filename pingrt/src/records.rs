@@ -287,7 +287,7 @@ impl<'s, 'r: 's> Records<'s, 'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::writer::Envelope;
+    use measure::parts::Envelope;
     use std::io::Write;
     use std::sync::{Arc, Mutex};
 

@@ -8,7 +8,7 @@ use crate::packet::{self, Family};
 use crate::records::Records;
 use crate::socket::{self, IcmpSocket, Kind, SocketOptions};
 use crate::tracker::Tracker;
-use measure::writer::{Values, info};
+use measure::parts::{Values, info};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 use std::io;
@@ -150,7 +150,7 @@ fn socket_info(base: &mut Map<String, Value>, sock: &IcmpSocket, id: u16) {
 pub fn run(cfg: Config, s: &mut measure::Session) -> Result<Exit, Failure> {
     let mut base = params(&cfg);
     let sock = open_socket(&cfg, &mut base, s)?;
-    let cookie = measure::writer::random_u64();
+    let cookie = measure::parts::random_u64();
     let id = match sock.kind {
         Kind::Raw => (cookie >> 48) as u16,
         Kind::Dgram => sock.dgram_id().unwrap_or(0),

@@ -5,7 +5,7 @@ use crate::human::Tally;
 use crate::records::Records;
 use crate::session::{End, Prober, out_err};
 use crate::stats;
-use measure::writer::{Summary, Values};
+use measure::parts::{Summary, Values};
 use measure::{Exit, Failure, Status};
 use serde_json::{Map, Value, json};
 

@@ -10,8 +10,8 @@ use crate::spawn::Spawner;
 use crate::summary::finish;
 use measure::Failure;
 use measure::lifecycle::Session;
+use measure::parts::{Values, info};
 use measure::record::Status;
-use measure::writer::{Values, info};
 use serde_json::{Map, Value, json};
 
 /// The begin record's parameters: the plan, the working directory and the clock.

@@ -11,7 +11,7 @@ use crate::spawn::{SpawnError, Spawner, Stdin, Stdout};
 use crate::usage::RunUsage;
 use measure::Failure;
 use measure::lifecycle::Session;
-use measure::writer::info;
+use measure::parts::info;
 use serde_json::{Map, Value, json};
 
 /// Why the series ended before its last run.

@@ -9,8 +9,8 @@ use crate::stats::{self, Outliers};
 use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
 use measure::Failure;
 use measure::lifecycle::Session;
+use measure::parts::{Summary, Values, info};
 use measure::record::Status;
-use measure::writer::{Summary, Values, info};
 use serde_json::json;
 use std::io::Write;
 

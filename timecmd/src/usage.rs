@@ -4,7 +4,7 @@
 //! kernel counts KiB), block input and output as bytes (the kernel counts 512-byte units),
 //! faults and context switches as counts.
 
-use measure::writer::Values;
+use measure::parts::Values;
 
 /// What one run measured.
 #[derive(Clone, Copy, Debug, PartialEq)]

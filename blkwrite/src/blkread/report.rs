@@ -7,8 +7,8 @@ use crate::human::{dd_bytes, latency_text};
 use crate::records;
 use crate::target::Target;
 use measure::lifecycle::Session;
+use measure::parts::{Summary, Values, info};
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
-use measure::writer::{Summary, Values, info};
 use measure::{Exit, Failure, Headline, Status};
 use serde_json::{Map, Value, json};
 

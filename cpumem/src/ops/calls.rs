@@ -49,7 +49,7 @@ impl Op for Syscall {
 
     fn info(&self) -> Map<String, Value> {
         let m = json!({"call": "getppid", "loop_overhead_s": self.loop_s});
-        measure::writer::info(m)
+        measure::parts::info(m)
     }
 }
 
@@ -85,6 +85,6 @@ impl Op for Clock {
             "clocksource": crate::facts::clocksource(),
             "loop_overhead_s": self.loop_s,
         });
-        measure::writer::info(m)
+        measure::parts::info(m)
     }
 }

@@ -61,7 +61,7 @@ impl Op for Fault {
     }
 
     fn info(&self) -> Map<String, Value> {
-        measure::writer::info(json!({
+        measure::parts::info(json!({
             "page_bytes": self.page,
             "madv_nohugepage": self.hugepage_advice,
             "access": "write",

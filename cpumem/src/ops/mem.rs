@@ -103,6 +103,6 @@ impl Op for Stream {
             Kind::Write => "8-byte stores",
             Kind::Copy => "memcpy",
         };
-        measure::writer::info(json!({"buffer_bytes": self.bytes_per_op(), "access": how}))
+        measure::parts::info(json!({"buffer_bytes": self.bytes_per_op(), "access": how}))
     }
 }

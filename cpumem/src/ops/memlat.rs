@@ -50,7 +50,7 @@ impl Chase {
         let mut buf = MmapMut::map_anon(nodes * LINE)?;
         let hugepage_advice = buf.advise(Advice::NoHugePage).is_ok();
         let mut order: Vec<u32> = (0..nodes as u32).collect();
-        let mut rng = Rng(measure::writer::random_u64() | 1);
+        let mut rng = Rng(measure::parts::random_u64() | 1);
         for i in (1..nodes).rev() {
             order.swap(i, rng.below(i));
         }
@@ -81,7 +81,7 @@ impl Op for Chase {
     }
 
     fn info(&self) -> Map<String, Value> {
-        measure::writer::info(json!({
+        measure::parts::info(json!({
             "buffer_bytes": self.buf.len(),
             "stride_bytes": LINE,
             "madv_nohugepage": self.hugepage_advice,

@@ -112,7 +112,7 @@ impl Op for PipePair {
         let same = usize::from(child) == parent % 256;
         self.batches += 1;
         self.shared += u64::from(same);
-        measure::writer::info(json!({"same_cpu": same, "cpu": parent, "peer_cpu": child}))
+        measure::parts::info(json!({"same_cpu": same, "cpu": parent, "peer_cpu": child}))
     }
 
     fn info(&self) -> Map<String, Value> {
@@ -127,7 +127,7 @@ impl Op for PipePair {
                 _ => "sometimes",
             },
         });
-        measure::writer::info(m)
+        measure::parts::info(m)
     }
 }
 

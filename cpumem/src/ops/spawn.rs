@@ -149,7 +149,7 @@ fn in_file(elf: &[u8]) -> io::Result<Spawn> {
     let path = std::env::temp_dir().join(format!(
         "cpumem-spawnee-{}-{:x}",
         std::process::id(),
-        measure::writer::random_u64()
+        measure::parts::random_u64()
     ));
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -182,7 +182,7 @@ impl Op for Spawn {
             Program::File(_) => ("static exit(0) ELF in a temporary file", tiny_len()),
             Program::System => ("/bin/true (no tiny program for this CPU)", 0),
         };
-        measure::writer::info(json!({"program": program, "program_bytes": bytes}))
+        measure::parts::info(json!({"program": program, "program_bytes": bytes}))
     }
 }
 

@@ -5,7 +5,7 @@ use super::lines::{half_digit, seconds, unit_exp};
 use crate::input::Input;
 use crate::model::{End, Kind, Out};
 use measure::Status;
-use measure::writer::Values;
+use measure::parts::Values;
 use serde_json::{Map, Value, json};
 
 /// ping's statistics lines, as they were read; figures in seconds.

@@ -3,7 +3,7 @@
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::lifecycle::{Session, Stdout, Tool};
-use measure::writer::{Values, info};
+use measure::parts::{Values, info};
 use measure::{Exit, Failure};
 use serde_json::json;
 use std::io::Write;
