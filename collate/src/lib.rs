@@ -4,8 +4,8 @@
 //! Reads the records that netpipe, pingrt, blkwrite and timecmd write (any mix of tools and
 //! hosts), in one streaming pass, and prints the matrix people used to type by hand: one row
 //! per thing measured, one column per environment, the label's `/` levels stacked as merged
-//! header rows. See `collate --help` and collate/README.md. [`Tool`] runs it on measure's
-//! lifecycle; collate reads records and writes a matrix, so it writes no records itself.
+//! header rows. See `collate --help` and collate/README.md. [`Tool`] runs it as measure's
+//! reader of records (`measure::reading`): it writes a matrix and no records of its own.
 
 pub mod cli;
 pub mod collect;
@@ -21,43 +21,35 @@ pub mod runs;
 pub mod stats;
 
 use clap::{ArgMatches, Command};
-use measure::lifecycle::{self, Session};
+use measure::reading::{self, Reader};
 use measure::{Exit, Failure};
 use std::ffi::OsString;
 
 pub use cli::{Opts, command};
 
-/// Runs collate with `args` (the program name first) through the lifecycle, as the binary
-/// does, and says how it ended.
+/// Runs collate with `args` (the program name first), as the binary does, and says how it
+/// ended.
 pub fn run(args: Vec<OsString>) -> Exit {
-    lifecycle::run::<Tool>(args)
+    reading::run::<Tool>(args)
 }
 
-/// collate for measure's lifecycle: its command, its options and its engine.
+/// collate as measure's reader of records: its command, its options and its engine.
 #[derive(Debug)]
 pub struct Tool;
 
-impl lifecycle::Tool for Tool {
+impl Reader for Tool {
     const NAME: &'static str = "collate";
-    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    /// The matrix goes to stdout; there are no records, no begin and no summary.
-    const RECORDS: bool = false;
     type Options = Opts;
 
     fn command() -> Command {
         cli::command()
     }
 
-    fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<Opts, Failure> {
+    fn options(m: &ArgMatches) -> Result<Opts, Failure> {
         Opts::from_matches(m)
     }
 
-    /// No records carry a name of collate's.
-    fn name(_o: &Opts) -> String {
-        String::new()
-    }
-
-    fn run(o: Opts, _s: &mut Session) -> Result<Exit, Failure> {
+    fn run(o: Opts) -> Result<Exit, Failure> {
         engine::run(o)
     }
 }

@@ -1,4 +1,4 @@
-//! The collate binary: measure's lifecycle running collate's [`collate::Tool`].
+//! The collate binary: measure's reader lifecycle running collate's [`collate::Tool`].
 
 // Parsing a million lines allocates a few million small strings and maps across threads;
 // mimalloc does that several times faster than glibc's malloc (see bench/collate.sh).
@@ -6,5 +6,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    measure::lifecycle::main::<collate::Tool>()
+    measure::reading::main::<collate::Tool>()
 }

@@ -80,6 +80,7 @@ pub mod latency;
 pub mod lifecycle;
 pub mod overlap;
 pub mod parts;
+pub mod reading;
 pub mod record;
 pub mod reporter;
 pub mod signal;

@@ -37,8 +37,8 @@
 //! flat) and its summary. When it returns without one, the lifecycle writes it: a failed
 //! summary with the error's message after an `Err` (and a begin first if none was written,
 //! unless begin would describe a source that was never read: [`Tool::BEGIN_IS_THIS_MACHINE`]),
-//! a partial one after an `Ok`. A tool that writes no records (collate) sets
-//! [`Tool::RECORDS`] to false and gets none of this: parse, options, engine, exit.
+//! a partial one after an `Ok`. A tool that reads records and writes none (collate) runs on
+//! [`crate::reading`] instead.
 
 use crate::envfacts::Probe;
 use crate::exit::{Exit, Failure};
@@ -67,8 +67,6 @@ pub trait Tool {
     const NAME: &'static str;
     /// The tool's version (`env!("CARGO_PKG_VERSION")`).
     const VERSION: &'static str;
-    /// Whether the tool writes records (collate writes a matrix instead).
-    const RECORDS: bool = true;
     /// The exit status of the tool's own failures (usage, I/O): 2, or 125 for a tool that
     /// passes a command's status on (timecmd, as env(1)).
     const CANNOT: Exit = Exit::Cannot;
@@ -350,13 +348,6 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
     let m = parse(T::command(), args).map_err(own)?;
     let (sub, leaf) = leaf(&m);
     let opts = T::options(leaf, sub).map_err(own)?;
-    if !T::RECORDS {
-        // No summary to finish, so Ctrl-C has its default action: it ends the tool at once.
-        crate::signal::default_action()
-            .map_err(|e| own(Failure::new(Exit::Cannot, "setting up Ctrl-C", e)))?;
-        let mut s = Session::new(Envelope::new(T::NAME, T::VERSION, ""), None, false);
-        return T::run(opts, &mut s).map_err(own);
-    }
     crate::signal::install().map_err(|e| {
         own(Failure::new(
             Exit::Cannot,

@@ -112,7 +112,9 @@ fn every_tool_has_the_skeleton() {
             [
                 "impl measure::lifecycle::Tool for Tool",
                 "impl lifecycle::Tool for Tool",
-                "impl measure::Tool for Tool"
+                "impl measure::Tool for Tool",
+                // collate reads records and writes none: measure's reader lifecycle.
+                "impl Reader for Tool"
             ]
             .iter()
             .any(|i| lib.contains(i)),
@@ -127,9 +129,14 @@ fn every_tool_has_the_skeleton() {
             main_file.display()
         );
         // Every main is the lifecycle running the library's Tool.
+        let lifecycle = if *tool == "collate" {
+            "reading"
+        } else {
+            "lifecycle"
+        };
         assert!(
-            main.contains(&format!("measure::lifecycle::main::<{path}::Tool>()")),
-            "{tool}: main is not measure::lifecycle::main::<{path}::Tool>()"
+            main.contains(&format!("measure::{lifecycle}::main::<{path}::Tool>()")),
+            "{tool}: main is not measure::{lifecycle}::main::<{path}::Tool>()"
         );
     }
 }
