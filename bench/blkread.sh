@@ -106,6 +106,7 @@ one() {
 }
 
 . "$(dirname "$0")/rounds.sh"
+. "$(dirname "$0")/median.sh"
 
 echo "bench: $rounds rounds on $f ($size, random over $rsize; $(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 for c in ${CASES:-rand-4k-depth1 rand-4k-depth32 seq-1M}; do
@@ -119,12 +120,7 @@ after=$(sha256sum "$f" | cut -d' ' -f1)
 [ "$before" = "$after" ] || { echo "bench: the file changed under the reads" >&2; exit 1; }
 
 # Medians per case and tool, the ratios blkread/peer of the medians, then each round's ratio.
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN_AWK"'
 { k = $1 SUBSEP $2; n[k]++; rate[k] = rate[k] " " $3; p50[k] = p50[k] " " $4; p99[k] = p99[k] " " $5; r[k, n[k]] = $3
   if ($4 == "-") nolat[k] = 1
   if (!($1 in seen)) { seen[$1] = 1; order[++nc] = $1 }

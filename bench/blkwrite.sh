@@ -107,6 +107,7 @@ one() {
 }
 
 . "$(dirname "$0")/rounds.sh"
+. "$(dirname "$0")/median.sh"
 
 echo "bench: $rounds rounds of $size on $dir ($(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 cases=${CASES:-seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32}
@@ -119,12 +120,7 @@ for c in $cases; do
 done
 
 # Medians per case and tool, then blkwrite/peer ratios.
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN_AWK"'
 { k = $1 SUBSEP $2; wall[k] = wall[k] " " $3; own[k] = own[k] " " $4; phase[k] = phase[k] " " $5; if (!($1 in seen)) { seen[$1] = 1; order[++nc] = $1 }
   if (!(k in tools)) { tools[k] = 1; tl[$1] = tl[$1] " " $2 } }
 END {

@@ -71,7 +71,7 @@ if [ "$use_jq" = 1 ]; then
     check "$WORK/c.sorted" "$WORK/j.sorted" && echo "jq agrees on all 100 medians" >&2
 fi
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$ROOT/bench/median.sh"
 mc=$(median "$WORK/t.collate"); mm=$(median "$WORK/t.mlr")
 rss=$(/usr/bin/time -f %M "$BIN" -f json "$WORK/in.jsonl" 2>&1 >/dev/null | tail -n 1)
 echo "collate: median ${mc} s over $ROUNDS rounds, peak RSS ${rss} KiB for $(wc -c < "$WORK/in.jsonl") bytes of input"

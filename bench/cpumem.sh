@@ -26,9 +26,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-median() {
-	sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$(dirname "$0")/median.sh"
 
 # cpumem's figure for probe $1: the summary's median over 5 batches of 1 s in all.
 ours() {

@@ -24,6 +24,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/median.sh"
 dir=${1:-}
 rounds=${2:-5}
 k=${3:-16}
@@ -93,13 +94,7 @@ while [ "$r" -le "$rounds" ]; do
 	r=$((r + 1))
 done
 
-awk -v files="$files" '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	if (n == 0) return "n/a"
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v files="$files" "$MEDIAN_AWK"'
 function fmt(v) { return v == "n/a" ? "n/a" : sprintf("%.0f", v) }
 {
 	for (c = 3; c <= 8; c++) if ($c != "n/a") { v[$2, c] = v[$2, c] " " $c; per[$2, c, $1] = $c }

@@ -46,7 +46,7 @@ wait_listen() {
     return 1
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. bench/median.sh
 
 # One iperf3 run: prints the receiver's bits per second.
 run_iperf3() {

@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+. "$(dirname "$0")/median.sh"
 
 # Per-probe RTTs in seconds, one per line: ping's text as ingest reads it, then the same
 # selection as pingrt's records.

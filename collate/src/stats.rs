@@ -124,7 +124,10 @@ fn ln_factorials(n: usize) -> Vec<f64> {
 /// The confidence interval of the `q` quantile of a sample of `n`, from the binomial
 /// distribution of how many samples fall below the true quantile (benchstat's method, from
 /// go-moremath's `QuantileCI`): start at the mode of Binomial(n, q) and add the larger
-/// neighbouring probability (the left one on a tie) until the mass reaches `confidence`. The
+/// neighbouring probability until the mass reaches `confidence`; where the two neighbours are
+/// equally probable (to 1e-9, as the median's always are, by symmetry), both at once, so that
+/// the median's interval is symmetric in order statistics (X(k)..X(n+1-k)), as the classic
+/// tables give it, whatever rounding makes of the two equal terms. The
 /// interval between the k-th and (k+1)-th order statistics has probability PMF(k), so mass
 /// over k in [l, r) gives the order statistics l and r. Exact for every n (the PMF is
 /// computed in log space), where go-moremath switches to a normal approximation above 30.
@@ -162,7 +165,14 @@ pub fn quantile_ci(n: usize, q: f64, confidence: f64) -> QuantileCi {
     let (mut l, mut r) = (x, x + 1);
     let (mut lp, mut rp) = (pmf(l - 1), pmf(r));
     while accum < confidence && (lp > 0.0 || rp > 0.0) {
-        if lp >= rp {
+        let tie = (lp - rp).abs() <= 1e-9 * lp.max(rp);
+        if tie {
+            accum += lp + rp;
+            l -= 1;
+            r += 1;
+            lp = pmf(l - 1);
+            rp = pmf(r);
+        } else if lp > rp {
             accum += lp;
             l -= 1;
             lp = pmf(l - 1);
@@ -374,15 +384,17 @@ mod tests {
         assert!(close(quantile_sorted(&v, 0.9), 9.1, 1e-12));
     }
 
-    // Known values from go-moremath's quantileci_test.go (the method benchstat uses).
+    // Known values from go-moremath's quantileci_test.go (the method benchstat uses), but
+    // for a tie: go-moremath grows to the left, (1, 3) at 0.625 for n = 4 past 0.375, where
+    // collate takes both equal neighbours, (1, 4) at 0.875 (the symmetric rule above).
     #[test]
     fn quantile_ci_matches_go_moremath() {
         let c = quantile_ci(4, 0.5, 0.001);
         assert_eq!((c.lo_order, c.hi_order), (2, 3));
         assert!(close(c.confidence, 0.375, 1e-12));
         let c = quantile_ci(4, 0.5, 0.3750001);
-        assert_eq!((c.lo_order, c.hi_order), (1, 3));
-        assert!(close(c.confidence, 0.625, 1e-12));
+        assert_eq!((c.lo_order, c.hi_order), (1, 4));
+        assert!(close(c.confidence, 0.875, 1e-12));
         let c = quantile_ci(4, 0.5, 0.99);
         assert_eq!((c.lo_order, c.hi_order), (0, 5));
         let c = quantile_ci(5, 0.5, 0.3125001);
@@ -390,8 +402,9 @@ mod tests {
         let c = quantile_ci(4, 0.25, 0.001);
         assert_eq!((c.lo_order, c.hi_order), (1, 2));
         assert!(close(c.confidence, 0.421875, 1e-12));
+        // go-moremath: (0, 5); the last tie taken whole leaves both sides unbounded.
         let c = quantile_ci(5, 0.5, 0.99 - 0.03125);
-        assert_eq!((c.lo_order, c.hi_order), (0, 5));
+        assert_eq!((c.lo_order, c.hi_order), (0, 6));
     }
 
     // The classic table of the 95% CI of the median by order statistics (e.g. Conover,
@@ -418,6 +431,37 @@ mod tests {
         assert!(c.confidence >= 0.95);
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
         assert_eq!(quantile_ci(10, 0.5, 0.95).bounds(&v), (2.0, 9.0));
+    }
+
+    /// The 95% CI of the median for n = 6..60 against an exact reference: the narrowest
+    /// symmetric interval X(k)..X(n+1-k) whose binomial mass (integer sums of C(n, i) over
+    /// 2^n) reaches 95%. The tie rule gives it for every n, never one side or the other by
+    /// rounding.
+    #[test]
+    fn median_ci_is_the_narrowest_symmetric_interval_for_n_6_to_60() {
+        for n in 6usize..=60 {
+            let choose: Vec<u128> = (0..=n)
+                .scan(1u128, |c, i| {
+                    let v = *c;
+                    *c = *c * (n - i) as u128 / (i + 1) as u128;
+                    Some(v)
+                })
+                .collect();
+            let total = 1u128 << n;
+            let covers = |k: usize| 20 * choose[k..=n - k].iter().sum::<u128>() >= 19 * total;
+            let k = (1..=n / 2)
+                .rev()
+                .find(|&k| covers(k))
+                .expect("n >= 6 is bounded");
+            let c = quantile_ci(n, 0.5, 0.95);
+            assert_eq!((c.lo_order, c.hi_order), (k, n + 1 - k), "n = {n}");
+            let mass = choose[k..=n - k].iter().sum::<u128>() as f64 / total as f64;
+            assert!(
+                close(c.confidence, mass, 1e-9),
+                "n = {n}: {} vs {mass}",
+                c.confidence
+            );
+        }
     }
 
     /// Independent check: the exact two-sided p-value by enumerating every split of the

@@ -253,12 +253,12 @@ fn statistics_end_to_end() {
     assert!((cells[1]["compare"]["delta_pct"].as_f64().unwrap() - 10.0).abs() < 1e-9);
     assert_eq!(cells[2]["compare"]["significant"], false);
     assert_eq!(cells[3]["compare"]["too_few"], true);
-    // The median of 1.000..1.007 is 1.0035. The 95% CI of 8 values by benchstat's method:
-    // X(2)..X(7) covers 238/256 = 93%, too little; one more interval, the left one on a
-    // tie, gives X(1)..X(7) at 246/256 = 96.1%.
+    // The median of 1.000..1.007 is 1.0035. The 95% CI of 8 values by order statistics:
+    // X(2)..X(7) covers 238/256 = 93%, too little; the two equal neighbours taken together
+    // (the symmetric rule) give X(1)..X(8) at 254/256 = 99.2%.
     assert!((cells[0]["value"].as_f64().unwrap() - 1.0035).abs() < 1e-12);
     assert_eq!(cells[0]["ci_low"], 1.0);
-    assert_eq!(cells[0]["ci_high"], 1.006);
+    assert_eq!(cells[0]["ci_high"], 1.007);
     let out = run(&["--baseline", "base", "--no-ci"], &input);
     let text = stdout(&out);
     let row = text.lines().nth(1).unwrap();
