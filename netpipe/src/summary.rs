@@ -39,7 +39,7 @@ pub struct Tally {
 /// The least measured transfer whose rate is a figure: one shorter than MIN_TIMED_S or
 /// smaller than MIN_TIMED_BYTES (a few initial TCP windows on Ethernet) times the handshake,
 /// the wake-ups and the clock, not the link, and its summary is partial.
-pub const MIN_TIMED_S: f64 = 0.001;
+pub const MIN_TIMED_S: f64 = 0.0002;
 pub const MIN_TIMED_BYTES: u64 = 64 << 10;
 
 /// Why a run that ended without an error measured no byte.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 const TOKEN: &str = "s3cret-0123abcd";
 
-/// `netpipe <role> --connect 127.0.0.1:PORT --bytes 4M <extra>` with `env` set: exit code,
+/// `netpipe <role> --connect 127.0.0.1:PORT --bytes 64M <extra>` with `env` set: exit code,
 /// records, stderr.
 fn client(
     role: &str,
@@ -26,7 +26,7 @@ fn client(
         "--connect",
         &format!("127.0.0.1:{port}"),
         "--bytes",
-        "4M",
+        "64M",
     ])
     .args(extra)
     .env_remove("NETPIPE_TOKEN")
