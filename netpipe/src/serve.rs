@@ -37,7 +37,9 @@ struct Serving {
     /// own role asks for it), and its hello.
     rev: Plan,
     me_rev: Hello,
-    /// Whether a reverse session has started (without --keep-open there is one of each).
+    /// Whether a session of each direction has started: without --keep-open there is one
+    /// of each, in either order (a --bidir client's reverse streams may greet first).
+    fwd_started: bool,
     rev_started: bool,
     /// Since when some session has been running, and the CPU time then.
     busy: Option<(Instant, Cpu)>,
@@ -54,6 +56,7 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
         me: greeting(plan, plan.parallel.unwrap_or(0)),
         rev: plan.reversed(),
         me_rev: greeting(&plan.reversed(), plan.parallel.unwrap_or(0)),
+        fwd_started: false,
         rev_started: false,
         busy: None,
         refused: 0,
@@ -98,13 +101,14 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
 
 impl Serving {
     /// Whether connections are taken: always with --keep-open, else until the one session
-    /// has started, while it has room for more streams, and while a netpipe client's
-    /// reverse streams (--bidir) may still come.
+    /// has started, while it has room for more streams, and while a netpipe client's other
+    /// direction (--bidir) may still come.
     fn open(&self, plan: &Plan) -> bool {
         plan.keep_open
             || self.started == 0
             || self.running.iter().any(Running::has_room)
-            || (!self.rev_started && self.running.iter().any(|r| r.token.is_some()))
+            || (!(self.fwd_started && self.rev_started)
+                && self.running.iter().any(|r| r.token.is_some()))
     }
 
     /// Takes the connections waiting on `l`; a receiver says its hello at once.
@@ -184,7 +188,12 @@ impl Serving {
             return r.add(&sp, p.sock, p.peer, Some(h));
         }
         let joined_full = token.is_some() && self.running.iter().any(same);
-        let may_start = plan.keep_open || self.started == 0 || (rev && !self.rev_started);
+        let started_this_way = if rev {
+            self.rev_started
+        } else {
+            self.fwd_started
+        };
+        let may_start = plan.keep_open || !started_this_way;
         if joined_full || !may_start {
             return Ok(());
         }
@@ -199,6 +208,7 @@ impl Serving {
         let mut r = Running::start(&sp, self.started, (token, want, rev), me, out);
         self.started += 1;
         self.rev_started |= rev;
+        self.fwd_started |= !rev;
         r.add(&sp, p.sock, p.peer, Some(h))?;
         self.running.push(r);
         Ok(())

@@ -110,15 +110,56 @@ fn a_reset_connection_is_partial_never_ok() {
     assert_eq!(num(&sm, "received_bytes"), 100_000.0);
 }
 
+/// A relay on loopback to `port` for `conns` connections that holds back what the first
+/// connection's client says for `hold`: with `--bidir -P 1` the forward stream's hello then
+/// reaches the listener after the reverse stream's. Bounded: each copy ends at EOF, an
+/// error or a 20 s read timeout.
+fn holding_relay(port: u16, conns: usize, hold: Duration) -> u16 {
+    use std::net::{TcpListener, TcpStream};
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let me = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for i in 0..conns {
+            let Ok((c, _)) = l.accept() else { return };
+            let Ok(u) = TcpStream::connect(("127.0.0.1", port)) else {
+                return;
+            };
+            for s in [&c, &u] {
+                s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            }
+            let pipe = |mut from: TcpStream, mut to: TcpStream, wait: Duration| {
+                std::thread::spawn(move || {
+                    std::thread::sleep(wait);
+                    let _ = std::io::copy(&mut from, &mut to);
+                    let _ = to.shutdown(std::net::Shutdown::Write);
+                })
+            };
+            let wait = if i == 0 { hold } else { Duration::ZERO };
+            pipe(c.try_clone().unwrap(), u.try_clone().unwrap(), wait);
+            pipe(u, c, Duration::ZERO);
+        }
+    });
+    me
+}
+
 /// `--bidir` from the connecting `crole` to a `lrole` listener: both summaries ok, one figure
 /// per direction, and the forward bytes agree between the two ends.
 fn bidir(lrole: &str, crole: &str) {
+    bidir_through(lrole, crole, None);
+}
+
+/// [`bidir`], with `-P 2` direct or `-P 1` through a [`holding_relay`] (`hold`).
+fn bidir_through(lrole: &str, crole: &str, hold: Option<Duration>) {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
     let (l, port) = listener(lrole, &recs, &[]);
+    let (port, p) = match hold {
+        Some(h) => (holding_relay(port, 2, h), 1),
+        None => (port, 2),
+    };
     let (st, out, err) = run(
         np().args([crole, "--connect", &format!("127.0.0.1:{port}")])
-            .args(["--bidir", "--time", "1", "-P", "2"])
+            .args(["--bidir", "--time", "1", "-P", &p.to_string()])
             .stdin(Stdio::null()),
         LIMIT,
     );
@@ -132,8 +173,8 @@ fn bidir(lrole: &str, crole: &str) {
         assert_eq!(s["status"], "ok", "{s}");
         assert!(num(s, "throughput_bits_per_s") > 0.0, "{s}");
         assert!(num(s, "reverse_throughput_bits_per_s") > 0.0, "{s}");
-        assert_eq!(num(s, "stream_count"), 2.0);
-        assert_eq!(num(s, "reverse_stream_count"), 2.0);
+        assert_eq!(num(s, "stream_count"), p as f64);
+        assert_eq!(num(s, "reverse_stream_count"), p as f64);
     }
     // One run, a row per direction: each end headlines its own direction first.
     for (s, role) in [(cs, crole), (ls, lrole)] {
@@ -150,7 +191,7 @@ fn bidir(lrole: &str, crole: &str) {
             .collect();
         assert_eq!(got, want, "{s}");
     }
-    // Each end's samples: two streams each way, in both roles.
+    // Each end's samples: the streams each way, in both roles.
     for recs in [&c, &r] {
         let roles: Vec<&str> = of_type(recs, "sample")
             .iter()
@@ -158,12 +199,12 @@ fn bidir(lrole: &str, crole: &str) {
             .collect();
         assert_eq!(
             roles.iter().filter(|&&x| x == "sender").count(),
-            2,
+            p,
             "{roles:?}"
         );
         assert_eq!(
             roles.iter().filter(|&&x| x == "receiver").count(),
-            2,
+            p,
             "{roles:?}"
         );
     }
@@ -178,4 +219,13 @@ fn bidir(lrole: &str, crole: &str) {
 fn bidir_moves_both_directions_at_once_either_side_listening() {
     bidir("recv", "send");
     bidir("send", "recv");
+}
+
+#[test]
+fn a_listener_takes_the_reverse_direction_greeting_first() {
+    // The forward stream's hello comes 150 ms late (the hello wait is 250 ms): the
+    // listener starts the reverse session first and still takes the forward one.
+    for (l, c) in [("recv", "send"), ("send", "recv")] {
+        bidir_through(l, c, Some(Duration::from_millis(150)));
+    }
 }
