@@ -31,7 +31,9 @@ interval lines. A sample without values (nor an error) is left out with a warnin
 --rows or --cols key that no record has is an error.
 
 Statistics follow benchstat: ± is the 95% confidence interval of the median from order
-statistics (shown from 6 values on); --baseline compares every cell with the baseline
+statistics (shown from 6 values on); a row whose headline names the mean (samples that are
+equal-time slices of a rate, as fsmeta's) shows the mean, ± a 95% bootstrap interval, unless
+--stat asks for another statistic; --baseline compares every cell with the baseline
 column of its row by a Mann-Whitney U test and shows the change of the statistic (+20%,
 -3.1%) where p < 0.05, ~ where the difference is not significant, and ? where there are too
 few values to tell; against a baseline of 0 a significant change is the difference in the

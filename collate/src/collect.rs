@@ -5,7 +5,7 @@
 use crate::dims::{Dim, Parts, Source};
 use crate::filter::Filter;
 use crate::runs::{RunValues, Runs};
-use measure::record::Status;
+use measure::record::{CellStat, Status};
 use measure::{Kind, Record};
 use std::collections::HashMap;
 
@@ -82,7 +82,7 @@ struct Lite {
     at: (u32, u32),
     group: (u32, u32),
     headline: Option<(u32, u32)>,
-    /// A summary's headlines (key, role), a range of the batch's `roles`.
+    /// A summary's headlines (key, role, stat), a range of the batch's `roles`.
     roles: (u32, u32),
     vals: (u32, u32),
     /// The identity of the record (run, seq) and its line in its input, for the check for
@@ -93,8 +93,8 @@ struct Lite {
     repeat: bool,
 }
 
-/// A headline's key and role, as ranges of a batch's text.
-type Role = ((u32, u32), (u32, u32));
+/// A headline's key and role, as ranges of a batch's text, and the statistic it names.
+type Role = ((u32, u32), (u32, u32), Option<CellStat>);
 
 /// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
 #[derive(Debug, Default)]
@@ -130,11 +130,11 @@ impl<'a> LiteView<'a> {
             .map(move |&((a, b), v)| (&buf[a as usize..b as usize], v))
     }
 
-    /// A summary's headlines: each key and the role of its row.
-    pub fn headlines(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+    /// A summary's headlines: each key, the role of its row and the statistic it names.
+    pub fn headlines(&self) -> impl Iterator<Item = (&'a str, &'a str, Option<CellStat>)> + 'a {
         let buf = self.buf;
         let s = move |(a, b): (u32, u32)| &buf[a as usize..b as usize];
-        self.roles.iter().map(move |&(k, r)| (s(k), s(r)))
+        self.roles.iter().map(move |&(k, r, st)| (s(k), s(r), st))
     }
 }
 
@@ -180,7 +180,7 @@ impl Batch {
         let ra = self.roles.len() as u32;
         if r.kind == Kind::Summary {
             for h in &r.headlines {
-                let kr = (self.push_str(&h.key), self.push_str(&h.role));
+                let kr = (self.push_str(&h.key), self.push_str(&h.role), h.stat);
                 self.roles.push(kr);
             }
         }
@@ -286,6 +286,8 @@ pub struct Collector {
     pub headlines: HashMap<u32, Vec<u32>>,
     /// The role of each (measurement name, headline metric) a summary's headlines name.
     pub roles: HashMap<(u32, u32), String>,
+    /// The statistic a summary's headline names for a (measurement name, metric)'s cells.
+    pub stats: HashMap<(u32, u32), CellStat>,
     pub samples: u64,
     pub summaries: u64,
     pub failed_samples: u64,
@@ -317,6 +319,7 @@ impl Collector {
             series_map: HashMap::new(),
             headlines: HashMap::new(),
             roles: HashMap::new(),
+            stats: HashMap::new(),
             samples: 0,
             summaries: 0,
             failed_samples: 0,
@@ -369,12 +372,14 @@ impl Collector {
         if let Some(h) = r.headline {
             let name = r.group.split(SEP).next().unwrap_or("");
             let n = self.names.id(name);
-            let mut named: Vec<(&str, Option<&str>)> =
-                r.headlines().map(|(k, role)| (k, Some(role))).collect();
+            let mut named: Vec<(&str, Option<&str>, Option<CellStat>)> = r
+                .headlines()
+                .map(|(k, role, st)| (k, Some(role), st))
+                .collect();
             if named.is_empty() {
-                named.push((h, None));
+                named.push((h, None, None));
             }
-            for (key, role) in named {
+            for (key, role, stat) in named {
                 let m = self.metrics.id(key);
                 let list = self.headlines.entry(n).or_default();
                 if !list.contains(&m) {
@@ -382,6 +387,9 @@ impl Collector {
                 }
                 if let Some(role) = role {
                     self.roles.entry((n, m)).or_insert_with(|| role.to_string());
+                }
+                if let Some(st) = stat {
+                    self.stats.entry((n, m)).or_insert(st);
                 }
             }
         }

@@ -410,8 +410,10 @@ fn streams_many_lines_in_bounded_memory() {
     let err = stderr(&out);
     if let Some(rss) = err.rsplit("maxrss_kib=").next().filter(|_| time.exists()) {
         let rss: u64 = rss.trim().parse().unwrap();
-        // 60 MiB of interval lines went through; the reader holds a few 256 KiB blocks.
-        assert!(rss < 40 * 1024, "peak RSS {rss} KiB");
+        // 60 MiB of interval lines went through; the reader holds a few 256 KiB blocks. The
+        // peak varies by 2 MiB steps from run to run (36-45 MiB measured: the allocator's pages
+        // per reader thread), so the bound is one that holding the input would break.
+        assert!(rss < 50 * 1024, "peak RSS {rss} KiB");
     }
 }
 

@@ -88,3 +88,53 @@ fn a_single_headline_file_gives_the_matrix_it_gave() {
     assert_eq!(rows.len(), 1, "{text}");
     assert!(!rows[0].contains(':'), "no role, no \"NAME: ROLE\": {text}");
 }
+
+#[test]
+fn a_headline_that_names_the_mean_gets_it_with_a_bootstrap_interval() {
+    // Sixteen equal-time slices of a rate: a fast quarter and a slow rest. The run's rate
+    // (work over time) is their mean, 325; their median, 100, is a typical slice's.
+    let rates: Vec<f64> = (0..16)
+        .map(|i| if i < 4 { 1000.0 } else { 100.0 })
+        .collect();
+    let mut l: Vec<String> = rates
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let v = json!({ "creates_per_s": r });
+            line("sample", "a", "fsmeta", v, i as u64, json!({}))
+        })
+        .collect();
+    l.push(line(
+        "summary",
+        "a",
+        "fsmeta",
+        json!({"creates_per_s": 325.0}),
+        16,
+        json!({"status": "ok", "headline": "creates_per_s", "headlines": [
+            {"key": "creates_per_s", "role": "create", "stat": "mean"},
+        ]}),
+    ));
+    let input = l.join("\n") + "\n";
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["-f", "json"], &input))).unwrap();
+    let c = &v["rows"][0]["cells"][0];
+    assert_eq!(c["value"], 325.0, "{v}");
+    let (lo, hi) = (
+        c["ci_low"].as_f64().unwrap(),
+        c["ci_high"].as_f64().unwrap(),
+    );
+    assert!(
+        lo < 325.0 && 325.0 < hi && lo >= 100.0 && hi <= 1000.0,
+        "{c}"
+    );
+    // The same input twice gives the same interval (a fixed seed).
+    let again: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["-f", "json"], &input))).unwrap();
+    assert_eq!(again["rows"][0]["cells"][0], *c);
+    let text = stdout(&run(&[], &input));
+    assert!(text.contains("Means of equal-time slices"), "{text}");
+    // Another --stat is the user's choice, and applies to this row too.
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["-f", "json", "--stat", "p90"], &input))).unwrap();
+    assert_eq!(v["rows"][0]["cells"][0]["value"], 1000.0, "{v}");
+}

@@ -19,8 +19,9 @@ names relative to its descriptor (openat, statat, unlinkat), and removes only th
 created; it never touches a file it did not make.
 
 Records (benchmatrix/1): begin with the options, the private directory, and the file system
-and block stack under DIR (as blkwrite reports them); one sample per 1/16 of each phase, so
-that a matrix cell has a spread, keyed for the phase: creates_per_s, stats_per_s,
+and block stack under DIR (as blkwrite reports them); one sample per 1/16 of each phase's
+time (their mean is the phase's rate, the matrix cell), so that a cell has a spread, keyed for
+the phase: creates_per_s, stats_per_s,
 unlinks_per_s; the summary, whose headlines make the run's three rows, NAME: create,
 NAME: stat and NAME: unlink, where NAME is --name or \"file metadata in DIR\" (creates_per_s
 first, as the headline: creating a file is what the journal, the allocator and the device

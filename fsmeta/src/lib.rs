@@ -7,6 +7,7 @@ pub mod order;
 pub mod phases;
 mod report;
 pub mod scratch;
+pub mod slices;
 
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};

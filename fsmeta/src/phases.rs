@@ -1,9 +1,10 @@
 //! The three timed phases: create every file in order, stat them all in a random order, unlink
-//! them all in another; each operation timed into a histogram, one sample per 1/16 of a phase,
-//! and Ctrl-C or SIGTERM looked at between operations.
+//! them all in another; each operation timed into a histogram, one sample per 1/16 of a
+//! phase's time (slices.rs), and Ctrl-C or SIGTERM looked at between operations.
 
 use crate::cli::Opts;
 use crate::scratch::{Scratch, retry};
+use crate::slices::{Progress, Slice};
 use hdrhistogram::Histogram;
 use measure::Failure;
 use measure::lifecycle::Session;
@@ -14,7 +15,8 @@ use rustix::io::Errno;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-/// Samples per phase: enough values for a cell's confidence interval (6 and more).
+/// Samples per phase (equal-time slices): enough values for a cell's confidence interval
+/// (6 and more).
 pub const BATCHES: u32 = 16;
 
 /// One of the three phases.
@@ -102,8 +104,8 @@ fn new_hist() -> Histogram<u64> {
         .expect("fixed bounds and precision are valid for a histogram")
 }
 
-/// Runs `phase` over the files in `order` (file numbers; `None` is 0..N), writing a sample per
-/// batch, and says how far it got and why it ended.
+/// Runs `phase` over the files in `order` (file numbers; `None` is 0..N), then writes a sample
+/// per equal-time slice of it, and says how far it got and why it ended.
 pub fn run_phase(
     s: &mut Session,
     sc: &mut Scratch,
@@ -112,7 +114,7 @@ pub fn run_phase(
     order: Option<&[u32]>,
 ) -> Result<(Done, Stop), Failure> {
     let n = job.o.files;
-    let per = n.div_ceil(BATCHES).max(1);
+    let shown = n.div_ceil(BATCHES).max(1);
     let mut done = Done {
         phase,
         count: 0,
@@ -120,8 +122,8 @@ pub fn run_phase(
         hist: new_hist(),
     };
     let mut name = String::new();
-    let (mut batch, mut in_batch) = (0u32, 0u32);
-    let mut batch_start = Instant::now();
+    let mut curve = Progress::new(n);
+    let start = Instant::now();
     let mut stop = Stop::Done;
     for k in 0..n {
         if measure::signal::interrupted() {
@@ -151,20 +153,18 @@ pub fn run_phase(
         }
         done.hist.saturating_record(nanos(lat).max(1));
         done.count += 1;
-        in_batch += 1;
-        if in_batch == per || k + 1 == n {
-            let secs = batch_start.elapsed().as_secs_f64();
-            done.secs += secs;
-            sample(s, phase, batch, k + 1 - in_batch, in_batch, secs)?;
+        curve.note(done.count, (t0 - start + lat).as_secs_f64());
+        if done.count.is_multiple_of(shown) || k + 1 == n {
             progress(s, phase, k + 1, n);
-            batch += 1;
-            in_batch = 0;
-            batch_start = Instant::now();
         }
     }
-    if in_batch > 0 {
-        // The operations of an unfinished batch count in the phase's figures, not as a sample.
-        done.secs += batch_start.elapsed().as_secs_f64();
+    done.secs = start.elapsed().as_secs_f64();
+    for (i, sl) in curve
+        .slices(BATCHES, done.count, done.secs)
+        .iter()
+        .enumerate()
+    {
+        sample(s, phase, i, sl)?;
     }
     Ok((done, stop))
 }
@@ -173,22 +173,19 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// One batch's sample: its rate, keyed for the phase's row.
-fn sample(
-    s: &mut Session,
-    phase: Phase,
-    batch: u32,
-    first: u32,
-    files: u32,
-    secs: f64,
-) -> Result<(), Failure> {
-    let mut v = Values::new();
-    if secs > 0.0 {
-        v.set(phase.rate_key(), f64::from(files) / secs);
-    }
+/// One slice's sample: its rate, keyed for the phase's row; its place in the phase and its
+/// (interpolated) count of files in info.
+fn sample(s: &mut Session, phase: Phase, slice: usize, sl: &Slice) -> Result<(), Failure> {
+    let round = |x: f64, k: f64| (x * k).round() / k;
     s.sample(
-        v,
-        info(json!({"phase": phase.as_str(), "batch": batch, "first": first, "files": files})),
+        Values::new().with(phase.rate_key(), sl.rate),
+        info(json!({
+            "phase": phase.as_str(),
+            "slice": slice,
+            "start_s": round(sl.start_s, 1e6),
+            "span_s": round(sl.secs, 1e6),
+            "files": round(sl.ops, 10.0),
+        })),
     )
 }
 

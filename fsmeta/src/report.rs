@@ -22,7 +22,7 @@ pub fn begin_info(o: &Opts, seed: u64) -> Map<String, Value> {
         "dirs": o.dirs,
         "fsync": o.fsync,
         "seed": seed,
-        "batches": crate::phases::BATCHES,
+        "slices": crate::phases::BATCHES,
     }));
     let (facts, _) = PathFacts::disk_info(Probe::system().path_facts(&o.dir));
     m.extend(facts);
@@ -115,7 +115,7 @@ pub fn finish(
         headlines: match status {
             Status::Ok => Phase::ALL
                 .iter()
-                .map(|p| Headline::new(p.rate_key(), p.as_str()))
+                .map(|p| Headline::mean(p.rate_key(), p.as_str()))
                 .collect(),
             _ => Vec::new(),
         },

@@ -10,8 +10,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use testkit::Spawned;
 
-/// The samples of `r` for `phase`, and the files they count; each is keyed for its row
-/// (`creates_per_s`) under the run's one name.
+/// The samples of `r` for `phase` (equal-time slices), and the files they count; each is
+/// keyed for its row (`creates_per_s`) under the run's one name, and their mean rate is the
+/// phase's own (the summary's).
 fn phase_samples(r: &Run, phase: &str) -> (usize, u64) {
     let s: Vec<_> = r
         .of("sample")
@@ -26,8 +27,26 @@ fn phase_samples(r: &Run, phase: &str) -> (usize, u64) {
         );
         assert_eq!(v["name"], r.summary()["name"], "one name for the run: {v}");
     }
-    let files = s.iter().map(|v| v["info"]["files"].as_u64().unwrap()).sum();
-    (s.len(), files)
+    let files: f64 = s.iter().map(|v| v["info"]["files"].as_f64().unwrap()).sum();
+    let widths: Vec<f64> = s
+        .iter()
+        .map(|v| v["info"]["span_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        widths.iter().all(|w| (w - widths[0]).abs() <= 1e-6),
+        "equal slices: {widths:?}"
+    );
+    let mean = s
+        .iter()
+        .map(|v| v["values"][&key].as_f64().unwrap())
+        .sum::<f64>()
+        / s.len() as f64;
+    let own = r.value(&key);
+    assert!(
+        (mean - own).abs() <= 1e-3 * own,
+        "{phase}: the slices' mean rate {mean} is the phase's {own}"
+    );
+    (s.len(), files.round() as u64)
 }
 
 #[test]
@@ -54,9 +73,9 @@ fn counts_exactly_5000_and_leaves_dir_as_found() {
     assert_eq!(
         s["headlines"],
         serde_json::json!([
-            {"key": "creates_per_s", "role": "create"},
-            {"key": "stats_per_s", "role": "stat"},
-            {"key": "unlinks_per_s", "role": "unlink"},
+            {"key": "creates_per_s", "role": "create", "stat": "mean"},
+            {"key": "stats_per_s", "role": "stat", "stat": "mean"},
+            {"key": "unlinks_per_s", "role": "unlink", "stat": "mean"},
         ])
     );
     for k in ["files_count", "stat_count", "unlink_count"] {
@@ -168,17 +187,22 @@ fn too_many_open_files_fails_cleanly() {
     assert_eq!(listing(&d.0), before, "the subdirectories made are gone");
 }
 
-/// Starts `-n N` into `dir` with its records in `out`, waits for its first sample (the run is
-/// then in its create phase), sends `sig`, and returns the exit code and the records.
+/// Starts `-n N` into `dir` with its records in `out`, waits for files in its private
+/// directory (the run is then in its create phase), sends `sig`, and returns the exit code and
+/// the records.
 fn interrupt(dir: &str, out: &std::path::Path, sig: i32) -> (Option<i32>, Vec<serde_json::Value>) {
     let file = std::fs::File::create(out).unwrap();
     let mut child = Spawned::start(Command::new(bin()).args(["-n", "400000", dir]).stdout(file));
     let end = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(out)
-        .unwrap()
-        .contains("\"type\":\"sample\"")
-    {
-        assert!(Instant::now() < end, "no sample after 60 s");
+    let made = || {
+        let text = std::fs::read_to_string(out).ok()?;
+        let begin: serde_json::Value = serde_json::from_str(text.lines().next()?).ok()?;
+        let private = begin["info"]["private_dir"].as_str()?.to_string();
+        let n = std::fs::read_dir(private).ok()?.count();
+        (n >= 100).then_some(())
+    };
+    while made().is_none() {
+        assert!(Instant::now() < end, "no files made after 60 s");
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(child.signal(sig));

@@ -50,7 +50,9 @@
 //!   (named "NAME: ROLE", e.g. "random read 4k depth 1: latency p99"); `headline` is the
 //!   first's key, so that a reader that knows only `headline` sees that row and no other. A
 //!   headline that aggregates a per-sample metric (`syscall_median_s` over the samples'
-//!   `syscall_s`) takes its cell from those samples.
+//!   `syscall_s`) takes its cell from those samples. A headline may add `"stat": "mean"`
+//!   where its samples are equal-time slices of a rate: their mean, not their median, is the
+//!   tool's figure (the work over the time).
 //!
 //! ## Units: the suffix of every key in `values`
 //!
@@ -74,6 +76,7 @@ pub mod envfacts;
 pub mod exit;
 pub mod fields;
 pub mod flags;
+pub mod headline;
 pub mod human;
 pub mod label;
 pub mod latency;

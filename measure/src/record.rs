@@ -55,22 +55,7 @@ pub enum Status {
     Failed,
 }
 
-/// A figure a summary headlines: the key in `values` and the role of the row it makes
-/// ("reads per second", "latency p99"), which names the row as "NAME: ROLE".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Headline {
-    pub key: String,
-    pub role: String,
-}
-
-impl Headline {
-    pub fn new(key: &str, role: &str) -> Headline {
-        Headline {
-            key: key.to_string(),
-            role: role.to_string(),
-        }
-    }
-}
+pub use crate::headline::{CellStat, HEADLINE_STATS, Headline};
 
 /// One line of the contract.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -287,7 +272,7 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
     Ok(record)
 }
 
-const HEADLINES_SHAPE: &str = "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string";
+const HEADLINES_SHAPE: &str = "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string, with \"stat\", where given, \"median\" or \"mean\"";
 
 /// `headlines`, when present: a list of one or more objects with a non-empty key and role.
 fn headlines_shape(h: Option<&Value>) -> Result<(), ParseError> {
@@ -299,9 +284,15 @@ fn headlines_shape(h: Option<&Value>) -> Result<(), ParseError> {
             .and_then(Value::as_str)
             .is_some_and(|s| !s.is_empty())
     };
-    let ok = h
-        .as_array()
-        .is_some_and(|a| !a.is_empty() && a.iter().all(|x| text(x, "key") && text(x, "role")));
+    let stat = |x: &Value| {
+        x.get("stat")
+            .is_none_or(|s| s.as_str().is_some_and(|s| HEADLINE_STATS.contains(&s)))
+    };
+    let ok = h.as_array().is_some_and(|a| {
+        !a.is_empty()
+            && a.iter()
+                .all(|x| text(x, "key") && text(x, "role") && stat(x))
+    });
     if ok {
         Ok(())
     } else {

@@ -6,7 +6,7 @@ use super::include::Include;
 use super::table::{Cell, LeftOut, RunsDiffer, Slot};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::kruskal::kruskal_wallis;
-use crate::stats;
+use crate::stats::{self, Stat};
 
 /// A run needs this many values in a cell to take part in the test between runs (a run of
 /// one or two values is a normal way to gather samples and tells nothing on its own).
@@ -41,7 +41,7 @@ impl CellRuns {
 /// A cell's statistic over the values of the runs that count, with the confidence interval
 /// where the statistic is a quantile and there are enough values; `None` for a cell with no
 /// value that counts.
-pub(super) fn cell(cr: CellRuns, o: &Options, inc: &Include<'_>) -> (Slot, LeftOut) {
+pub(super) fn cell(cr: CellRuns, o: &Options, stat: Stat, inc: &Include<'_>) -> (Slot, LeftOut) {
     let left_out = LeftOut {
         values: cr.left_out.iter().map(|(_, n)| n).sum(),
         runs: cr
@@ -53,10 +53,15 @@ pub(super) fn cell(cr: CellRuns, o: &Options, inc: &Include<'_>) -> (Slot, LeftO
             })
             .collect(),
     };
-    (stat_cell(cr.runs, o, inc).map(Box::new), left_out)
+    (stat_cell(cr.runs, o, stat, inc).map(Box::new), left_out)
 }
 
-fn stat_cell(mut runs: Vec<(u32, Vec<f64>)>, o: &Options, inc: &Include<'_>) -> Option<Cell> {
+fn stat_cell(
+    mut runs: Vec<(u32, Vec<f64>)>,
+    o: &Options,
+    stat: Stat,
+    inc: &Include<'_>,
+) -> Option<Cell> {
     if o.latest && runs.len() > 1 {
         let newest = runs
             .iter()
@@ -85,11 +90,14 @@ fn stat_cell(mut runs: Vec<(u32, Vec<f64>)>, o: &Options, inc: &Include<'_>) -> 
         runs.into_iter().flat_map(|(_, v)| v).collect()
     };
     v.sort_by(f64::total_cmp);
-    let value = o.stat.of_sorted(&v);
-    let ci = o.stat.quantile().and_then(|q| {
-        let ci = stats::quantile_ci(v.len(), q, CONFIDENCE);
-        ci.bounded(v.len()).then(|| ci.bounds(&v))
-    });
+    let value = stat.of_sorted(&v);
+    let ci = match stat {
+        Stat::Mean => crate::bootstrap::mean_ci(&v, CONFIDENCE),
+        _ => stat.quantile().and_then(|q| {
+            let ci = stats::quantile_ci(v.len(), q, CONFIDENCE);
+            ci.bounded(v.len()).then(|| ci.bounds(&v))
+        }),
+    };
     Some(Cell {
         n: v.len(),
         value,

@@ -75,7 +75,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         .flat_map(|r| r.cells.iter().flatten())
         .any(|cell| cell.ci.is_some());
     let overall = match &base_of {
-        Some(base_of) => overall::overall(&rows, base_of, o.stat),
+        Some(base_of) => overall::overall(&rows, base_of),
         None => Vec::new(),
     };
     let left_out = notes::left_out(c, &keep, &inc);

@@ -1,5 +1,5 @@
 //! The notes under the matrix: what ± is, what the deltas are against and what `~` and `?`
-//! mean, and which rows come from summaries rather than samples.
+//! mean, and which rows are means or come from summaries rather than samples.
 
 use super::cells::KW_MIN;
 use super::include::Include;
@@ -35,6 +35,7 @@ pub(super) fn notes(
     if let Some(q) = o.stat.quantile()
         && o.show_ci
         && any_ci
+        && rows.iter().any(|r| r.stat == o.stat)
     {
         let min = stats::ci_min_samples(q, CONFIDENCE);
         let what = if q == 0.5 {
@@ -63,6 +64,17 @@ pub(super) fn notes(
         n.push_str(" better and worse follow the row's direction.");
         notes.push(n);
         notes.push("overall: per column, the geometric mean of its ratios to the baseline over the rows both have, a time's inverted so that above 1 is always better, with its 95% bootstrap interval in [ ], then how many rows are significantly better/worse/the same; --filter leaves rows out of it.".into());
+    }
+    let mean_rows: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.stat == stats::Stat::Mean && o.stat != stats::Stat::Mean)
+        .map(|r| r.title.as_str())
+        .collect();
+    if !mean_rows.is_empty() {
+        notes.push(format!(
+            "Means of equal-time slices of a rate (the work over the time, the tool's own figure), ± a 95% bootstrap interval: {}.",
+            mean_rows.join("; ")
+        ));
     }
     let summary_rows: Vec<&str> = rows
         .iter()

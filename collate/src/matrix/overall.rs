@@ -5,29 +5,13 @@
 //! gives the same interval) and the count of rows significantly better, worse and the same.
 
 use super::table::{Better, Overall, Row, Verdict};
+use crate::bootstrap::Rng;
 use crate::stats::Stat;
 
 /// Bootstrap replicates.
 const REPLICATES: usize = 1000;
 /// The seed of the bootstrap's generator (any fixed value: the output is reproducible).
 const SEED: u64 = 0x0b5e_55ed_c011_a7e5;
-
-/// splitmix64: small, fast, and the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The direction-aware ratio of `value` to `base` (above 1: better); `None` where it has no
 /// meaning (a value of 0 or below, or no direction).
@@ -44,20 +28,20 @@ fn ratio(better: Better, base: f64, value: f64) -> Option<f64> {
 
 /// The overall comparison of every column with its baseline column (`None` for a baseline
 /// column and a column without a row to compare).
-pub fn overall(rows: &[Row], base_of: &[Option<usize>], stat: Stat) -> Vec<Option<Overall>> {
+pub fn overall(rows: &[Row], base_of: &[Option<usize>]) -> Vec<Option<Overall>> {
     base_of
         .iter()
         .enumerate()
         .map(|(j, b)| {
             let b = (*b).filter(|&b| b != j)?;
-            column(rows, j, b, stat)
+            column(rows, j, b)
         })
         .collect()
 }
 
 /// Column `j` against column `b`.
-fn column(rows: &[Row], j: usize, b: usize, stat: Stat) -> Option<Overall> {
-    let mut pairs: Vec<(Better, &[f64], &[f64])> = Vec::new();
+fn column(rows: &[Row], j: usize, b: usize) -> Option<Overall> {
+    let mut pairs: Vec<Pair> = Vec::new();
     let mut logs = Vec::new();
     let (mut better, mut worse, mut same) = (0, 0, 0);
     for r in rows {
@@ -68,7 +52,7 @@ fn column(rows: &[Row], j: usize, b: usize, stat: Stat) -> Option<Overall> {
             continue;
         };
         logs.push(q.ln());
-        pairs.push((r.better, &base.sorted, &cell.sorted));
+        pairs.push((r.better, r.stat, &base.sorted, &cell.sorted));
         match cell.verdict(r.better) {
             Some(Verdict::Better) => better += 1,
             Some(Verdict::Worse) => worse += 1,
@@ -80,7 +64,7 @@ fn column(rows: &[Row], j: usize, b: usize, stat: Stat) -> Option<Overall> {
         return None;
     }
     let geomean = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
-    let ci = (pairs.len() >= 2).then(|| bootstrap(&pairs, stat, SEED ^ j as u64));
+    let ci = (pairs.len() >= 2).then(|| bootstrap(&pairs, SEED ^ j as u64));
     Some(Overall {
         geomean,
         ci: ci.flatten(),
@@ -91,12 +75,16 @@ fn column(rows: &[Row], j: usize, b: usize, stat: Stat) -> Option<Overall> {
     })
 }
 
-/// The 2.5% and 97.5% quantiles of the geometric mean over resampled rows and values.
-fn bootstrap(pairs: &[(Better, &[f64], &[f64])], stat: Stat, seed: u64) -> Option<(f64, f64)> {
+/// A row's direction and statistic, and the sorted values of its baseline and compared cells.
+type Pair<'a> = (Better, Stat, &'a [f64], &'a [f64]);
+
+/// The 2.5% and 97.5% quantiles of the geometric mean over resampled rows and values (each
+/// row's cells by its own statistic).
+fn bootstrap(pairs: &[Pair], seed: u64) -> Option<(f64, f64)> {
     let mut rng = Rng(seed);
     let mut means = Vec::with_capacity(REPLICATES);
     let mut buf = Vec::new();
-    let mut resampled = |rng: &mut Rng, v: &[f64]| {
+    let mut resampled = |rng: &mut Rng, v: &[f64], stat: Stat| {
         buf.clear();
         buf.extend((0..v.len()).map(|_| v[rng.below(v.len())]));
         buf.sort_by(f64::total_cmp);
@@ -106,9 +94,9 @@ fn bootstrap(pairs: &[(Better, &[f64], &[f64])], stat: Stat, seed: u64) -> Optio
         let mut sum = 0.0;
         let mut n = 0usize;
         for _ in 0..pairs.len() {
-            let (better, base, cell) = pairs[rng.below(pairs.len())];
-            let b = resampled(&mut rng, base);
-            let c = resampled(&mut rng, cell);
+            let (better, stat, base, cell) = pairs[rng.below(pairs.len())];
+            let b = resampled(&mut rng, base, stat);
+            let c = resampled(&mut rng, cell, stat);
             if let Some(q) = ratio(better, b, c) {
                 sum += q.ln();
                 n += 1;
@@ -144,11 +132,11 @@ mod tests {
         let slow: Vec<f64> = base.iter().map(|x| x * 2.0).collect();
         let fast: Vec<f64> = base.iter().map(|x| x * 0.8).collect();
         let pairs = [
-            (Better::Lower, &base[..], &slow[..]),
-            (Better::Lower, &base[..], &fast[..]),
+            (Better::Lower, Stat::Median, &base[..], &slow[..]),
+            (Better::Lower, Stat::Median, &base[..], &fast[..]),
         ];
-        let a = bootstrap(&pairs, Stat::Median, 1).unwrap();
-        assert_eq!(a, bootstrap(&pairs, Stat::Median, 1).unwrap());
+        let a = bootstrap(&pairs, 1).unwrap();
+        assert_eq!(a, bootstrap(&pairs, 1).unwrap());
         // The geometric mean of 0.5 and 1.25 is 0.79: inside, and the interval is not a point.
         assert!(a.0 < 0.79 && 0.79 < a.1 && a.0 < a.1, "{a:?}");
     }

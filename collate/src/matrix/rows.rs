@@ -6,6 +6,8 @@ use super::cells::{self, CellRuns};
 use super::include::Include;
 use super::table::{Better, LeftOut, Row, Slot};
 use crate::collect::{Collector, MetricChoice, SEP};
+use crate::stats::Stat;
+use measure::record::CellStat;
 use measure::units::choose_scale;
 use measure::{Exit, Failure};
 use std::collections::HashMap;
@@ -47,9 +49,9 @@ fn effective_headlines(c: &Collector) -> HashMap<u32, Vec<u32>> {
         .collect()
 }
 
-/// The role a summary's headlines give a row whose series share one measurement name and
-/// one metric: that metric's, or the role of the headline it is the per-sample metric of.
-fn role(c: &Collector, members: &[usize]) -> Option<String> {
+/// The headline (measurement name, metric) of a row whose series share one measurement name
+/// and one metric: that metric, or the headline it is the per-sample metric of.
+fn headline_of(c: &Collector, members: &[usize]) -> Option<(u32, u32)> {
     let s0 = &c.series[*members.first()?];
     let one = members
         .iter()
@@ -57,16 +59,24 @@ fn role(c: &Collector, members: &[usize]) -> Option<String> {
     if !one {
         return None;
     }
-    if let Some(r) = c.roles.get(&(s0.name, s0.metric)) {
-        return Some(r.clone());
+    let named = c.headlines.get(&s0.name)?;
+    if named.contains(&s0.metric) {
+        return Some((s0.name, s0.metric));
     }
     let metric = c.metrics.list[s0.metric as usize].as_str();
-    c.headlines
-        .get(&s0.name)?
+    named
         .iter()
         .find(|&&h| per_sample_metric(&c.metrics.list[h as usize]).as_deref() == Some(metric))
-        .and_then(|&h| c.roles.get(&(s0.name, h)))
-        .cloned()
+        .map(|&h| (s0.name, h))
+}
+
+/// The statistic of a row's cells: the one its headline names (`mean` for equal-time slices
+/// of a rate) under the default median, else `--stat`'s.
+fn row_stat(c: &Collector, head: Option<(u32, u32)>, o: &Options) -> Stat {
+    match head.and_then(|h| c.stats.get(&h)) {
+        Some(CellStat::Mean) if o.stat == Stat::Median => Stat::Mean,
+        _ => o.stat,
+    }
 }
 
 /// Which series show, by index: under the headline rule a measurement's headlines (every
@@ -116,10 +126,12 @@ pub(super) fn rows(
         let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
             continue;
         };
+        let head = headline_of(c, members);
+        let stat = row_stat(c, head, o);
         let (cells, left_out): (Vec<Slot>, Vec<LeftOut>) = g
             .values
             .into_iter()
-            .map(|v| cells::cell(v, o, &inc))
+            .map(|v| cells::cell(v, o, stat, &inc))
             .unzip();
         // The display unit: chosen for the median of the row's cell values.
         let centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
@@ -149,7 +161,8 @@ pub(super) fn rows(
                 cells,
                 left_out,
                 unfinished: Vec::new(),
-                role: role(c, members),
+                role: head.and_then(|h| c.roles.get(&h)).cloned(),
+                stat,
             },
         ));
     }

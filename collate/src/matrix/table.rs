@@ -1,6 +1,7 @@
 //! The matrix as every format renders it: its columns with their header levels, its rows of
 //! cells, the notes under it, and the two layouts (as built, and `--transpose`d).
 
+use crate::stats::Stat;
 use measure::units::Scale;
 
 /// How a cell compares with its baseline.
@@ -198,6 +199,8 @@ pub struct Row {
     /// The role its summaries' headlines give the row ("reads per second"): its title is
     /// then "NAME: ROLE".
     pub role: Option<String>,
+    /// The statistic of its cells: `--stat`'s, or the mean its headline names.
+    pub stat: Stat,
 }
 
 /// One column.
@@ -293,6 +296,7 @@ impl Table {
                     .collect(),
                 unfinished: Vec::new(),
                 role: None,
+                stat: Stat::Median,
             })
             .collect();
         Table {
