@@ -48,7 +48,8 @@ Only runs that finished count: a run whose summary status is not ok (partial, fa
 that has no summary at all (a killed tool), stays out of every cell, and the note under the
 matrix says how many values of which runs and why; rows and columns keep the order of the
 first value that counts. --include-partial puts them in, marked *. A cell that pools several
-runs shows ×N; where its runs of at least 3 values differ from each other (Kruskal-Wallis, p
+runs shows ×N, where a run is a suite invocation (the records' invocation field: every tool
+run of one ./benchmatrix) or, without one, one tool run; where its runs of at least 3 values differ from each other (Kruskal-Wallis, p
 < 0.05: a drifting machine, not a spread) it shows ×N! and the note names the runs;
 --latest keeps each cell's newest run.
 

@@ -88,6 +88,8 @@ struct Lite {
     /// The identity of the record (run, seq) and its line in its input, for the check for
     /// repeats; `repeat` when it repeats a record read before (and is left out).
     run: (u32, u32),
+    /// The suite invocation the run belongs to, where the record names one.
+    invocation: Option<(u32, u32)>,
     seq: u64,
     line: u64,
     repeat: bool,
@@ -114,6 +116,7 @@ pub struct LiteView<'a> {
     pub status: Option<Status>,
     pub error: Option<&'a str>,
     pub run: &'a str,
+    pub invocation: Option<&'a str>,
     pub at: &'a str,
     pub group: &'a str,
     pub headline: Option<&'a str>,
@@ -172,6 +175,7 @@ impl Batch {
             _ => None,
         };
         let run = self.push_str(&r.run);
+        let invocation = r.invocation.as_deref().map(|i| self.push_str(i));
         let at = self.push_str(&r.at);
         let error = match (r.kind, &r.error) {
             (Kind::Summary, Some(e)) => Some(self.push_str(e)),
@@ -204,6 +208,7 @@ impl Batch {
             roles,
             vals: (va, self.vals.len() as u32),
             run,
+            invocation,
             seq: r.seq,
             line,
             repeat: false,
@@ -240,6 +245,7 @@ impl Batch {
             status: l.status,
             error: l.error.map(s),
             run: s(l.run),
+            invocation: l.invocation.map(s),
             at: s(l.at),
             group: s(l.group),
             headline: l.headline.map(s),
@@ -361,7 +367,7 @@ impl Collector {
         }
         let ordinal = self.ordinal;
         self.ordinal += 1;
-        let run = self.runs.see(r.run, r.at, ordinal);
+        let run = self.runs.see(r.run, r.invocation, r.at, ordinal);
         if let (Kind::Summary, Some(st)) = (r.kind, r.status) {
             self.runs.finish(run, st, r.error);
         }

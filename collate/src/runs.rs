@@ -1,5 +1,7 @@
 //! Runs: every record belongs to the run (one invocation of a tool) its `run` field names,
-//! and the run's summary says whether it finished (status ok) or not. collate keeps, per run,
+//! and the run's summary says whether it finished (status ok) or not. Runs pool by their
+//! unit: the suite invocation they name (every tool run of one `./benchmatrix`), or the run
+//! itself for a tool run by hand. collate keeps, per run,
 //! its status, the summary's error and its newest timestamp, and, per series, which run each
 //! value came from (as segments, so that a run's consecutive values cost nothing more), so
 //! that the matrix can leave partial and killed runs out, test runs against each other and
@@ -21,6 +23,8 @@ pub struct RunInfo {
     pub at: String,
     /// The ordinal of the run's first record (ties of `at` go to the later run).
     pub first: u64,
+    /// Its unit of pooling, an index into [`Runs::units`].
+    pub unit: u32,
 }
 
 impl RunInfo {
@@ -53,13 +57,17 @@ pub fn status_name(s: Status) -> &'static str {
 pub struct Runs {
     map: HashMap<String, u32>,
     pub list: Vec<RunInfo>,
+    /// The units of pooling by number: an invocation's id, or a run's own.
+    pub units: Vec<String>,
+    unit_map: HashMap<String, u32>,
     /// The last run looked up: consecutive records mostly share one.
     last: Option<u32>,
 }
 
 impl Runs {
-    /// The number of run `id`, seen at `at` by the record of ordinal `ordinal`.
-    pub fn see(&mut self, id: &str, at: &str, ordinal: u64) -> u32 {
+    /// The number of run `id` (of suite invocation `invocation`, if it names one), seen at
+    /// `at` by the record of ordinal `ordinal`.
+    pub fn see(&mut self, id: &str, invocation: Option<&str>, at: &str, ordinal: u64) -> u32 {
         let n = match self.last.filter(|&l| self.list[l as usize].id == id) {
             Some(l) => l,
             None => {
@@ -68,12 +76,14 @@ impl Runs {
                     None => {
                         let n = self.list.len() as u32;
                         self.map.insert(id.to_string(), n);
+                        let unit = self.unit(invocation.unwrap_or(id));
                         self.list.push(RunInfo {
                             id: id.to_string(),
                             status: None,
                             error: None,
                             at: String::new(),
                             first: ordinal,
+                            unit,
                         });
                         n
                     }
@@ -87,6 +97,17 @@ impl Runs {
             info.at.clear();
             info.at.push_str(at);
         }
+        n
+    }
+
+    /// The number of unit `u`, numbered on first sight.
+    fn unit(&mut self, u: &str) -> u32 {
+        if let Some(&n) = self.unit_map.get(u) {
+            return n;
+        }
+        let n = self.units.len() as u32;
+        self.unit_map.insert(u.to_string(), n);
+        self.units.push(u.to_string());
         n
     }
 

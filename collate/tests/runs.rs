@@ -182,7 +182,7 @@ fn a_cell_of_several_runs_says_so_and_marks_runs_that_differ() {
     assert!(row.contains("×2!"), "{row}");
     assert_eq!(row.matches("×2").count(), 2, "{row}");
     assert_eq!(row.matches('!').count(), 1, "{row}");
-    assert!(text.contains("×N: the cell pools N runs."), "{text}");
+    assert!(text.contains("×N: the cell pools N runs ("), "{text}");
     assert!(
         text.contains("run 0000000early (8 values, median 1003 ms)"),
         "{text}"
@@ -234,4 +234,45 @@ fn a_matrix_of_runs_that_did_not_finish_says_what_to_do() {
         stderr(&out)
     );
     assert!(run(&["--include-partial"], &input).status.success());
+}
+
+/// Three suite invocations, each of which ran the tool `tools` times (as `./benchmatrix
+/// --runs 6` runs blkread six times), with `invocation` in every record.
+fn invocations_input(tools: usize) -> String {
+    let mut l = Vec::new();
+    for (i, inv) in ["inv-one", "inv-two", "inv-three"].iter().enumerate() {
+        for t in 0..tools {
+            let run = format!("{:0>10}{i}{t}", "r");
+            for line in run_lines("a", "job", &run, 1.0, 2, Some("ok")) {
+                let mut v: Value = serde_json::from_str(&line).unwrap();
+                v["invocation"] = Value::from(*inv);
+                l.push(v.to_string());
+            }
+        }
+    }
+    l.join("\n") + "\n"
+}
+
+#[test]
+fn runs_pool_and_are_tested_by_suite_invocation() {
+    // Eighteen tool runs of two values each, from three invocations: ×3, not ×18, and the
+    // test between runs compares the invocations (six values each), which agree.
+    let text = stdout(&run(&["--no-ci"], &invocations_input(6)));
+    let row = text.lines().find(|l| l.starts_with("job")).unwrap();
+    assert!(row.contains("×3") && !row.contains('!'), "{text}");
+    let v: Value =
+        serde_json::from_slice(&run(&["-f", "json"], &invocations_input(6)).stdout).unwrap();
+    assert_eq!(v["rows"][0]["cells"][0]["runs"], 3, "{v}");
+    assert_eq!(v["rows"][0]["cells"][0]["n"], 36, "{v}");
+    // Without the field every tool run is its own.
+    let bare: String = invocations_input(6)
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("invocation");
+            v.to_string() + "\n"
+        })
+        .collect();
+    let v: Value = serde_json::from_slice(&run(&["-f", "json"], &bare).stdout).unwrap();
+    assert_eq!(v["rows"][0]["cells"][0]["runs"], 18, "{v}");
 }

@@ -30,6 +30,7 @@
 //! | `label`   | the environment, the matrix column by default; levels separated by `/` (`para/lvm/san`). From `--label`, else `BENCH_LABEL`, else the host name. |
 //! | `name`    | what is measured, the matrix row by default; from `--name`, else derived from the command. |
 //! | `tags`    | optional object of further string dimensions, from `--tag k=v` (repeatable). |
+//! | `invocation` | optional: the suite invocation (one `./benchmatrix`) the run belongs to, from `BENCHMATRIX_INVOCATION`; a matrix pools runs by it. |
 //! | `values`  | measurements only: JSON numbers in base units, the unit a suffix of the key (below). |
 //! | `info`    | everything else: parameters, sequence numbers, addresses, exit codes, environment facts. |
 //!
@@ -59,7 +60,7 @@
 //! `_s` seconds, `_bytes`, `_bytes_per_s`, `_bits_per_s`, `_per_s` (events per second),
 //! `_ratio`, `_count`. A key without one of these suffixes is rejected, and so is a value
 //! that is not a finite JSON number or that is negative (no unit here is ever below zero).
-//! An optional field (`tags`, `status`, `error`, `headline`) is left out or given, never
+//! An optional field (`tags`, `invocation`, `status`, `error`, `headline`) is left out or given, never
 //! `null`, and a `headline` names a key in `values`.
 //!
 //! A line that holds a key twice in any of its objects (the envelope, `values`, `info`,

@@ -420,6 +420,15 @@ fn switch(m: &ArgMatches, id: &str) -> bool {
 /// destination, and whether a person gets human lines.
 fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> {
     let mut env = Envelope::new(T::NAME, T::VERSION, &T::name(opts));
+    if let Ok(v) = std::env::var(crate::parts::INVOCATION_VAR)
+        && !v.is_empty()
+        && env.invocation.is_none()
+    {
+        return Err(Failure::usage(format!(
+            "{}={v:?} is not a suite invocation id: use 1 to 64 letters, digits, '.', '_', ':' or '-', or unset it",
+            crate::parts::INVOCATION_VAR
+        )));
+    }
     env.label = label::resolve_label(
         flag(m, "label"),
         std::env::var("BENCH_LABEL").ok(),

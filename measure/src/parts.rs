@@ -16,6 +16,8 @@ pub struct Envelope {
     pub label: String,
     pub name: String,
     pub tags: BTreeMap<String, String>,
+    /// The suite invocation this run is part of ([`invocation_from_env`]).
+    pub invocation: Option<String>,
 }
 
 impl Envelope {
@@ -30,8 +32,22 @@ impl Envelope {
             host,
             name: name.to_string(),
             tags: BTreeMap::new(),
+            invocation: invocation_from_env(),
         }
     }
+}
+
+/// The variable a suite sets for every tool it runs: one id per invocation of the suite.
+pub const INVOCATION_VAR: &str = "BENCHMATRIX_INVOCATION";
+
+/// The suite invocation from [`INVOCATION_VAR`]: its value when it is 1 to 64 characters of
+/// letters, digits and `.`, `_`, `:`, `-`; else none (a tool run by hand is its own).
+pub fn invocation_from_env() -> Option<String> {
+    let v = std::env::var(INVOCATION_VAR).ok()?;
+    let ok = (1..=64).contains(&v.len())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'));
+    ok.then_some(v)
 }
 
 /// 64 random bits from the kernel (/dev/urandom), or from the clock and the process id where

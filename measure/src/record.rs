@@ -74,6 +74,14 @@ pub struct Record {
     pub name: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
+    /// The suite invocation the run belongs to (one `./benchmatrix`); `None` for a tool run
+    /// by hand, which is its own.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::fields::present"
+    )]
+    pub invocation: Option<String>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -254,7 +262,15 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
         }
     }
     headlines_shape(obj.get("headlines"))?;
-    for field in ["status", "error", "headline"] {
+    if let Some(v) = obj.get("invocation")
+        && !v.is_string()
+        && !v.is_null()
+    {
+        return Err(reject(format!(
+            "field \"invocation\" must be a string, got {v}"
+        )));
+    }
+    for field in ["status", "error", "headline", "invocation"] {
         if obj.get(field).is_some_and(Value::is_null) {
             return Err(reject(format!(
                 "field \"{field}\" is null: leave it out, or give it"
@@ -333,6 +349,11 @@ fn check_semantics(r: &Record) -> Result<(), ParseError> {
         if text.is_empty() {
             return Err(reject(format!("field \"{field}\" is empty")));
         }
+    }
+    if r.invocation.as_deref() == Some("") {
+        return Err(reject(
+            "field \"invocation\" is empty: leave it out, or give it",
+        ));
     }
     if !crate::fields::valid_at(&r.at) {
         return Err(reject(format!(

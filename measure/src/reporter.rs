@@ -27,6 +27,8 @@ struct Line<'a, V: Serialize, I: Serialize> {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     tags: &'a BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    invocation: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     status: Option<Status>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
@@ -196,6 +198,7 @@ impl Reporter {
             label: &e.label,
             name: &e.name,
             tags: &e.tags,
+            invocation: e.invocation.as_deref(),
             status: body.status,
             error: body.error,
             headline: body.headline,

@@ -64,7 +64,7 @@ fn at_choice() -> impl Strategy<Value = Option<Value>> {
 }
 
 /// The field names, in the order of [`envelope`] then [`body`].
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 18] = [
     "schema",
     "tool",
     "version",
@@ -76,6 +76,7 @@ const NAMES: [&str; 17] = [
     "label",
     "name",
     "tags",
+    "invocation",
     "status",
     "error",
     "headline",
@@ -127,12 +128,13 @@ fn envelope() -> impl Strategy<Value = [Option<Value>; 8]> {
         .prop_map(|e| [e.0, e.1, e.2, e.3, e.4, e.5, e.6, e.7])
 }
 
-/// Choices for the last nine fields (label to info).
-fn body() -> impl Strategy<Value = [Option<Value>; 9]> {
+/// Choices for the last ten fields (label to info).
+fn body() -> impl Strategy<Value = [Option<Value>; 10]> {
     (
         pick(&["\"l\"", "\"\"", "[]", "-"]),
         pick(&["\"n\"", "\"\"", "-"]),
         pick(&["-", "{}", "{\"k\":\"v\"}", "{\"k\":1}", "[]", "null"]),
+        pick(&["-", "-", "\"i\"", "\"\"", "null", "7"]),
         pick(&[
             "-",
             "\"ok\"",
@@ -180,7 +182,7 @@ fn body() -> impl Strategy<Value = [Option<Value>; 9]> {
         ]),
         pick(&["-", "{}", "{\"a\":[1,{\"b\":null}]}", "[]", "null"]),
     )
-        .prop_map(|b| [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8])
+        .prop_map(|b| [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9])
 }
 
 /// A line of random choices, in envelope order.
@@ -197,7 +199,7 @@ fn line() -> impl Strategy<Value = Map<String, Value>> {
 /// A valid line (a sample or an ok summary) with one or two of its fields taken from a
 /// random line (or left out): most lines it makes are one mistake away from valid.
 fn near() -> impl Strategy<Value = Map<String, Value>> {
-    (line(), 0usize..17, 0usize..17, any::<bool>()).prop_map(|(random, i, j, summary)| {
+    (line(), 0usize..18, 0usize..18, any::<bool>()).prop_map(|(random, i, j, summary)| {
         let base = if summary {
             r#"{"schema":"benchmatrix/1","tool":"t","version":"0","type":"summary","run":"r","seq":0,"at":"2026-11-30T13:00:00.123456Z","host":"h","label":"l","name":"n","tags":{"k":"v"},"status":"ok","headline":"x_s","values":{"x_s":1},"info":{}}"#
         } else {

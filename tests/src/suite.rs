@@ -20,6 +20,7 @@ pub fn script_env<'a>(c: &'a mut Command, cwd: &Path, tmpdir: &Path) -> &'a mut 
         .env_remove("BENCH_LABEL")
         .env_remove("BENCHMATRIX_TOKEN")
         .env_remove("NETPIPE_TOKEN")
+        .env_remove("BENCHMATRIX_INVOCATION")
         .stdin(Stdio::null())
 }
 

@@ -57,6 +57,11 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "default for --token (which ps shows; the variable it does not)",
     ),
     (
+        "BENCHMATRIX_INVOCATION",
+        "the id every record of this run carries as its invocation (default: the time and 32 random bits); collate pools \
+         and tests runs by it",
+    ),
+    (
         "BENCHMATRIX_BIN",
         "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
          build nothing (e.g. BENCHMATRIX_BIN=target/release, as the tests do)",

@@ -1,6 +1,7 @@
-//! One cell from the values that fall in it, by run: the runs that count (complete ones, or
-//! all with `--include-partial`; only the newest with `--latest`), the statistic with its
-//! confidence interval, how many runs it pools and whether they disagree (Kruskal-Wallis).
+//! One cell from the values that fall in it, by unit of pooling (a suite invocation, or a run
+//! by hand): the runs that count (complete ones, or all with `--include-partial`; only the
+//! newest unit with `--latest`), the statistic with its confidence interval, how many units
+//! it pools and whether they disagree (Kruskal-Wallis).
 
 use super::include::Include;
 use super::table::{Cell, LeftOut, RunsDiffer, Slot};
@@ -12,22 +13,49 @@ use crate::stats::{self, Stat};
 /// one or two values is a normal way to gather samples and tells nothing on its own).
 pub const KW_MIN: usize = 3;
 
-/// A cell's values, by run, and what was left out.
+/// The values of one unit of pooling in a cell, its newest run, and how many of its values
+/// come from runs that did not finish (`--include-partial`).
+#[derive(Debug)]
+struct Pool {
+    unit: u32,
+    values: Vec<f64>,
+    newest: u32,
+    partial: usize,
+}
+
+/// A cell's values, by unit, and what was left out.
 #[derive(Debug, Default)]
 pub(super) struct CellRuns {
-    /// (run, values) of the runs that count, in order of first appearance.
-    runs: Vec<(u32, Vec<f64>)>,
-    /// (run, values left out) of the runs that do not.
+    /// The units whose runs count, in order of first appearance.
+    pools: Vec<Pool>,
+    /// (run, values left out) of the runs that do not count.
     left_out: Vec<(u32, usize)>,
 }
 
 impl CellRuns {
-    /// Adds values of `run`; `counts` says whether the run's values count.
-    pub fn add(&mut self, run: u32, vals: &[f64], counts: bool) {
-        if counts {
-            match self.runs.iter_mut().find(|(r, _)| *r == run) {
-                Some((_, v)) => v.extend_from_slice(vals),
-                None => self.runs.push((run, vals.to_vec())),
+    /// Adds values of `run`, into its unit's pool where the run counts.
+    pub fn add(&mut self, run: u32, vals: &[f64], inc: &Include<'_>) {
+        if inc.run(run) {
+            let info = &inc.runs[run as usize];
+            let partial = if info.complete() { 0 } else { vals.len() };
+            let later = |a: u32| {
+                let o = &inc.runs[a as usize];
+                (info.at.as_str(), info.first) > (o.at.as_str(), o.first)
+            };
+            match self.pools.iter_mut().find(|p| p.unit == info.unit) {
+                Some(p) => {
+                    p.values.extend_from_slice(vals);
+                    p.partial += partial;
+                    if later(p.newest) {
+                        p.newest = run;
+                    }
+                }
+                None => self.pools.push(Pool {
+                    unit: info.unit,
+                    values: vals.to_vec(),
+                    newest: run,
+                    partial,
+                }),
             }
         } else {
             match self.left_out.iter_mut().find(|(r, _)| *r == run) {
@@ -53,41 +81,35 @@ pub(super) fn cell(cr: CellRuns, o: &Options, stat: Stat, inc: &Include<'_>) -> 
             })
             .collect(),
     };
-    (stat_cell(cr.runs, o, stat, inc).map(Box::new), left_out)
+    (stat_cell(cr.pools, o, stat, inc).map(Box::new), left_out)
 }
 
-fn stat_cell(
-    mut runs: Vec<(u32, Vec<f64>)>,
-    o: &Options,
-    stat: Stat,
-    inc: &Include<'_>,
-) -> Option<Cell> {
-    if o.latest && runs.len() > 1 {
-        let newest = runs
+fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -> Option<Cell> {
+    if o.latest && pools.len() > 1 {
+        let newest = pools
             .iter()
             .enumerate()
             .max_by(|a, b| {
-                let (ra, rb) = (&inc.runs[a.1.0 as usize], &inc.runs[b.1.0 as usize]);
+                let (ra, rb) = (
+                    &inc.runs[a.1.newest as usize],
+                    &inc.runs[b.1.newest as usize],
+                );
                 ra.at.cmp(&rb.at).then(ra.first.cmp(&rb.first))
             })
             .map_or(0, |(i, _)| i);
-        runs = vec![runs.swap_remove(newest)];
+        pools = vec![pools.swap_remove(newest)];
     }
-    if runs.is_empty() {
+    if pools.is_empty() {
         return None;
     }
-    let differ = differ(&runs, inc);
-    let partial: usize = runs
-        .iter()
-        .filter(|(r, _)| !inc.runs[*r as usize].complete())
-        .map(|(_, v)| v.len())
-        .sum();
-    let nruns = runs.len();
-    // One run (the usual cell) gives its values as they are: no second copy.
+    let differ = differ(&pools, inc);
+    let partial = pools.iter().map(|p| p.partial).sum();
+    let nruns = pools.len();
+    // One unit (the usual cell) gives its values as they are: no second copy.
     let mut v: Vec<f64> = if nruns == 1 {
-        runs.pop().map(|(_, v)| v).unwrap_or_default()
+        pools.pop().map(|p| p.values).unwrap_or_default()
     } else {
-        runs.into_iter().flat_map(|(_, v)| v).collect()
+        pools.into_iter().flat_map(|p| p.values).collect()
     };
     v.sort_by(f64::total_cmp);
     let value = stat.of_sorted(&v);
@@ -113,23 +135,23 @@ fn stat_cell(
     })
 }
 
-/// The Kruskal-Wallis test between the runs with at least [`KW_MIN`] values: `Some` when
+/// The Kruskal-Wallis test between the units with at least [`KW_MIN`] values: `Some` when
 /// they differ at `ALPHA`.
-fn differ(runs: &[(u32, Vec<f64>)], inc: &Include<'_>) -> Option<RunsDiffer> {
-    let tested: Vec<&(u32, Vec<f64>)> = runs.iter().filter(|(_, v)| v.len() >= KW_MIN).collect();
-    let groups: Vec<&[f64]> = tested.iter().map(|(_, v)| v.as_slice()).collect();
+fn differ(pools: &[Pool], inc: &Include<'_>) -> Option<RunsDiffer> {
+    let tested: Vec<&Pool> = pools.iter().filter(|p| p.values.len() >= KW_MIN).collect();
+    let groups: Vec<&[f64]> = tested.iter().map(|p| p.values.as_slice()).collect();
     let t = kruskal_wallis(&groups)?;
     (t.p < ALPHA).then(|| RunsDiffer {
         p: t.p,
         runs: tested
             .iter()
-            .map(|(r, v)| {
+            .map(|p| {
                 let median = {
-                    let mut s = v.clone();
+                    let mut s = p.values.clone();
                     s.sort_by(f64::total_cmp);
                     stats::Stat::Median.of_sorted(&s)
                 };
-                (inc.runs[*r as usize].id.clone(), v.len(), median)
+                (inc.units[p.unit as usize].clone(), p.values.len(), median)
             })
             .collect(),
     })

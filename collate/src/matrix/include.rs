@@ -8,6 +8,8 @@ use crate::runs::RunInfo;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Include<'a> {
     pub runs: &'a [RunInfo],
+    /// The units of pooling by number (an invocation's id, or a run's own).
+    pub units: &'a [String],
     pub partial: bool,
 }
 

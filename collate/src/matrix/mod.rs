@@ -48,6 +48,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let label_depth = columns::label_depth(c);
     let inc = include::Include {
         runs: &c.runs.list,
+        units: &c.runs.units,
         partial: o.include_partial,
     };
     let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref(), &inc)?;

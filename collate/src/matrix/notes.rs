@@ -165,7 +165,7 @@ fn pooled(rows: &[Row], columns: &[Column]) -> Option<String> {
     if !any {
         return None;
     }
-    let mut n = "×N: the cell pools N runs.".to_string();
+    let mut n = "×N: the cell pools N runs (a run is one ./benchmatrix invocation, whose tool runs carry its id, or one tool run by hand).".to_string();
     if !differ.is_empty() {
         n.push_str(&format!(
             " ! means its runs differ from each other (Kruskal-Wallis, p < {ALPHA}, runs of at least {KW_MIN} values): a drifting machine, not a spread; --latest keeps each cell's newest run. {}.",

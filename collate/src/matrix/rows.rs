@@ -106,6 +106,7 @@ pub(super) fn rows(
 ) -> Result<Vec<Row>, Failure> {
     let inc = Include {
         runs: &c.runs.list,
+        units: &c.runs.units,
         partial: o.include_partial,
     };
     let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); c.rows.list.len()];
@@ -226,7 +227,7 @@ fn gather<'a>(
         }
         if let Some(j) = col_pos[s.col as usize] {
             for (seg, vals) in v.segments() {
-                values[j].add(seg.run, vals, inc.run(seg.run));
+                values[j].add(seg.run, vals, inc);
             }
         }
     }
