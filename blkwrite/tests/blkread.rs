@@ -552,3 +552,31 @@ fn drop_cache_writes_a_fresh_file_out_first_and_says_when_it_cannot_drop() {
         r.stderr
     );
 }
+
+#[test]
+fn a_buffered_timed_read_after_drop_cache_stops_at_one_pass() {
+    // 4 MiB buffered with --drop-cache and 5 s: one pass (from the device), not 5 s of
+    // re-reading the page cache the first pass filled.
+    let d = tmp();
+    let f = d.path().join("f");
+    data_file(&f, "4M");
+    let r = blkread(&["--drop-cache", "-t", "5s", arg(&f)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let s = r.summary();
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["info"]["passes"], 1.0, "{s}");
+    assert!(
+        s["info"]["one_pass"]
+            .as_str()
+            .unwrap()
+            .contains("page cache"),
+        "{s}"
+    );
+    assert_eq!(s["values"]["read_bytes"], 4 << 20);
+    // Without --drop-cache the cache is part of what is measured (as dd's), and --time
+    // starts over at the end: more than one pass.
+    let r = blkread(&["-t", "300ms", arg(&f)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.summary()["info"]["passes"].as_f64().unwrap() > 1.0);
+    assert!(r.summary()["info"].get("one_pass").is_none());
+}

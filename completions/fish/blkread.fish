@@ -1,6 +1,6 @@
 complete -c blkread -s b -l bs -d 'Bytes per read (default 1M sequential, 4k with --random)' -r
 complete -c blkread -s s -l size -d 'Bytes of the target to read, from its start (default: all of it)' -r
-complete -c blkread -s t -l time -d 'Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based)' -r
+complete -c blkread -s t -l time -d 'Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based); buffered reads after --drop-cache stop at the end of the first pass instead (a second would read the page cache)' -r
 complete -c blkread -l seed -d 'Seed for the random offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one each run, reported in begin)' -r
 complete -c blkread -l iodepth -d 'Reads in flight: 1 uses pread(2) (fio psync); more uses io_uring' -r
 complete -c blkread -l direct -d 'O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs) unless --direct=try, which runs and reports direct_effective: false' -r -f -a "on\t''

@@ -22,7 +22,9 @@ itself (random data, fsynced, its pages dropped from the page cache), reads it, 
 it at the end unless --keep. For buffered reads, begin says how much of the range was in \
 the page cache (mincore); --drop-cache writes that file's dirty pages out (fdatasync) and \
 evicts its pages first (never the machine-wide drop_caches), and a run where more than 1% of \
-the range stays cached (tmpfs keeps its files in memory) is partial, exit 1, saying how much.
+the range stays cached (tmpfs keeps its files in memory) is partial, exit 1, saying how much. \
+With --time, such a read stops at the end of its first pass (the summary's one_pass says \
+why): a second pass would read the page cache the first one filled.
 
 Records: begin (options, target, file system and block stack, logical block size, \
 rotational, scheduler, cache state), interval (each -i), one sample, summary (read_bytes, \
@@ -65,7 +67,7 @@ pub fn command() -> Command {
             "Bytes of the target to read, from its start (default: all of it)",
         ))
         .arg(flags::time(
-            "Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based)",
+            "Read for DURATION (10s, 2m; a bare number is seconds), starting over at the end of --size (fio --time_based); buffered reads after --drop-cache stop at the end of the first pass instead (a second would read the page cache)",
         ))
         .arg(flags::random(
             "Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)",

@@ -100,6 +100,12 @@ pub(crate) fn finish(
     let v = values(&out);
     let passes = json!(out.ops as f64 / plan.blocks as f64);
     let mut sinfo = records::phase_info(&out, plan, t, ("passes", passes));
+    if super::setup::one_pass(o, t) {
+        sinfo.insert(
+            "one_pass".into(),
+            json!("buffered reads after --drop-cache stop at the end of the first pass, however much of --time is left: a second pass would read the page cache the first one filled"),
+        );
+    }
     let (headline, headlines) = headlines(o);
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),

@@ -107,9 +107,16 @@ pub(crate) fn plan(o: &Opts, t: &Target, seed: u64) -> Result<Plan, Failure> {
         time: o.time,
         engine: Engine::for_depth(o.iodepth),
         dir: Dir::Read,
-        wrap: o.time.is_some(),
+        wrap: o.time.is_some() && !one_pass(o, t),
         interval: o.interval,
     })
+}
+
+/// Whether a time-limited read stops at the end of its first pass: buffered reads after
+/// --drop-cache, whose second pass would read the page cache that the first one filled
+/// (memory, not the device the user asked to measure).
+pub(crate) fn one_pass(o: &Opts, t: &Target) -> bool {
+    o.time.is_some() && o.drop_cache && !t.direct_effective
 }
 
 /// Refuses a --bs that O_DIRECT on this target would reject, naming the fix.
