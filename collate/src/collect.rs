@@ -368,6 +368,10 @@ impl Collector {
         let ordinal = self.ordinal;
         self.ordinal += 1;
         let run = self.runs.see(r.run, r.invocation, r.at, ordinal);
+        if self.runs.list[run as usize].name.is_none() {
+            let name = r.group.split(SEP).next().unwrap_or("");
+            self.runs.list[run as usize].name = Some(self.names.id(name));
+        }
         if let (Kind::Summary, Some(st)) = (r.kind, r.status) {
             self.runs.finish(run, st, r.error);
         }

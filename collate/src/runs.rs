@@ -25,6 +25,10 @@ pub struct RunInfo {
     pub first: u64,
     /// Its unit of pooling, an index into [`Runs::units`].
     pub unit: u32,
+    /// Whether that unit is a suite invocation the records name (else the run itself).
+    pub invoked: bool,
+    /// The measurement name of its first sample or summary (the collector's name number).
+    pub name: Option<u32>,
 }
 
 impl RunInfo {
@@ -84,6 +88,8 @@ impl Runs {
                             at: String::new(),
                             first: ordinal,
                             unit,
+                            invoked: invocation.is_some(),
+                            name: None,
                         });
                         n
                     }

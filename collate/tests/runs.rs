@@ -276,3 +276,56 @@ fn runs_pool_and_are_tested_by_suite_invocation() {
     let v: Value = serde_json::from_slice(&run(&["-f", "json"], &bare).stdout).unwrap();
     assert_eq!(v["rows"][0]["cells"][0]["runs"], 18, "{v}");
 }
+
+/// `lines` with `invocation` set to `inv` and their time moved to hour `hour`.
+fn in_invocation(lines: Vec<String>, inv: &str, hour: &str) -> Vec<String> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let mut v: Value =
+                serde_json::from_str(&l.replace("2026-11-30T13:", &format!("2026-11-30T{hour}:")))
+                    .unwrap();
+            v["invocation"] = Value::from(inv);
+            v.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_row_the_newest_run_lacks_is_named_with_why() {
+    // The first invocation measured tar and net; the second measured tar, and its net step
+    // failed (its summary says why), and it did not run make at all.
+    let mut l = in_invocation(
+        run_lines("a", "tar", "0000000tar01", 1.0, 6, Some("ok")),
+        "first",
+        "13",
+    );
+    l.extend(in_invocation(
+        run_lines("a", "net", "0000000net01", 2.0, 6, Some("ok")),
+        "first",
+        "13",
+    ));
+    l.extend(in_invocation(
+        run_lines("a", "make", "000000make01", 3.0, 6, Some("ok")),
+        "first",
+        "13",
+    ));
+    l.extend(in_invocation(
+        run_lines("a", "tar", "0000000tar02", 1.0, 6, Some("ok")),
+        "second",
+        "14",
+    ));
+    l.extend(in_invocation(
+        run_lines("a", "net", "0000000net02", 2.0, 0, Some("failed")),
+        "second",
+        "14",
+    ));
+    let input = l.join("\n") + "\n";
+    let text = stdout(&run(&["--no-ci"], &input));
+    assert!(
+        text.contains("Cells from older runs: in a, the newest run second has no net (s) ↓ (status failed: connection reset by peer after 131072 bytes), make (s) ↓ (not measured in it)"),
+        "{text}"
+    );
+    // tar has the newest run: not named.
+    assert!(!text.contains("no tar"), "{text}");
+}

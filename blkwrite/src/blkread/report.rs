@@ -88,6 +88,20 @@ fn values(out: &Outcome) -> Values {
     v
 }
 
+/// The read phase's info: the engine's, the passes made, and why a time-limited read made
+/// only one.
+fn phase_info(o: &Opts, t: &Target, plan: &Plan, out: &Outcome) -> Map<String, Value> {
+    let passes = json!(out.ops as f64 / plan.blocks as f64);
+    let mut sinfo = records::phase_info(out, plan, t, ("passes", passes));
+    if super::setup::one_pass(o, t) {
+        sinfo.insert(
+            "one_pass".into(),
+            json!("buffered reads after --drop-cache stop at the end of the first pass, however much of --time is left: a second pass would read the page cache the first one filled"),
+        );
+    }
+    sinfo
+}
+
 /// The sample and the summary for the way the read phase ended, and the exit status.
 pub(crate) fn finish(
     s: &mut Session,
@@ -98,14 +112,7 @@ pub(crate) fn finish(
     still_cached: Option<String>,
 ) -> Result<Exit, Failure> {
     let v = values(&out);
-    let passes = json!(out.ops as f64 / plan.blocks as f64);
-    let mut sinfo = records::phase_info(&out, plan, t, ("passes", passes));
-    if super::setup::one_pass(o, t) {
-        sinfo.insert(
-            "one_pass".into(),
-            json!("buffered reads after --drop-cache stop at the end of the first pass, however much of --time is left: a second pass would read the page cache the first one filled"),
-        );
-    }
+    let mut sinfo = phase_info(o, t, plan, &out);
     let (headline, headlines) = headlines(o);
     let (status, error, exit) = match out.stop {
         Stop::OutputGone => return Ok(Exit::Ok),

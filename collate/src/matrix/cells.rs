@@ -66,6 +66,26 @@ impl CellRuns {
     }
 }
 
+impl CellRuns {
+    /// Why a cell with values lacks unit `u` (the newest run of its column), for a row of
+    /// measurement `name`: the newest run's own reason where one of its tool runs of that name
+    /// did not finish; `None` where the cell has `u`'s values, or none at all.
+    pub fn lacks(&self, u: u32, name: u32, inc: &Include<'_>) -> Option<String> {
+        if self.pools.is_empty() || self.pools.iter().any(|p| p.unit == u) {
+            return None;
+        }
+        let mut runs = inc
+            .runs
+            .iter()
+            .filter(|r| r.unit == u && r.name == Some(name));
+        Some(match runs.clone().find(|r| !r.complete()) {
+            Some(r) => r.why(),
+            None if runs.next().is_some() => "its records have no value for this row".into(),
+            None => "not measured in it".into(),
+        })
+    }
+}
+
 /// A cell's statistic over the values of the runs that count, with the confidence interval
 /// where the statistic is a quantile and there are enough values; `None` for a cell with no
 /// value that counts.

@@ -23,6 +23,7 @@ pub(super) fn notes(
 ) -> Vec<String> {
     let mut notes = Vec::new();
     notes.extend(left_out);
+    notes.extend(stale(rows, columns));
     if o.include_partial {
         notes.extend(partial(rows, runs));
     }
@@ -90,6 +91,47 @@ pub(super) fn notes(
         notes.push("Every cell is over summaries (one value per run).".into());
     }
     notes
+}
+
+/// The most rows named per column in the note on stale cells.
+const STALE_NAMED: usize = 8;
+
+/// Cells that show older runs because their column's newest run has no value for the row (a
+/// step that failed or was left out that time), per column, with the newest run's reason.
+fn stale(rows: &[Row], columns: &[Column]) -> Option<String> {
+    let mut by_col: BTreeMap<usize, (String, Vec<String>)> = BTreeMap::new();
+    for r in rows {
+        for (j, unit, why) in r.stale.iter().filter(|s| s.0 < columns.len()) {
+            let e = by_col
+                .entry(*j)
+                .or_insert_with(|| (unit.clone(), Vec::new()));
+            e.1.push(format!("{} ({why})", r.title));
+        }
+    }
+    if by_col.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = by_col
+        .into_iter()
+        .map(|(j, (unit, mut what))| {
+            let more = what.len().saturating_sub(STALE_NAMED);
+            what.truncate(STALE_NAMED);
+            let tail = if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            };
+            let col = &columns[j].key;
+            format!(
+                "in {col}, the newest run {unit} has no {}{tail}",
+                what.join(", ")
+            )
+        })
+        .collect();
+    Some(format!(
+        "Cells from older runs: {}; those cells show the older runs' values.",
+        parts.join("; ")
+    ))
 }
 
 /// Values left out because their run did not finish: how many, of which runs, and why.

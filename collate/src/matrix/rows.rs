@@ -115,6 +115,7 @@ pub(super) fn rows(
             by_row[s.row as usize].push(i);
         }
     }
+    let newest = newest_units(c, &by_row, col_pos, ncols, &inc);
     let mut rows = Vec::new();
     for (row_id, members) in by_row.iter().enumerate() {
         let Some(first) = members
@@ -127,6 +128,17 @@ pub(super) fn rows(
         let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
             continue;
         };
+        let name = c.series[members[0]].name;
+        let stale: Vec<(usize, String, String)> = g
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(j, cr)| {
+                let u = newest[j]?;
+                let why = cr.lacks(u, name, &inc)?;
+                Some((j, inc.units[u as usize].clone(), why))
+            })
+            .collect();
         let head = headline_of(c, members);
         let stat = row_stat(c, head, o);
         let (cells, left_out): (Vec<Slot>, Vec<LeftOut>) = g
@@ -164,11 +176,47 @@ pub(super) fn rows(
                 unfinished: Vec::new(),
                 role: head.and_then(|h| c.roles.get(&h)).cloned(),
                 stat,
+                stale,
             },
         ));
     }
     rows.sort_by_key(|(first, _)| *first);
     Ok(rows.into_iter().map(|(_, r)| r).collect())
+}
+
+/// The newest suite invocation of each shown column, over the runs that count in any of its
+/// cells (by their newest record, ties to the later run). Runs by hand name none: each is
+/// one row's, so no other row lacks it.
+fn newest_units(
+    c: &Collector,
+    by_row: &[Vec<usize>],
+    col_pos: &[Option<usize>],
+    ncols: usize,
+    inc: &Include<'_>,
+) -> Vec<Option<u32>> {
+    let mut best: Vec<Option<u32>> = vec![None; ncols];
+    for &i in by_row.iter().flatten() {
+        let s = &c.series[i];
+        let Some(j) = col_pos[s.col as usize] else {
+            continue;
+        };
+        for g in s.samples.segs.iter().chain(&s.summaries.segs) {
+            let r = &inc.runs[g.run as usize];
+            if !inc.run(g.run) || !r.invoked {
+                continue;
+            }
+            let newer = best[j].is_none_or(|b| {
+                let o = &inc.runs[b as usize];
+                (r.at.as_str(), r.first) > (o.at.as_str(), o.first)
+            });
+            if newer {
+                best[j] = Some(g.run);
+            }
+        }
+    }
+    best.into_iter()
+        .map(|b| b.map(|r| inc.runs[r as usize].unit))
+        .collect()
 }
 
 /// One row's values, per shown column, before the statistics.

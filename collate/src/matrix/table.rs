@@ -201,6 +201,9 @@ pub struct Row {
     pub role: Option<String>,
     /// The statistic of its cells: `--stat`'s, or the mean its headline names.
     pub stat: Stat,
+    /// The columns whose cell shows older runs because the column's newest run has no value
+    /// for this row: (column, that run's id, why).
+    pub stale: Vec<(usize, String, String)>,
 }
 
 /// One column.
@@ -297,6 +300,7 @@ impl Table {
                 unfinished: Vec::new(),
                 role: None,
                 stat: Stat::Median,
+                stale: Vec::new(),
             })
             .collect();
         Table {
