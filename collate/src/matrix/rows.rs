@@ -128,17 +128,7 @@ pub(super) fn rows(
         let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
             continue;
         };
-        let name = c.series[members[0]].name;
-        let stale: Vec<(usize, String, String)> = g
-            .values
-            .iter()
-            .enumerate()
-            .filter_map(|(j, cr)| {
-                let u = newest[j]?;
-                let why = cr.lacks(u, name, &inc)?;
-                Some((j, inc.units[u as usize].clone(), why))
-            })
-            .collect();
+        let stale = stale(&g.values, &newest, c.series[members[0]].name, &inc);
         let head = headline_of(c, members);
         let stat = row_stat(c, head, o);
         let (cells, left_out): (Vec<Slot>, Vec<LeftOut>) = g
@@ -182,6 +172,25 @@ pub(super) fn rows(
     }
     rows.sort_by_key(|(first, _)| *first);
     Ok(rows.into_iter().map(|(_, r)| r).collect())
+}
+
+/// The columns where a row's cell lacks the column's newest invocation (`newest`), for a
+/// row of measurement `name`: (column, the invocation's id, why).
+fn stale(
+    values: &[CellRuns],
+    newest: &[Option<u32>],
+    name: u32,
+    inc: &Include<'_>,
+) -> Vec<(usize, String, String)> {
+    values
+        .iter()
+        .enumerate()
+        .filter_map(|(j, cr)| {
+            let u = newest[j]?;
+            let why = cr.lacks(u, name, inc)?;
+            Some((j, inc.units[u as usize].clone(), why))
+        })
+        .collect()
 }
 
 /// The newest suite invocation of each shown column, over the runs that count in any of its
