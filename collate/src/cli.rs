@@ -59,7 +59,7 @@ excluded; with --baseline ratio, p_value, verdict), every number a float; a text
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
 (horizontal bars with their CI); -f svg is those charts. Control characters in labels,
-names and tags show escaped (\n); values beyond 1e15 or below 1e-9 show with an exponent.
+names and tags show escaped (\\n); values beyond 1e15 or below 1e-9 show with an exponent.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).

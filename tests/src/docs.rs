@@ -49,13 +49,14 @@ fn render_page(cmd: Command, extra: &[Section]) -> std::io::Result<Vec<u8>> {
         .or_else(|| cmd.get_after_help())
         .map(|s| s.to_string());
     let name = cmd.get_name().to_string();
+    let synopsis = synopsis(&cmd);
     let man = clap_mangen::Man::new(cmd)
         .date("2026-11-30")
         .source(format!("benchmatrix {}", env!("CARGO_PKG_VERSION")));
     let mut buf = Vec::new();
     man.render_title(&mut buf)?;
     man.render_name_section(&mut buf)?;
-    man.render_synopsis_section(&mut buf)?;
+    buf.extend_from_slice(synopsis.as_bytes());
     man.render_description_section(&mut buf)?;
     if has_args {
         man.render_options_section(&mut buf)?;
@@ -74,6 +75,60 @@ fn render_page(cmd: Command, extra: &[Section]) -> std::io::Result<Vec<u8>> {
     }
     buf.extend_from_slice(see_also(&name).as_bytes());
     Ok(buf)
+}
+
+/// The SYNOPSIS section: every option with its argument's name (`[-f|--format FMT]`),
+/// then the positional arguments, where clap_mangen leaves the names out.
+fn synopsis(cmd: &Command) -> String {
+    let mut parts = vec![format!("\\fB{}\\fR", roff_escape(cmd.get_name()))];
+    let value = |a: &clap::Arg| -> String {
+        let names: Vec<String> = match a.get_value_names() {
+            Some(v) => v.iter().map(|n| n.to_string()).collect(),
+            None => vec![a.get_id().as_str().to_uppercase()],
+        };
+        names
+            .iter()
+            .map(|n| format!("\\fI{}\\fR", roff_escape(n)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let many = |a: &clap::Arg| {
+        a.get_num_args().is_some_and(|n| n.max_values() > 1)
+            || matches!(a.get_action(), clap::ArgAction::Append)
+    };
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let mut spell: Vec<String> = Vec::new();
+        if let Some(c) = a.get_short() {
+            spell.push(format!("\\fB\\-{}\\fR", roff_escape(&c.to_string())));
+        }
+        if let Some(l) = a.get_long() {
+            spell.push(format!("\\fB\\-\\-{}\\fR", roff_escape(l)));
+        }
+        let mut text = if spell.is_empty() {
+            value(a)
+        } else if a.get_action().takes_values()
+            && a.get_num_args().is_none_or(|n| n.max_values() > 0)
+        {
+            let v = value(a);
+            let optional = a.get_num_args().is_some_and(|n| n.min_values() == 0);
+            if optional {
+                format!("{}[=\\fR{v}]", spell.join("|"))
+            } else {
+                format!("{} {v}", spell.join("|"))
+            }
+        } else {
+            spell.join("|")
+        };
+        if many(a) && a.is_positional() {
+            text.push_str("...");
+        }
+        parts.push(if a.is_required_set() {
+            text
+        } else {
+            format!("[{text}]")
+        });
+    }
+    format!(".SH SYNOPSIS\n{}\n", parts.join(" "))
 }
 
 /// Escapes text for roff: backslashes, hyphens (so that options copy as typed), and a

@@ -98,3 +98,46 @@ fn pages_pass_mandoc_lint() {
         );
     }
 }
+
+#[test]
+fn synopses_name_every_value_and_help_keeps_its_escapes() {
+    for (tool, command) in TOOLS {
+        let cmd = command();
+        let pages = man_pages(cmd.clone());
+        let (_, main) = pages.first().expect("a page");
+        let text = String::from_utf8_lossy(main);
+        let synopsis = text
+            .split(".SH SYNOPSIS\n")
+            .nth(1)
+            .and_then(|s| s.lines().next())
+            .unwrap_or_else(|| panic!("{tool}: no SYNOPSIS"));
+        for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+            let Some(long) = a.get_long() else { continue };
+            if !a.get_action().takes_values() {
+                continue;
+            }
+            let name = a
+                .get_value_names()
+                .and_then(|v| v.first().map(|n| n.to_string()))
+                .unwrap_or_else(|| a.get_id().as_str().to_uppercase());
+            let shown = format!("\\-\\-{}\\fR", long.replace('-', "\\-"));
+            let at = synopsis
+                .find(&shown)
+                .unwrap_or_else(|| panic!("{tool}: --{long} not in {synopsis}"));
+            let after = &synopsis[at + shown.len()..];
+            let value = format!("\\fI{}", name.replace('-', "\\-"));
+            assert!(
+                after.starts_with(&format!(" {value}"))
+                    || after.starts_with(&format!("[=\\fR{value}")),
+                "{tool}: --{long} without {name} in {synopsis}"
+            );
+        }
+        // No "\n" in a help text became a line break of the page.
+        assert!(
+            !text.contains("(\n);"),
+            "{tool}: a broken escape in\n{text}"
+        );
+    }
+    let help = collate::command().render_long_help().to_string();
+    assert!(help.contains("show escaped (\\n);"), "{help}");
+}
