@@ -183,6 +183,13 @@ pub fn command() -> Command {
                 .help("Keep only each cell's newest run (by the records' time)"),
         )
         .arg(
+            Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .action(ArgAction::SetTrue)
+                .help("Under the text matrix, each note's detail too: which runs were left out and why, which runs differ, which rows a column's newest run lacks (html shows it folded, the other formats always)"),
+        )
+        .arg(
             Arg::new("skip-invalid")
                 .long("skip-invalid")
                 .action(ArgAction::SetTrue)
@@ -254,6 +261,7 @@ impl Opts {
                 show_ci: !m.get_flag("no-ci"),
                 include_partial: m.get_flag("include-partial"),
                 latest: m.get_flag("latest"),
+                verbose: m.get_flag("verbose"),
             },
             files: m
                 .get_many::<String>("files")

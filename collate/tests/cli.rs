@@ -478,6 +478,7 @@ fn garbage_never_panics() {
         show_ci: true,
         include_partial: true,
         latest: false,
+        verbose: true,
     };
     if let Ok(t) = collate::matrix::build(&c, &o) {
         for f in collate::render::Format::NAMES {

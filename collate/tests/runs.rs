@@ -110,8 +110,9 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     assert!((make["value"].as_f64().unwrap() - 1.0025).abs() < 1e-12);
     assert_eq!(rows[0]["excluded"][0], 6);
     assert_eq!(rows[1]["excluded"][0], 4);
+    // Text shows the detail with -v; the documents always (HTML folded in <details>).
     for f in ["text", "markdown", "dokuwiki", "html", "json", "svg"] {
-        let out = stdout(&run(&["-f", f], &input));
+        let out = stdout(&run(&["-f", f, "-v"], &input));
         for want in [
             "Left out: 13 values of 3 runs that did not finish",
             "0000000killed (4 values): no summary",
@@ -119,11 +120,37 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
             "00000failed1 (3 values): status failed",
             "include-partial",
         ] {
-            // Markdown escapes its punctuation; the words stay.
-            let got = out.replace('\\', "");
+            // Markdown escapes its punctuation, SVG wraps a note into lines: the words stay.
+            let got = if f == "svg" {
+                let words: Vec<&str> = out
+                    .split('<')
+                    .filter_map(|p| p.split_once('>').map(|x| x.1))
+                    .collect();
+                words
+                    .join(" ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                out.replace('\\', "")
+            };
             assert!(got.contains(want), "{f}: {want}\n{out}");
         }
     }
+    let text = stdout(&run(&[], &input));
+    assert!(
+        text.contains("Left out: 13 values of 3 runs that did not finish; --include-partial puts them in, marked *. (-v: which runs)\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("0000000killed"),
+        "no run list without -v: {text}"
+    );
+    let html = stdout(&run(&["-f", "html"], &input));
+    assert!(
+        html.contains("<details class=\"note\"><summary>Left out: 13 values"),
+        "{html}"
+    );
     // CSV: the excluded column, and a line for a cell that only left values out.
     let csv = stdout(&run(&["-f", "csv"], &input));
     assert!(csv.contains("\nmake,a,s,6,1.0025,1,1.005,6\n"), "{csv}");
@@ -177,7 +204,7 @@ fn pooled_input() -> String {
 #[test]
 fn a_cell_of_several_runs_says_so_and_marks_runs_that_differ() {
     let input = pooled_input();
-    let text = stdout(&run(&["--no-ci"], &input));
+    let text = stdout(&run(&["--no-ci", "-v"], &input));
     let row = text.lines().find(|l| l.starts_with("job")).unwrap();
     assert!(row.contains("×2!"), "{row}");
     assert_eq!(row.matches("×2").count(), 2, "{row}");
@@ -321,9 +348,9 @@ fn a_row_the_newest_run_lacks_is_named_with_why() {
         "14",
     ));
     let input = l.join("\n") + "\n";
-    let text = stdout(&run(&["--no-ci"], &input));
+    let text = stdout(&run(&["--no-ci", "-v"], &input));
     assert!(
-        text.contains("Cells from older runs: in a, the newest run second has no net (s) ↓ (status failed: connection reset by peer after 131072 bytes), make (s) ↓ (not measured in it)"),
+        text.contains("in a, the newest run second has no net (s) ↓ (status failed: connection reset by peer after 131072 bytes), make (s) ↓ (not measured in it)"),
         "{text}"
     );
     // tar has the newest run: not named.

@@ -39,6 +39,8 @@ pub struct Options {
     pub include_partial: bool,
     /// Keep only each cell's newest run.
     pub latest: bool,
+    /// Show the notes' detail under the text matrix (-v).
+    pub verbose: bool,
 }
 
 /// Builds the matrix from what was collected.
@@ -88,6 +90,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         level_keys: columns::level_keys(&spec.cols, label_depth),
         rows,
         notes,
+        verbose: o.verbose,
         stat: o.stat.name(),
         baseline: o.baseline.clone(),
         transposed: false,

@@ -3,7 +3,7 @@
 
 use super::cells::KW_MIN;
 use super::include::Include;
-use super::table::{Better, Column, Delta, Row};
+use super::table::{Better, Column, Delta, Note, Row};
 use super::{ALPHA, CONFIDENCE, Options};
 use crate::collect::Collector;
 use crate::runs::RunInfo;
@@ -19,19 +19,22 @@ pub(super) fn notes(
     any_ci: bool,
     any_few: bool,
     runs: &[RunInfo],
-    left_out: Option<String>,
-) -> Vec<String> {
-    let mut notes = Vec::new();
+    left_out: Option<Note>,
+) -> Vec<Note> {
+    let mut notes: Vec<Note> = Vec::new();
     notes.extend(left_out);
     notes.extend(stale(rows, columns));
     if o.include_partial {
         notes.extend(partial(rows, runs));
     }
     if let Some(n) = pooled(rows, columns) {
-        notes.push(n);
+        push(&mut notes, n);
     }
     if rows.iter().any(|r| r.better != Better::Unknown) {
-        notes.push("↓ lower is better (times, sizes, counts, ratios), ↑ higher is better (rates): from the row's unit.".into());
+        push(
+            &mut notes,
+            "↓ lower is better (times, sizes, counts, ratios), ↑ higher is better (rates): from the row's unit.",
+        );
     }
     if let Some(q) = o.stat.quantile()
         && o.show_ci
@@ -44,9 +47,12 @@ pub(super) fn notes(
         } else {
             o.stat.name()
         };
-        notes.push(format!(
-            "± is the 95% confidence interval of the {what} (order statistics, binomial distribution); a cell shows it with at least {min} values."
-        ));
+        push(
+            &mut notes,
+            format!(
+                "± is the 95% confidence interval of the {what} (order statistics, binomial distribution); a cell shows it with at least {min} values."
+            ),
+        );
     }
     if let Some(b) = &o.baseline {
         let mut n = format!(
@@ -63,8 +69,11 @@ pub(super) fn notes(
             n.push_str(" ? means too few values to tell: even values entirely apart could not reach p < 0.05 (4 against 4 can).");
         }
         n.push_str(" better and worse follow the row's direction.");
-        notes.push(n);
-        notes.push("overall: per column, the geometric mean of its ratios to the baseline over the rows both have, a time's inverted so that above 1 is always better, with its 95% bootstrap interval in [ ], then how many rows are significantly better/worse/the same; --filter leaves rows out of it.".into());
+        push(&mut notes, n);
+        push(
+            &mut notes,
+            "overall: per column, the geometric mean of its ratios to the baseline over the rows both have, a time's inverted so that above 1 is always better, with its 95% bootstrap interval in [ ], then how many rows are significantly better/worse/the same; --filter leaves rows out of it.",
+        );
     }
     let mean_rows: Vec<&str> = rows
         .iter()
@@ -72,10 +81,13 @@ pub(super) fn notes(
         .map(|r| r.title.as_str())
         .collect();
     if !mean_rows.is_empty() {
-        notes.push(format!(
-            "Means of equal-time slices of a rate (the work over the time, the tool's own figure), ± a 95% bootstrap interval: {}.",
-            mean_rows.join("; ")
-        ));
+        push(
+            &mut notes,
+            format!(
+                "Means of equal-time slices of a rate (the work over the time, the tool's own figure), ± a 95% bootstrap interval: {}.",
+                mean_rows.join("; ")
+            ),
+        );
     }
     let summary_rows: Vec<&str> = rows
         .iter()
@@ -83,14 +95,25 @@ pub(super) fn notes(
         .map(|r| r.title.as_str())
         .collect();
     if !summary_rows.is_empty() && summary_rows.len() < rows.len() {
-        notes.push(format!(
-            "From summaries (one value per run): {}.",
-            summary_rows.join("; ")
-        ));
+        push(
+            &mut notes,
+            format!(
+                "From summaries (one value per run): {}.",
+                summary_rows.join("; ")
+            ),
+        );
     } else if !summary_rows.is_empty() {
-        notes.push("Every cell is over summaries (one value per run).".into());
+        push(
+            &mut notes,
+            "Every cell is over summaries (one value per run).",
+        );
     }
     notes
+}
+
+/// Adds a note of one line, or with its detail.
+fn push(notes: &mut Vec<Note>, n: impl Into<Note>) {
+    notes.push(n.into());
 }
 
 /// The most rows named per column in the note on stale cells.
@@ -98,7 +121,7 @@ const STALE_NAMED: usize = 8;
 
 /// Cells that show older runs because their column's newest run has no value for the row (a
 /// step that failed or was left out that time), per column, with the newest run's reason.
-fn stale(rows: &[Row], columns: &[Column]) -> Option<String> {
+fn stale(rows: &[Row], columns: &[Column]) -> Option<Note> {
     let mut by_col: BTreeMap<usize, (String, Vec<String>)> = BTreeMap::new();
     for r in rows {
         for (j, unit, why) in r.stale.iter().filter(|s| s.0 < columns.len()) {
@@ -111,6 +134,8 @@ fn stale(rows: &[Row], columns: &[Column]) -> Option<String> {
     if by_col.is_empty() {
         return None;
     }
+    let cols = by_col.len();
+    let cells: usize = by_col.values().map(|v| v.1.len()).sum();
     let parts: Vec<String> = by_col
         .into_iter()
         .map(|(j, (unit, mut what))| {
@@ -128,16 +153,20 @@ fn stale(rows: &[Row], columns: &[Column]) -> Option<String> {
             )
         })
         .collect();
-    Some(format!(
-        "Cells from older runs: {}; those cells show the older runs' values.",
-        parts.join("; ")
+    Some(Note::with(
+        format!(
+            "Cells from older runs: in {cols} column{}, the newest run has no value for {cells} cell{} shown from older runs.",
+            if cols == 1 { "" } else { "s" },
+            if cells == 1 { "" } else { "s" },
+        ),
+        format!("{}.", parts.join("; ")),
     ))
 }
 
 /// Values left out because their run did not finish: how many, of which runs, and why.
 /// Counted over every series that shows (`keep`), so that a column whose every run failed
 /// is named too.
-pub(super) fn left_out(c: &Collector, keep: &[bool], inc: &Include<'_>) -> Option<String> {
+pub(super) fn left_out(c: &Collector, keep: &[bool], inc: &Include<'_>) -> Option<Note> {
     let mut per_run: BTreeMap<u32, usize> = BTreeMap::new();
     for (s, _) in c.series.iter().zip(keep).filter(|(_, k)| **k) {
         let v = if s.samples.is_empty() {
@@ -167,17 +196,19 @@ pub(super) fn left_out(c: &Collector, keep: &[bool], inc: &Include<'_>) -> Optio
             )
         })
         .collect();
-    Some(format!(
-        "Left out: {values} value{} of {} run{} that did not finish: {}; --include-partial puts them in, marked *.",
-        if values == 1 { "" } else { "s" },
-        list.len(),
-        if list.len() == 1 { "" } else { "s" },
-        list.join("; ")
+    Some(Note::with(
+        format!(
+            "Left out: {values} value{} of {} run{} that did not finish; --include-partial puts them in, marked *.",
+            if values == 1 { "" } else { "s" },
+            list.len(),
+            if list.len() == 1 { "" } else { "s" },
+        ),
+        format!("{}.", list.join("; ")),
     ))
 }
 
 /// What ×N and ! mean, and which runs differ in which cells.
-fn pooled(rows: &[Row], columns: &[Column]) -> Option<String> {
+fn pooled(rows: &[Row], columns: &[Column]) -> Option<Note> {
     let mut differ = Vec::new();
     let mut any = false;
     for r in rows {
@@ -208,13 +239,13 @@ fn pooled(rows: &[Row], columns: &[Column]) -> Option<String> {
         return None;
     }
     let mut n = "×N: the cell pools N runs (a run is one ./benchmatrix invocation, whose tool runs carry its id, or one tool run by hand).".to_string();
-    if !differ.is_empty() {
-        n.push_str(&format!(
-            " ! means its runs differ from each other (Kruskal-Wallis, p < {ALPHA}, runs of at least {KW_MIN} values): a drifting machine, not a spread; --latest keeps each cell's newest run. {}.",
-            differ.join("; ")
-        ));
+    if differ.is_empty() {
+        return Some(n.into());
     }
-    Some(n)
+    n.push_str(&format!(
+        " ! means its runs differ from each other (Kruskal-Wallis, p < {ALPHA}, runs of at least {KW_MIN} values): a drifting machine, not a spread; --latest keeps each cell's newest run."
+    ));
+    Some(Note::with(n, format!("{}.", differ.join("; "))))
 }
 
 /// A value in the row's display unit, three significant digits.
@@ -237,7 +268,7 @@ pub fn fmt_p(p: f64) -> String {
 }
 
 /// With `--include-partial`: what * means, and which runs did not finish.
-fn partial(rows: &[Row], runs: &[RunInfo]) -> Option<String> {
+fn partial(rows: &[Row], runs: &[RunInfo]) -> Option<Note> {
     if !rows
         .iter()
         .flat_map(|r| r.cells.iter().flatten())
@@ -250,8 +281,8 @@ fn partial(rows: &[Row], runs: &[RunInfo]) -> Option<String> {
         .filter(|r| !r.complete())
         .map(|r| format!("run {} ({})", r.id, r.why()))
         .collect();
-    Some(format!(
-        "* marks a cell with values of runs that did not finish (--include-partial): {}.",
-        list.join("; ")
+    Some(Note::with(
+        "* marks a cell with values of runs that did not finish (--include-partial).".into(),
+        format!("{}.", list.join("; ")),
     ))
 }

@@ -217,6 +217,44 @@ pub struct Column {
     pub dims: Vec<(String, String)>,
 }
 
+/// A note under the matrix: one short line, and the run-by-run detail behind it (which runs,
+/// how many values, why) that the text matrix shows with -v and HTML in a collapsed block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub text: String,
+    pub detail: Option<String>,
+}
+
+impl Note {
+    pub fn with(text: String, detail: String) -> Note {
+        Note {
+            text,
+            detail: Some(detail),
+        }
+    }
+
+    /// The line and its detail in one paragraph, as documents (Markdown, DokuWiki, SVG, JSON)
+    /// show it.
+    pub fn full(&self) -> String {
+        match &self.detail {
+            Some(d) => format!("{} {d}", self.text),
+            None => self.text.clone(),
+        }
+    }
+}
+
+impl From<&str> for Note {
+    fn from(text: &str) -> Note {
+        text.to_string().into()
+    }
+}
+
+impl From<String> for Note {
+    fn from(text: String) -> Note {
+        Note { text, detail: None }
+    }
+}
+
 /// The matrix, ready to render.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -226,7 +264,9 @@ pub struct Table {
     /// Names of the header levels (`label.1`...).
     pub level_keys: Vec<String>,
     pub rows: Vec<Row>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
+    /// Whether the text matrix shows the notes' detail (-v).
+    pub verbose: bool,
     /// With `--baseline`: the overall comparison of each column.
     pub overall: Vec<Option<Overall>>,
     pub stat: String,
@@ -309,6 +349,7 @@ impl Table {
             level_keys: vec!["row".into()],
             rows,
             notes: self.notes,
+            verbose: self.verbose,
             overall: Vec::new(),
             stat: self.stat,
             baseline: self.baseline,

@@ -231,7 +231,7 @@ pub fn document(t: &Table) -> String {
     }
     // The notes under the charts, as under every table: what was left out, pooled, compared.
     for n in &t.notes {
-        let lines = wrap(n, 120);
+        let lines = wrap(&n.full(), 120);
         text_lines(&mut body, 8.0, y + 12.0, " class=\"note\"", &lines);
         y += LINE * lines.len() as f64 + 8.0;
     }

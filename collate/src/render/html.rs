@@ -49,7 +49,14 @@ pub(super) fn html(t: &Table, rows: &Table) -> String {
         }
     }
     for n in &t.notes {
-        o.push_str(&format!("<p>{}</p>\n", html_escape(n)));
+        match &n.detail {
+            Some(d) => o.push_str(&format!(
+                "<details class=\"note\"><summary>{}</summary><p>{}</p></details>\n",
+                html_escape(&n.text),
+                html_escape(d)
+            )),
+            None => o.push_str(&format!("<p>{}</p>\n", html_escape(&n.text))),
+        }
     }
     o.push_str("<h2>Charts</h2>\n");
     for r in &rows.rows {

@@ -31,7 +31,7 @@ pub(super) fn json_doc(t: &Table) -> String {
         "levels": t.level_keys,
         "columns": columns,
         "rows": [],
-        "notes": t.notes,
+        "notes": t.notes.iter().map(|n| n.full()).collect::<Vec<_>>(),
         "overall": t.overall.iter().map(|o| o.as_ref().map_or(Value::Null, |o| json!({
             "geomean": num(o.geomean),
             "ci_low": o.ci.map_or(Value::Null, |c| num(c.0)),

@@ -92,7 +92,8 @@ fn with_overall(t: Cow<'_, Table>) -> Cow<'_, Table> {
                     .map(|o| format!("{}: {}", r.title, overall_text(o)))
             })
             .collect();
-        t.notes.push(format!("{OVERALL}: {}.", parts.join("; ")));
+        t.notes
+            .push(format!("{OVERALL}: {}.", parts.join("; ")).into());
         return Cow::Owned(t);
     }
     let cells = t
@@ -211,7 +212,15 @@ fn text(t: &Table) -> String {
     }
     for n in &t.notes {
         out.push('\n');
-        out.push_str(n);
+        out.push_str(&n.text);
+        match &n.detail {
+            Some(d) if t.verbose => {
+                out.push_str("\n  ");
+                out.push_str(d);
+            }
+            Some(_) => out.push_str(" (-v: which runs)"),
+            None => {}
+        }
         out.push('\n');
     }
     out
@@ -282,7 +291,7 @@ fn dokuwiki(t: &Table) -> String {
     }
     for n in &t.notes {
         out.push('\n');
-        out.push_str(&doku_escape(n));
+        out.push_str(&doku_escape(&n.full()));
         out.push('\n');
     }
     out
@@ -337,7 +346,7 @@ fn markdown(t: &Table) -> String {
     }
     for n in &t.notes {
         out.push('\n');
-        out.push_str(&md_escape(n));
+        out.push_str(&md_escape(&n.full()));
         out.push('\n');
     }
     out
