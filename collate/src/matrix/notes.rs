@@ -75,6 +75,12 @@ pub(super) fn notes(
             "overall: per column, the geometric mean of its ratios to the baseline over the rows both have, a time's inverted so that above 1 is always better, with its 95% bootstrap interval in [ ], then how many rows are significantly better/worse/the same; --filter leaves rows out of it.",
         );
     }
+    sources(o, rows, &mut notes);
+    notes
+}
+
+/// Which rows are means of slices, and which come from summaries rather than samples.
+fn sources(o: &Options, rows: &[Row], notes: &mut Vec<Note>) {
     let mean_rows: Vec<&str> = rows
         .iter()
         .filter(|r| r.stat == stats::Stat::Mean && o.stat != stats::Stat::Mean)
@@ -82,7 +88,7 @@ pub(super) fn notes(
         .collect();
     if !mean_rows.is_empty() {
         push(
-            &mut notes,
+            notes,
             format!(
                 "Means of equal-time slices of a rate (the work over the time, the tool's own figure), ± a 95% bootstrap interval: {}.",
                 mean_rows.join("; ")
@@ -96,19 +102,15 @@ pub(super) fn notes(
         .collect();
     if !summary_rows.is_empty() && summary_rows.len() < rows.len() {
         push(
-            &mut notes,
+            notes,
             format!(
                 "From summaries (one value per run): {}.",
                 summary_rows.join("; ")
             ),
         );
     } else if !summary_rows.is_empty() {
-        push(
-            &mut notes,
-            "Every cell is over summaries (one value per run).",
-        );
+        push(notes, "Every cell is over summaries (one value per run).");
     }
-    notes
 }
 
 /// Adds a note of one line, or with its detail.
