@@ -184,7 +184,6 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("verbose")
-                .short('v')
                 .long("verbose")
                 .action(ArgAction::SetTrue)
                 .help("Under the text matrix, each note's detail too: which runs were left out and why, which runs differ, which rows a column's newest run lacks (html shows it folded, the other formats always)"),

@@ -110,9 +110,9 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     assert!((make["value"].as_f64().unwrap() - 1.0025).abs() < 1e-12);
     assert_eq!(rows[0]["excluded"][0], 6);
     assert_eq!(rows[1]["excluded"][0], 4);
-    // Text shows the detail with -v; the documents always (HTML folded in <details>).
+    // Text shows the detail with --verbose; the documents always (HTML folded in <details>).
     for f in ["text", "markdown", "dokuwiki", "html", "json", "svg"] {
-        let out = stdout(&run(&["-f", f, "-v"], &input));
+        let out = stdout(&run(&["-f", f, "--verbose"], &input));
         for want in [
             "Left out: 13 values of 3 runs that did not finish",
             "0000000killed (4 values): no summary",
@@ -139,12 +139,12 @@ fn runs_that_did_not_finish_stay_out_and_are_said() {
     }
     let text = stdout(&run(&[], &input));
     assert!(
-        text.contains("Left out: 13 values of 3 runs that did not finish; --include-partial puts them in, marked *. (-v: which runs)\n"),
+        text.contains("Left out: 13 values of 3 runs that did not finish; --include-partial puts them in, marked *. (--verbose: which runs)\n"),
         "{text}"
     );
     assert!(
         !text.contains("0000000killed"),
-        "no run list without -v: {text}"
+        "no run list without --verbose: {text}"
     );
     let html = stdout(&run(&["-f", "html"], &input));
     assert!(
@@ -204,7 +204,7 @@ fn pooled_input() -> String {
 #[test]
 fn a_cell_of_several_runs_says_so_and_marks_runs_that_differ() {
     let input = pooled_input();
-    let text = stdout(&run(&["--no-ci", "-v"], &input));
+    let text = stdout(&run(&["--no-ci", "--verbose"], &input));
     let row = text.lines().find(|l| l.starts_with("job")).unwrap();
     assert!(row.contains("×2!"), "{row}");
     assert_eq!(row.matches("×2").count(), 2, "{row}");
@@ -348,7 +348,7 @@ fn a_row_the_newest_run_lacks_is_named_with_why() {
         "14",
     ));
     let input = l.join("\n") + "\n";
-    let text = stdout(&run(&["--no-ci", "-v"], &input));
+    let text = stdout(&run(&["--no-ci", "--verbose"], &input));
     assert!(
         text.contains("in a, the newest run second has no net (s) ↓ (status failed: connection reset by peer after 131072 bytes), make (s) ↓ (not measured in it)"),
         "{text}"

@@ -16,7 +16,7 @@ complete -c collate -l transpose -d 'Swap rows and columns (text, dokuwiki, mark
 complete -c collate -l no-ci -d 'Do not show the ± confidence interval'
 complete -c collate -l include-partial -d 'Count the values of runs that did not finish (summary not ok, or none), marked *'
 complete -c collate -l latest -d 'Keep only each cell\'s newest run (by the records\' time)'
-complete -c collate -s v -l verbose -d 'Under the text matrix, each note\'s detail too: which runs were left out and why, which runs differ, which rows a column\'s newest run lacks (html shows it folded, the other formats always)'
+complete -c collate -l verbose -d 'Under the text matrix, each note\'s detail too: which runs were left out and why, which runs differ, which rows a column\'s newest run lacks (html shows it folded, the other formats always)'
 complete -c collate -l skip-invalid -d 'Skip lines that are not valid records (counted on stderr) instead of stopping'
 complete -c collate -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c collate -s V -l version -d 'Print version'

@@ -39,7 +39,7 @@ pub struct Options {
     pub include_partial: bool,
     /// Keep only each cell's newest run.
     pub latest: bool,
-    /// Show the notes' detail under the text matrix (-v).
+    /// Show the notes' detail under the text matrix (--verbose).
     pub verbose: bool,
 }
 

@@ -218,7 +218,7 @@ pub struct Column {
 }
 
 /// A note under the matrix: one short line, and the run-by-run detail behind it (which runs,
-/// how many values, why) that the text matrix shows with -v and HTML in a collapsed block.
+/// how many values, why) that the text matrix shows with --verbose and HTML in a collapsed block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     pub text: String,
@@ -265,7 +265,7 @@ pub struct Table {
     pub level_keys: Vec<String>,
     pub rows: Vec<Row>,
     pub notes: Vec<Note>,
-    /// Whether the text matrix shows the notes' detail (-v).
+    /// Whether the text matrix shows the notes' detail (--verbose).
     pub verbose: bool,
     /// With `--baseline`: the overall comparison of each column.
     pub overall: Vec<Option<Overall>>,

@@ -218,7 +218,7 @@ fn text(t: &Table) -> String {
                 out.push_str("\n  ");
                 out.push_str(d);
             }
-            Some(_) => out.push_str(" (-v: which runs)"),
+            Some(_) => out.push_str(" (--verbose: which runs)"),
             None => {}
         }
         out.push('\n');
