@@ -37,6 +37,11 @@ impl RunInfo {
         self.status == Some(Status::Ok)
     }
 
+    /// Where the run falls in time: by its newest record, ties to the later run.
+    pub fn recency(&self) -> (&str, u64) {
+        (self.at.as_str(), self.first)
+    }
+
     /// Why the run is left out (for a run that is not complete).
     pub fn why(&self) -> String {
         match (self.status, &self.error) {

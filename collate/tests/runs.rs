@@ -270,11 +270,11 @@ fn invocations_input(tools: usize) -> String {
     for (i, inv) in ["inv-one", "inv-two", "inv-three"].iter().enumerate() {
         for t in 0..tools {
             let run = format!("{:0>10}{i}{t}", "r");
-            for line in run_lines("a", "job", &run, 1.0, 2, Some("ok")) {
-                let mut v: Value = serde_json::from_str(&line).unwrap();
-                v["invocation"] = Value::from(*inv);
-                l.push(v.to_string());
-            }
+            l.extend(in_invocation(
+                run_lines("a", "job", &run, 1.0, 2, Some("ok")),
+                inv,
+                "13",
+            ));
         }
     }
     l.join("\n") + "\n"
@@ -322,31 +322,19 @@ fn in_invocation(lines: Vec<String>, inv: &str, hour: &str) -> Vec<String> {
 fn a_row_the_newest_run_lacks_is_named_with_why() {
     // The first invocation measured tar and net; the second measured tar, and its net step
     // failed (its summary says why), and it did not run make at all.
-    let mut l = in_invocation(
-        run_lines("a", "tar", "0000000tar01", 1.0, 6, Some("ok")),
-        "first",
-        "13",
-    );
-    l.extend(in_invocation(
-        run_lines("a", "net", "0000000net01", 2.0, 6, Some("ok")),
-        "first",
-        "13",
-    ));
-    l.extend(in_invocation(
-        run_lines("a", "make", "000000make01", 3.0, 6, Some("ok")),
-        "first",
-        "13",
-    ));
-    l.extend(in_invocation(
-        run_lines("a", "tar", "0000000tar02", 1.0, 6, Some("ok")),
-        "second",
-        "14",
-    ));
-    l.extend(in_invocation(
-        run_lines("a", "net", "0000000net02", 2.0, 0, Some("failed")),
-        "second",
-        "14",
-    ));
+    let runs = [
+        ("tar", "0000000tar01", 1.0, 6, "ok", "first", "13"),
+        ("net", "0000000net01", 2.0, 6, "ok", "first", "13"),
+        ("make", "000000make01", 3.0, 6, "ok", "first", "13"),
+        ("tar", "0000000tar02", 1.0, 6, "ok", "second", "14"),
+        ("net", "0000000net02", 2.0, 0, "failed", "second", "14"),
+    ];
+    let l: Vec<String> = runs
+        .iter()
+        .flat_map(|&(name, run, base, n, status, inv, hour)| {
+            in_invocation(run_lines("a", name, run, base, n, Some(status)), inv, hour)
+        })
+        .collect();
     let input = l.join("\n") + "\n";
     let text = stdout(&run(&["--no-ci", "--verbose"], &input));
     assert!(

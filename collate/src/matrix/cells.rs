@@ -38,15 +38,11 @@ impl CellRuns {
         if inc.run(run) {
             let info = &inc.runs[run as usize];
             let partial = if info.complete() { 0 } else { vals.len() };
-            let later = |a: u32| {
-                let o = &inc.runs[a as usize];
-                (info.at.as_str(), info.first) > (o.at.as_str(), o.first)
-            };
             match self.pools.iter_mut().find(|p| p.unit == info.unit) {
                 Some(p) => {
                     p.values.extend_from_slice(vals);
                     p.partial += partial;
-                    if later(p.newest) {
+                    if info.recency() > inc.runs[p.newest as usize].recency() {
                         p.newest = run;
                     }
                 }
@@ -109,13 +105,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
         let newest = pools
             .iter()
             .enumerate()
-            .max_by(|a, b| {
-                let (ra, rb) = (
-                    &inc.runs[a.1.newest as usize],
-                    &inc.runs[b.1.newest as usize],
-                );
-                ra.at.cmp(&rb.at).then(ra.first.cmp(&rb.first))
-            })
+            .max_by_key(|(_, p)| inc.runs[p.newest as usize].recency())
             .map_or(0, |(i, _)| i);
         pools = vec![pools.swap_remove(newest)];
     }

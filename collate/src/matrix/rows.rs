@@ -214,11 +214,7 @@ fn newest_units(
             if !inc.run(g.run) || !r.invoked {
                 continue;
             }
-            let newer = best[j].is_none_or(|b| {
-                let o = &inc.runs[b as usize];
-                (r.at.as_str(), r.first) > (o.at.as_str(), o.first)
-            });
-            if newer {
+            if best[j].is_none_or(|b| r.recency() > inc.runs[b as usize].recency()) {
                 best[j] = Some(g.run);
             }
         }
