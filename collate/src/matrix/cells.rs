@@ -64,8 +64,9 @@ impl CellRuns {
 
 impl CellRuns {
     /// Why a cell with values lacks unit `u` (the newest run of its column), for a row of
-    /// measurement `name`: the newest run's own reason where one of its tool runs of that name
-    /// did not finish; `None` where the cell has `u`'s values, or none at all.
+    /// measurement `name`: the reason its records give where `u` measured it and it did not
+    /// finish (or gave no value); `None` where the cell has `u`'s values, has none at all, or
+    /// `u` did not measure it (a step left out with --only, a tool run apart).
     pub fn lacks(&self, u: u32, name: u32, inc: &Include<'_>) -> Option<String> {
         if self.pools.is_empty() || self.pools.iter().any(|p| p.unit == u) {
             return None;
@@ -74,11 +75,12 @@ impl CellRuns {
             .runs
             .iter()
             .filter(|r| r.unit == u && r.name == Some(name));
-        Some(match runs.clone().find(|r| !r.complete()) {
-            Some(r) => r.why(),
-            None if runs.next().is_some() => "its records have no value for this row".into(),
-            None => "not measured in it".into(),
-        })
+        match runs.clone().find(|r| !r.complete()) {
+            Some(r) => Some(r.why()),
+            None => runs
+                .next()
+                .map(|_| "its records have no value for this row".into()),
+        }
     }
 }
 
