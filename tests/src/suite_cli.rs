@@ -1,5 +1,5 @@
 //! The `./benchmatrix` script's command line as a clap Command: the source of its man page
-//! (benchmatrix.1) and completions. The script parses its options in sh; tests/script_cli.rs
+//! (benchmatrix.1) and completions. The script parses its options in sh; tests/integration/script_cli.rs
 //! checks that its `--help` and its parser name exactly these options, so the two cannot drift.
 
 use crate::docs::Section;

@@ -1,0 +1,13 @@
+//! collate's integration tests, one test binary (one link, not one per file); each module is a
+//! subject: `cargo test -p collate --test integration MODULE` runs one.
+
+mod browser;
+mod cli;
+mod common;
+mod formats;
+mod headlines;
+mod odd_input;
+mod runs;
+mod scale;
+mod terminal;
+mod verdicts;

@@ -1,0 +1,125 @@
+//! Input that used to break the output or pass unnoticed: control characters in labels,
+//! names and tags (escaped in every format), a sample without values, a `--rows` or `--cols`
+//! key that no record has, `--transpose` where a format has no transposed form, and values
+//! outside the display range (an exponent, never 309 digits, `0.000000000000` or `-0`).
+
+#![allow(clippy::unwrap_used)]
+
+use crate::common::*;
+use serde_json::json;
+
+const FORMATS: [&str; 7] = ["text", "dokuwiki", "markdown", "html", "csv", "json", "svg"];
+
+#[test]
+fn control_characters_are_escaped_in_every_format() {
+    let mut lines = Vec::new();
+    for (label, v) in [("two\nlines", 1.0), ("tab\there", 2.0)] {
+        for i in 0..3 {
+            lines.push(line(
+                "sample",
+                label,
+                "name\rwith\u{1b}[31mescape",
+                json!({"wall_s": v + i as f64 * 0.01}),
+                i,
+                json!({"tags": {"disk": "l\nvm"}}),
+            ));
+        }
+    }
+    let input = complete(&(lines.join("\n") + "\n"));
+    for f in FORMATS {
+        let out = run(&["-f", f, "--cols", "label,tag.disk"], &input);
+        assert!(out.status.success(), "{f}: {}", stderr(&out));
+        let text = stdout(&out);
+        // No control character but the line ends.
+        assert!(
+            text.chars().all(|c| c == '\n' || !c.is_control()),
+            "{f}: {text:?}"
+        );
+        if f != "json" {
+            // Markdown escapes the backslash itself.
+            let plain = text.replace("\\\\", "\\");
+            for want in ["two\\nlines", "tab\\there", "l\\nvm", "\\u{1b}"] {
+                assert!(plain.contains(want), "{f}: {want} in {text}");
+            }
+        }
+    }
+    // The text table keeps its shape: one header line per level, one line per row.
+    let text = stdout(&run(&["--cols", "label,tag.disk", "--no-ci"], &input));
+    let table: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(table.len(), 3, "{text}");
+    assert!(
+        table[2].starts_with("name\\rwith\\u{1b}[31mescape (s) ↓"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_sample_without_values_is_said() {
+    let input = complete(
+        &[
+            sample("e", "row", json!({"x_s": 1.0}), 0),
+            sample("e", "row", json!({}), 1),
+        ]
+        .join("\n"),
+    );
+    let out = run(&["-f", "json"], &input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 sample without values (and without an error) left out"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_key_that_no_record_has_is_an_error() {
+    let f = fixture();
+    for (args, want) in [
+        (
+            vec!["--rows", "name,disk"],
+            "--rows tag.disk: no record has a tag disk",
+        ),
+        (
+            vec!["--cols", "tag.nope"],
+            "--cols tag.nope: no record has a tag nope",
+        ),
+    ] {
+        let out = run(&args, &f);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(want), "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    // A tag that some records have is fine.
+    let mut lines = vec![sample("e", "row", json!({"x_s": 1.0}), 0)];
+    lines.push(line(
+        "sample",
+        "e",
+        "row",
+        json!({"x_s": 2.0}),
+        1,
+        json!({"tags": {"disk": "lvm"}}),
+    ));
+    let out = run(&["--rows", "name,tag.disk"], &complete(&lines.join("\n")));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn values_outside_the_display_range_get_an_exponent() {
+    let v = json!({"big_count": 1e308, "tiny_count": 1e-320, "zero_count": -0.0});
+    let input = complete(&sample("e", "row", v, 0));
+    let args = ["--metric", "big_count,tiny_count,zero_count"];
+    for f in ["text", "markdown", "dokuwiki", "html", "svg"] {
+        let out = run(&[&args[..], &["-f", f]].concat(), &input);
+        assert!(out.status.success(), "{f}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("1.00e308"), "{f}: {text}");
+        assert!(text.contains("1.00e-320"), "{f}: {text}");
+        assert!(!text.contains("000000000000"), "{f}: {text}");
+        assert!(!text.contains("-0"), "{f}: {text}");
+    }
+    let csv = stdout(&run(&[&args[..], &["-f", "csv"]].concat(), &input));
+    for l in csv.lines().skip(1) {
+        let value = l.split(',').nth(4).unwrap();
+        assert!(value.parse::<f64>().is_ok() && value.len() < 12, "{l}");
+    }
+}

@@ -1,0 +1,9 @@
+//! ingest's integration tests, one test binary (one link, not one per file); each module is a
+//! subject: `cargo test -p ingest --test integration MODULE` runs one.
+
+mod common;
+mod fping;
+mod hyperfine;
+mod ping;
+mod real;
+mod stored;

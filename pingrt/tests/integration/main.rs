@@ -1,0 +1,7 @@
+//! pingrt's integration tests, one test binary (one link, not one per file); each module is a
+//! subject: `cargo test -p pingrt --test integration MODULE` runs one.
+
+mod common;
+mod loopback;
+mod netns;
+mod terminal;

@@ -1,0 +1,27 @@
+//! The workspace's integration tests, one test binary (one link, not one per file); each
+//! module is a subject: `cargo test -p benchmatrix-tests --test integration MODULE` runs one.
+
+mod bench_smoke;
+mod cells_match;
+mod conventions;
+mod cpumem_matrix;
+mod e2e;
+mod every_mode;
+mod fleet;
+mod install;
+mod layout;
+mod manpages;
+mod names;
+mod reader_props;
+mod readme_ingest;
+mod records_file;
+mod run_tests;
+mod script_cli;
+mod script_invocations;
+mod script_report;
+mod script_serve;
+mod script_suite;
+mod script_terminal;
+mod seed_json;
+mod sizes;
+mod vocabulary;

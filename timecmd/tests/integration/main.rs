@@ -1,0 +1,11 @@
+//! timecmd's integration tests, one test binary (one link, not one per file); each module is a
+//! subject: `cargo test -p timecmd --test integration MODULE` runs one.
+
+mod common;
+mod exit;
+mod linking;
+mod output_policy;
+mod redirect;
+mod series;
+mod signals;
+mod terminal;
