@@ -87,7 +87,9 @@ EXAMPLES
   Only each cell's newest run, runs that did not finish included (marked *):
     collate --latest --include-partial results/*.jsonl
   Pipe straight from a tool:
-    pingrt -c 100 10.0.0.1 | collate -f markdown";
+    pingrt -c 100 10.0.0.1 | collate -f markdown
+  How long each step of the newest ./benchmatrix run took, and its share of the run:
+    collate --times --latest results/*.jsonl";
 
 /// The command line (the one source for --help and the man page).
 pub fn command() -> Command {
@@ -189,6 +191,12 @@ pub fn command() -> Command {
                 .help("Under the text matrix, each note's detail too: which runs were left out and why, which runs differ, which rows a column's newest run lacks (html shows it folded, the other formats always)"),
         )
         .arg(
+            Arg::new("times")
+                .long("times")
+                .action(ArgAction::SetTrue)
+                .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run; -f text or csv, --latest for each label's newest run"),
+        )
+        .arg(
             Arg::new("skip-invalid")
                 .long("skip-invalid")
                 .action(ArgAction::SetTrue)
@@ -206,6 +214,8 @@ pub struct Opts {
     pub files: Vec<String>,
     pub on_invalid: OnInvalid,
     pub transpose: bool,
+    /// `--times`: the time each measurement took, not the matrix.
+    pub times: bool,
 }
 
 impl Opts {
@@ -272,6 +282,7 @@ impl Opts {
                 OnInvalid::Fail
             },
             transpose: m.get_flag("transpose"),
+            times: m.get_flag("times"),
         })
     }
 }

@@ -148,14 +148,15 @@ impl Batch {
         (a, self.buf.len() as u32)
     }
 
-    /// Adds a sample or summary (other types are left out) grouped by `group_dims`.
+    /// Adds a begin, sample or summary (intervals are left out) grouped by `group_dims`; the
+    /// collector counts samples and summaries, `--times` begins too.
     pub fn push(&mut self, r: &Record, group_dims: &[Dim]) {
         self.push_at(r, group_dims, 0);
     }
 
     /// As [`Batch::push`], for the record read at `line` of its input.
     pub fn push_at(&mut self, r: &Record, group_dims: &[Dim], line: u64) {
-        if !matches!(r.kind, Kind::Sample | Kind::Summary) {
+        if r.kind == Kind::Interval {
             return;
         }
         let ga = self.buf.len() as u32;
@@ -229,6 +230,11 @@ impl Batch {
 
     pub fn len(&self) -> usize {
         self.recs.len()
+    }
+
+    /// Whether record `i` repeats one read before.
+    pub fn is_repeat(&self, i: usize) -> bool {
+        self.recs[i].repeat
     }
 
     pub fn is_empty(&self) -> bool {
@@ -346,7 +352,7 @@ impl Collector {
     /// Adds every record of a batch, in order.
     pub fn add_batch(&mut self, b: &Batch) {
         for i in 0..b.len() {
-            if !b.recs[i].repeat {
+            if !b.is_repeat(i) {
                 self.add(b.get(i));
             }
         }

@@ -11,6 +11,9 @@ use std::io::{IsTerminal, Write};
 
 /// Collates what `o` names and prints the matrix.
 pub fn run(o: Opts) -> Result<Exit, Failure> {
+    if o.times {
+        return crate::times::run(&o.files, o.on_invalid, o.format, o.matrix.latest);
+    }
     let collector = collect(&o)?;
     unknown_keys(&collector)?;
     let table = matrix::build(&collector, &o.matrix)?;

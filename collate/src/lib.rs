@@ -20,6 +20,7 @@ pub mod render;
 pub mod repeats;
 pub mod runs;
 pub mod stats;
+pub mod times;
 
 use clap::{ArgMatches, Command};
 use measure::reading::{self, Reader};

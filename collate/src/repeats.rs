@@ -107,6 +107,11 @@ impl Repeats {
         let mut last_run: Option<(String, u32)> = None;
         for i in 0..batch.len() {
             let (run, kind, seq, line) = batch.identity(i);
+            // A begin counts in no cell (--times takes only its time): a repeated one is
+            // harmless, and its seq is not a sample's.
+            if kind == Kind::Begin {
+                continue;
+            }
             let ri = match &last_run {
                 Some((r, id)) if r == run => *id,
                 _ => {

@@ -22,9 +22,14 @@ disk step, on the --dir file system). It
 builds the tools with cargo build --release first (quick when they are up to date), unless
 BENCHMATRIX_BIN names prebuilt ones.
 
-The records go to the results file only, the matrix to stdout. On a terminal the script
-announces each step as it starts, with about how long it takes, and a first build shows
-cargo's progress; off a terminal (a pipe, CI, Ansible) it writes a few progress lines.
+The records go to the results file only, the matrix to stdout. On a terminal each step is
+one line: about how long it takes (from this machine's earlier runs in the results file
+where there are any, else a guess from typical speeds), a dot per run, then its figures (the
+medians of this run's records) and how long it took; the tools are quiet, and what they still
+say (a warning, an error) follows the step's line. Then how long the run took by its records
+and the steps that took the most of it (collate --times), and the matrix. -v shows every
+tool's own lines instead, and every step's time. A first build shows cargo's progress. Off a
+terminal (a pipe, CI, Ansible) the script writes a few progress lines.
 
 With --peer HOST the network steps measure the link to HOST, which runs ./benchmatrix --serve
 for the time of the run: that starts the listeners the run needs, says what it listens on and
@@ -167,6 +172,13 @@ pub fn command() -> Command {
                 .long("no-matrix")
                 .action(ArgAction::SetTrue)
                 .help("do not print the matrix"),
+        )
+        .arg(
+            Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .action(ArgAction::SetTrue)
+                .help("on a terminal, each tool's own lines (per-run detail) and every step's time"),
         )
         .arg(
             Arg::new("help")

@@ -2,7 +2,7 @@
 //! the same [`Table`], each escaping what its syntax needs.
 
 mod chart;
-mod csv;
+pub mod csv;
 mod html;
 mod json;
 

@@ -10,4 +10,5 @@ mod odd_input;
 mod runs;
 mod scale;
 mod terminal;
+mod times;
 mod verdicts;

@@ -10,7 +10,8 @@ use testkit::Spawned;
 use testkit::skip::on_path;
 
 /// The marker line the README puts before its install commands.
-const MARKER: &str = "<!-- the install commands; tests/tests/integration/install.rs runs this block -->";
+const MARKER: &str =
+    "<!-- the install commands; tests/tests/integration/install.rs runs this block -->";
 
 fn readme() -> String {
     std::fs::read_to_string(workspace_root().join("README.md")).expect("README.md")

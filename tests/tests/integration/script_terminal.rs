@@ -1,6 +1,7 @@
-//! What `./benchmatrix` shows a person: on a terminal (a real pty from `script`) the plan and
-//! each step as it starts with its estimate, no JSON, and cargo's own progress only when the
-//! tools need building; piped (CI, Ansible) the few log lines it has always written.
+//! What `./benchmatrix` shows a person: on a terminal (a real pty from `script`) the plan, one
+//! line per step with its estimate, figures and time, no JSON, the tools' own lines only with
+//! -v, and cargo's own progress only when the tools need building; piped (CI, Ansible) the few
+//! log lines it has always written.
 
 use benchmatrix_tests::suite::{
     folders, script, script_env, script_on_pty, script_path, step, terminal_text,
@@ -58,52 +59,77 @@ fn own_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// What a terminal showed of a run of `args` (which must succeed), and its lines up to the
+/// script's "records appended" (the tools' and the script's, before the matrix).
+fn terminal_run(work: &Path, scratch: &Path, args: &[&str]) -> (String, Vec<String>) {
+    let out = run(&mut script_on_pty(work, scratch, args));
+    ok(&out, "the script on a terminal");
+    let text = terminal_text(&out);
+    assert!(
+        !text.contains("\"schema\""),
+        "JSON on the terminal:\n{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .iter()
+        .position(|l| l.starts_with("benchmatrix: records appended to "))
+        .unwrap_or_else(|| panic!("where the records went:\n{text}"));
+    let before = lines[..=end].iter().map(|l| l.to_string()).collect();
+    (text, before)
+}
+
 #[test]
-fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
+fn on_a_terminal_each_step_is_one_line_with_its_figures_and_time() {
     if !need_tool("script") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
     let port = free_port().to_string();
-    let out = run(&mut script_on_pty(
-        &work,
-        &scratch,
-        &short_run(&res, &port, "tty/run"),
-    ));
-    ok(&out, "the script on a terminal");
-    let text = terminal_text(&out);
-    let lines = own_lines(&text);
+    let args = short_run(&res, &port, "tty/run");
+    let (text, before) = terminal_run(&work, &scratch, &args);
+    let lines: Vec<&str> = before
+        .iter()
+        .map(|l| {
+            l.strip_prefix("benchmatrix: ")
+                .unwrap_or_else(|| panic!("not the script's: {l:?} in\n{text}"))
+        })
+        .collect();
+    // The plan, a line per step, where the records went; then where the time went.
+    assert_eq!(lines.len(), 1 + STEPS.len() + 1, "{text}");
     let plan = format!("; records are appended to {}/tty_run.jsonl", s(&res));
     assert!(
         lines[0].starts_with(&format!("{} steps (about ", STEPS.len()))
-            && lines[0].ends_with(&plan),
-        "the plan first: {text}"
+            && lines[0].ends_with(&format!(", a guess from typical speeds){plan}")),
+        "the plan first, guessed with no earlier run: {text}"
     );
-    let announced: Vec<&str> = lines
-        .iter()
-        .filter(|l| l.starts_with('['))
-        .copied()
-        .collect();
-    assert_eq!(announced.len(), STEPS.len(), "one line per step:\n{text}");
-    for (i, (line, (_, name))) in announced.iter().zip(STEPS).enumerate() {
-        let want = format!("[{}/{}] {name}: ", i + 1, STEPS.len());
+    // Each step's figure, as the matrix shows its unit.
+    let figures = [
+        "b/s",
+        "b/s",
+        "B/s",
+        "B/s",
+        "reads per second ",
+        "reads per second ",
+        "B/s",
+        "create ",
+    ];
+    for (i, (line, (_, name))) in lines[1..=STEPS.len()].iter().zip(STEPS).enumerate() {
+        let want = format!("[{}/{}] {name} (about ", i + 1, STEPS.len());
         assert!(line.starts_with(&want), "want {want:?}, got {line:?}");
+        let (_, rest) = line.split_once(") ").expect("the estimate");
+        let (figure, took) = rest.rsplit_once("; took ").expect("how long it took");
+        assert!(figure.contains(figures[i]), "{line:?}: its figure");
         assert!(
-            line.contains(" (about ") && (line.ends_with(" s)") || line.ends_with(" min)")),
-            "{line:?}: how long it takes"
+            took.ends_with(" s") && took[..took.len() - 2].parse::<f64>().is_ok(),
+            "{line:?}"
         );
     }
-    // The log lines a pipe gets are replaced by the announcements.
+    let all: Vec<&str> = text.lines().collect();
     assert!(
-        !lines.iter().any(|l| l.starts_with("network: ")
-            || l.starts_with("disk: ")
-            || l.starts_with("files: ")),
-        "{text}"
-    );
-    assert!(
-        !text.contains("\"schema\""),
-        "JSON on the terminal:\n{text}"
+        all[before.len()].starts_with("benchmatrix: ")
+            && all[before.len()].contains(" s by the records, most of it in "),
+        "where the time went, after the records:\n{text}"
     );
     assert!(
         text.lines()
@@ -111,6 +137,89 @@ fn on_a_terminal_each_step_is_announced_with_its_estimate_and_no_json_shows() {
         "the matrix on the terminal:\n{text}"
     );
     check_records(&res.join("tty_run.jsonl"));
+
+    // A second run estimates from the first one's records.
+    let (text, before) = terminal_run(&work, &scratch, &args);
+    assert!(
+        before[0].ends_with(&format!(", from this machine's earlier runs){plan}")),
+        "{text}"
+    );
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
+
+#[test]
+fn with_verbose_a_terminal_shows_the_tools_own_lines_and_every_steps_time() {
+    if !need_tool("script") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let port = free_port().to_string();
+    let args = [&short_run(&res, &port, "tty/verbose")[..], &["-v"]].concat();
+    let (text, before) = terminal_run(&work, &scratch, &args);
+    let announced: Vec<&String> = before
+        .iter()
+        .filter(|l| l.starts_with("benchmatrix: ["))
+        .collect();
+    assert_eq!(announced.len(), STEPS.len(), "{text}");
+    for (i, (line, (_, name))) in announced.iter().zip(STEPS).enumerate() {
+        let want = format!("benchmatrix: [{}/{}] {name}: ", i + 1, STEPS.len());
+        assert!(line.starts_with(&want), "want {want:?}, got {line:?}");
+    }
+    assert!(
+        before
+            .iter()
+            .filter(|l| !l.starts_with("benchmatrix: "))
+            .count()
+            > STEPS.len(),
+        "the tools' own lines: {text}"
+    );
+    assert!(
+        text.contains("s from its first record to its last"),
+        "every step's time: {text}"
+    );
+    check_records(&res.join("tty_verbose.jsonl"));
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
+
+#[test]
+fn on_a_terminal_a_failed_steps_errors_follow_its_line() {
+    if !need_tool("script") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let args = [
+        "--only",
+        "disk",
+        "--disk-size",
+        "16Q",
+        "--runs",
+        "2",
+        "--results",
+        s(&res),
+    ];
+    let out = run(&mut script_on_pty(&work, &scratch, &args));
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    let text = terminal_text(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("benchmatrix: [1/6] disk write (buffered+fsync) "))
+        .unwrap_or_else(|| panic!("the step's line: {text}"));
+    assert!(lines[at].contains(" no figures; took "), "{text}");
+    let after = lines[at + 1..].join("\n");
+    let failed = after
+        .find("step failed: disk buffered")
+        .expect("the failure");
+    let said = after.find("'16Q'").expect("blkwrite's own error");
+    let next = after.find("[2/6]").expect("the next step");
+    assert!(
+        failed < next && said < next,
+        "what the step said follows its line:\n{text}"
+    );
     empty_dir(&work);
     empty_dir(&scratch);
 }

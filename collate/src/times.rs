@@ -1,0 +1,231 @@
+//! `collate --times`: how long each measurement took in each suite run, from the records' own
+//! times (a tool run's begin to its summary), and its share of the run. The main job prints it
+//! after a run and estimates the next run's steps from it.
+
+use crate::collect::{Batch, SEP};
+use crate::dims::Dim;
+use crate::read::{self, OnInvalid};
+use crate::render::Format;
+use crate::render::csv::{csv_field, float};
+use measure::{Exit, Failure, Kind};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::SystemTime;
+
+/// One measurement (a record name) in one suite run: when its first and last records were
+/// written, by how many tool runs, with how many samples.
+#[derive(Debug)]
+struct Span {
+    label: String,
+    /// The suite invocation, or the tool run's own id for a tool run by hand.
+    unit: String,
+    name: String,
+    first: SystemTime,
+    last: SystemTime,
+    runs: HashSet<String>,
+    samples: u64,
+}
+
+/// The spans by (unit, name, label), in order of first appearance.
+#[derive(Debug, Default)]
+struct Spans {
+    index: HashMap<(String, String, String), usize>,
+    list: Vec<Span>,
+}
+
+impl Spans {
+    /// Counts record `i` of `b` into its span.
+    fn add(&mut self, b: &Batch, i: usize) {
+        let r = b.get(i);
+        let Ok(at) = humantime::parse_rfc3339(r.at) else {
+            return;
+        };
+        let mut parts = r.group.split(SEP);
+        let name = parts.next().unwrap_or("").to_string();
+        let label = parts.next().unwrap_or("").to_string();
+        let unit = r.invocation.unwrap_or(r.run).to_string();
+        let key = (unit, name, label);
+        let n = match self.index.get(&key) {
+            Some(&n) => n,
+            None => {
+                let (unit, name, label) = key.clone();
+                self.list.push(Span {
+                    label,
+                    unit,
+                    name,
+                    first: at,
+                    last: at,
+                    runs: HashSet::new(),
+                    samples: 0,
+                });
+                self.index.insert(key, self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        let s = &mut self.list[n];
+        s.first = s.first.min(at);
+        s.last = s.last.max(at);
+        if !s.runs.contains(r.run) {
+            s.runs.insert(r.run.to_string());
+        }
+        if r.kind == Kind::Sample {
+            s.samples += 1;
+        }
+    }
+}
+
+/// One suite run: its label, id, span of time and measurements in order of start.
+struct SuiteRun<'a> {
+    label: &'a str,
+    unit: &'a str,
+    first: SystemTime,
+    last: SystemTime,
+    spans: Vec<&'a Span>,
+}
+
+/// Reads the inputs and prints, per suite run (oldest first; with `latest` only each label's
+/// newest), each measurement's seconds and share of the run.
+pub fn run(
+    files: &[String],
+    on_invalid: OnInvalid,
+    format: Format,
+    latest: bool,
+) -> Result<Exit, Failure> {
+    if !matches!(format, Format::Text | Format::Csv) {
+        return Err(Failure::usage(
+            "--times prints text or csv: give -f text or -f csv",
+        ));
+    }
+    let mut spans = Spans::default();
+    read::read_all(files, on_invalid, &[Dim::Name, Dim::Label], |b| {
+        for i in 0..b.len() {
+            if !b.is_repeat(i) {
+                spans.add(b, i);
+            }
+        }
+        Ok(())
+    })?;
+    if spans.list.is_empty() {
+        return Err(Failure::new(
+            Exit::MeasuredFailure,
+            "no records",
+            "--times found no begin, sample or summary records with a time",
+        ));
+    }
+    let suites = suite_runs(&spans.list, latest);
+    let out = match format {
+        Format::Csv => csv(&suites),
+        _ => text(&suites),
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::io("stdout", &e))?;
+    Ok(Exit::Ok)
+}
+
+/// The spans grouped by suite run, oldest run first, each run's spans in order of start.
+fn suite_runs(list: &[Span], latest: bool) -> Vec<SuiteRun<'_>> {
+    let mut runs: Vec<SuiteRun<'_>> = Vec::new();
+    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+    for s in list {
+        let n = *at.entry((&s.label, &s.unit)).or_insert_with(|| {
+            runs.push(SuiteRun {
+                label: &s.label,
+                unit: &s.unit,
+                first: s.first,
+                last: s.last,
+                spans: Vec::new(),
+            });
+            runs.len() - 1
+        });
+        let r = &mut runs[n];
+        r.first = r.first.min(s.first);
+        r.last = r.last.max(s.last);
+        r.spans.push(s);
+    }
+    runs.sort_by_key(|r| r.first);
+    for r in &mut runs {
+        r.spans.sort_by_key(|s| s.first);
+    }
+    if latest {
+        let mut newest: HashMap<&str, SystemTime> = HashMap::new();
+        for r in &runs {
+            let e = newest.entry(r.label).or_insert(r.first);
+            *e = (*e).max(r.first);
+        }
+        runs.retain(|r| newest.get(r.label) == Some(&r.first));
+    }
+    runs
+}
+
+/// Seconds from `a` to `b` (0 when `b` is earlier).
+fn secs(a: SystemTime, b: SystemTime) -> f64 {
+    b.duration_since(a).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// A span's share of its suite run's whole time, 0..1 (0 for a run of no length).
+fn share(s: &Span, r: &SuiteRun<'_>) -> f64 {
+    let whole = secs(r.first, r.last);
+    if whole > 0.0 {
+        secs(s.first, s.last) / whole
+    } else {
+        0.0
+    }
+}
+
+/// The tidy table: a header, then a line per measurement of each suite run.
+fn csv(runs: &[SuiteRun<'_>]) -> String {
+    let mut out = String::from("label,run,start,name,tool_runs,samples,seconds,share\n");
+    for r in runs {
+        for s in &r.spans {
+            let start = humantime::format_rfc3339_micros(s.first);
+            let _ = writeln!(
+                out,
+                "{},{},{start},{},{},{},{},{}",
+                csv_field(&s.label),
+                csv_field(&s.unit),
+                csv_field(&s.name),
+                s.runs.len(),
+                s.samples,
+                float(secs(s.first, s.last)),
+                float(share(s, r)),
+            );
+        }
+    }
+    out
+}
+
+/// For a person: a heading per suite run, then each measurement's seconds and share.
+fn text(runs: &[SuiteRun<'_>]) -> String {
+    let mut out = String::new();
+    for (i, r) in runs.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let start = humantime::format_rfc3339_seconds(r.first);
+        let _ = writeln!(
+            out,
+            "{} {} ({start}): {:.1} s from its first record to its last",
+            r.label,
+            r.unit,
+            secs(r.first, r.last)
+        );
+        for s in &r.spans {
+            let tools = s.runs.len();
+            let _ = writeln!(
+                out,
+                "{:>8.1} s {:>4.0}%  {}  ({tools} tool run{}, {} sample{})",
+                secs(s.first, s.last),
+                100.0 * share(s, r),
+                s.name,
+                if tools == 1 { "" } else { "s" },
+                s.samples,
+                if s.samples == 1 { "" } else { "s" }
+            );
+        }
+    }
+    out
+}
