@@ -419,3 +419,23 @@ fn script_keeps_the_results_when_a_step_fails() {
     empty_dir(&work);
     empty_dir(&scratch);
 }
+
+/// The README's example matrix is a real run's: its rows are the suite's (checked against the
+/// script above), in the matrix's order.
+#[test]
+fn the_readme_example_matrix_has_the_suites_rows() {
+    let readme = std::fs::read_to_string(benchmatrix_tests::workspace_root().join("README.md"))
+        .expect("README.md");
+    let (_, reading) = readme
+        .split_once("## Reading the matrix")
+        .expect("README.md: a section \"Reading the matrix\"");
+    let block = reading.split("```").nth(1).expect("its example matrix");
+    let names: Vec<&str> = block
+        .lines()
+        .filter_map(|l| {
+            let i = l.find(['↑', '↓'])?;
+            Some(split_title(&l[..i + '↑'.len_utf8()]).0)
+        })
+        .collect();
+    assert_eq!(names, all_rows(), "README.md's example matrix:\n{block}");
+}
