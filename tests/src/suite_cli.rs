@@ -1,96 +1,150 @@
-//! The `./benchmatrix` script's command line as a clap Command: the source of its man page
-//! (benchmatrix.1) and completions. The script parses its options in sh; tests/integration/script_cli.rs
-//! checks that its `--help` and its parser name exactly these options, so the two cannot drift.
+//! The `./benchmatrix` script's command line as a clap Command, the source of its man page
+//! (benchmatrix.1) and completions, made from the one definition: the script's own usage text
+//! (its `--help`), read from the script when this crate is built. The script parses its
+//! options in sh; tests/integration/script_cli.rs checks that its parser takes exactly these.
 
 use crate::docs::Section;
 use clap::{Arg, ArgAction, Command, ValueHint};
+use std::sync::OnceLock;
 
-const LONG_ABOUT: &str = "\
-Runs the classic environment-comparison suite on this machine and prints the matrix of every
-results file in the results directory. Run it on each environment with its own --label, copy
-the results/*.jsonl files together, and the matrix gets a column per environment. Rows are
-named by role (\"network throughput this->peer\", \"latency for icmp this<->loopback\", \"time
-make\"), never by host or a machine's parameter, so that every machine's results line up; the
-peer's address, make's job count and such are in tags (peer, jobs).
+/// The script, as this crate was built with it.
+const SCRIPT: &str = include_str!("../../benchmatrix");
 
-The steps: network throughput both ways (loopback, or --peer HOST), ICMP latency, tar xjf and
-make -jN of trees it generates, the CPU and memory costs (cpumem: system call, pipe round trip,
-spawn, page fault, memory bandwidth and latency, clock read; a row each), a block file written
-buffered+fsync and with O_DIRECT, then read back with O_DIRECT at random (4 KiB, one at a time
-and 32 in flight) and in sequence, and 16384 files created, stat'ed and unlinked (part of the
-disk step, on the --dir file system). It
-builds the tools with cargo build --release first (quick when they are up to date), unless
-BENCHMATRIX_BIN names prebuilt ones.
+/// The script's usage text: the here-document of its `usage()`.
+pub fn usage() -> &'static str {
+    SCRIPT
+        .split_once("usage() {\n    cat <<'EOF'\n")
+        .and_then(|(_, rest)| rest.split_once("\nEOF\n"))
+        .map(|(text, _)| text)
+        .expect("the script's usage() here-document")
+}
 
-The records go to the results file only, the matrix to stdout. On a terminal each step is
-one line: about how long it takes (from this machine's earlier runs in the results file
-where there are any, else a guess from typical speeds), a dot per run, then its figures (the
-medians of this run's records) and how long it took; the tools are quiet, and what they still
-say (a warning, an error) follows the step's line. Then how long the run took by its records
-and the steps that took the most of it (collate --times), and the matrix. -v shows every
-tool's own lines instead, and every step's time. A first build shows cargo's progress. Off a
-terminal (a pipe, CI, Ansible) the script writes a few progress lines.
+/// The lines of the usage text under the heading `title` ("Options:"), up to the next
+/// heading.
+pub fn block<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
+    help.lines()
+        .skip_while(|l| *l != title)
+        .skip(1)
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
 
-With --peer HOST the network steps measure the link to HOST, which runs ./benchmatrix --serve
-for the time of the run: that starts the listeners the run needs, says what it listens on and
-the run's token, and serves until Ctrl-C, SIGTERM or --serve-time, leaving no process or port
-behind; its own records go nowhere, so they never become rows. Its listeners serve only
-clients that give the token (--token here, or BENCHMATRIX_TOKEN); any other connection is
-refused and logged, and each session is capped by --session-time and --session-bytes.
-fleet/playbook.yml does all this on many machines with Ansible.";
+/// The entries of a usage list: (term, description), a description's continuation lines
+/// (indented deeper than the two spaces of a term) joined to it with single spaces.
+pub fn entries(lines: &[&str]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        let term_line = line.starts_with("  ") && !line.starts_with("   ");
+        match out.last_mut() {
+            Some((_, desc)) if !term_line => {
+                desc.push(' ');
+                desc.push_str(line.trim());
+            }
+            _ => {
+                let (term, desc) = line.trim().split_once("  ").unwrap_or((line.trim(), ""));
+                out.push((term.to_string(), desc.trim().to_string()));
+            }
+        }
+    }
+    out
+}
 
-/// The examples of `--help`, in the layout the man page's EXAMPLES section reads.
-pub const EXAMPLES: &str = "\
-Examples:
-  Measure this machine as one environment, append to results/para_lvm_san.jsonl, print the matrix:
-      ./benchmatrix --label para/lvm/san
-  Measure the link to a peer (dom0), which serves for the time of the run:
-      ./benchmatrix --serve                                 (on dom0: prints its token)
-      ./benchmatrix --label para/lvm/san --peer dom0 --token TOKEN    (here)
-  Only the disk steps, a 4G file on the file system under test:
-      ./benchmatrix --only disk --disk-size 4G --dir /mnt/san
-  A short trial run that keeps its records out of the matrix folder:
-      ./benchmatrix --runs 2 --disk-size 64M --results /tmp/trial
-  The matrix of every machine's results as a DokuWiki table, against a baseline column:
-      collate -f dokuwiki --baseline bare/xfs/disc results/*.jsonl";
+/// An option's term split: "-f, --format FMT" is (Some('f'), "format", Some("FMT")).
+pub fn term_parts(term: &str) -> (Option<char>, String, Option<String>) {
+    let (short, rest) = match term.split_once(", ") {
+        Some((short, rest)) => (short.strip_prefix('-').and_then(|c| c.chars().next()), rest),
+        None => (None, term),
+    };
+    let (long, value) = match rest.split_once(' ') {
+        Some((long, value)) => (long, Some(value.to_string())),
+        None => (rest, None),
+    };
+    (short, long.trim_start_matches("--").to_string(), value)
+}
 
-/// The environment variables the script reads, as its `--help` lists them.
-pub const ENVIRONMENT: &[(&str, &str)] = &[
-    ("BENCH_LABEL", "default for --label"),
-    (
-        "BENCHMATRIX_TOKEN",
-        "default for --token (which ps shows; the variable it does not)",
-    ),
-    (
-        "BENCHMATRIX_INVOCATION",
-        "the id every record of this run carries as its invocation (default: the time and 32 random bits); collate pools \
-         and tests runs by it",
-    ),
-    (
-        "BENCHMATRIX_BIN",
-        "directory of prebuilt tools (netpipe, pingrt, blkwrite, blkread, fsmeta, timecmd, cpumem, collate): use them and \
-         build nothing (e.g. BENCHMATRIX_BIN=target/release, as the tests do)",
-    ),
-    (
-        "CARGO_TARGET_DIR",
-        "where cargo builds the tools (default: target/ here); they run from its release/",
-    ),
-    (
-        "CC",
-        "C compiler for the make step (default: cc, gcc or clang)",
-    ),
-    (
-        "TMPDIR",
-        "where the scratch directory for the tar and make trees is made (default: /tmp)",
-    ),
-];
+/// Leaks `s` for the Command and the man page sections, which want `'static` text (made once
+/// per process).
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
 
-/// The sections of the man page that the Command cannot carry.
-pub const SECTIONS: &[Section] = &[
-    Section {
+/// One option of the usage text as a clap Arg; what the text cannot say (completion hints,
+/// the format's values, which it lists in its description) is added here.
+fn arg(term: &str, desc: &str) -> Arg {
+    let (short, long, value) = term_parts(term);
+    let long = leak(long);
+    let mut a = Arg::new(long).long(long).help(leak(desc.to_string()));
+    if let Some(c) = short {
+        a = a.short(c);
+    }
+    a = match (value, long) {
+        (_, "help") => a.action(ArgAction::Help),
+        (None, _) => a.action(ArgAction::SetTrue),
+        (Some(v), _) => a.value_name(leak(v)).action(ArgAction::Set),
+    };
+    match long {
+        "peer" => a.value_hint(ValueHint::Hostname),
+        "dir" | "results" => a.value_hint(ValueHint::DirPath),
+        "format" => {
+            let list = desc
+                .split_once('(')
+                .and_then(|(_, r)| r.split_once(')'))
+                .map(|(l, _)| l)
+                .expect("--format lists its formats in parentheses");
+            let values: Vec<&'static str> = list.split(", ").map(|v| leak(v.to_string())).collect();
+            a.value_parser(values).hide_possible_values(true)
+        }
+        _ => a,
+    }
+}
+
+/// The script's options, in the order of its `--help`, with its description and examples.
+pub fn command() -> Command {
+    let text = usage();
+    let about: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .take_while(|l| *l != "Options:")
+        .collect();
+    let examples: Vec<&str> = text.lines().skip_while(|l| *l != "Examples:").collect();
+    let mut cmd = Command::new("benchmatrix")
+        .about("Run the classic environment-comparison suite on this machine and print the matrix")
+        .long_about(leak(about.join("\n").trim().to_string()))
+        .after_help(leak(examples.join("\n")))
+        .disable_help_flag(true);
+    for (term, desc) in entries(&block(text, "Options:")) {
+        cmd = cmd.arg(arg(&term, &desc));
+    }
+    cmd
+}
+
+/// The environment variables of the usage text: (name, description).
+pub fn environment() -> &'static [(&'static str, &'static str)] {
+    static ENV: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        entries(&block(usage(), "Environment:"))
+            .into_iter()
+            .map(|(name, desc)| (leak(name), leak(desc)))
+            .collect()
+    })
+}
+
+/// The man page's sections beyond the Command: the environment, the files, the exit status.
+pub fn sections() -> Vec<Section> {
+    let mut out = vec![Section {
         title: "ENVIRONMENT",
-        items: ENVIRONMENT,
-    },
+        items: environment(),
+    }];
+    out.extend(MORE.iter().map(|s| Section {
+        title: s.title,
+        items: s.items,
+    }));
+    out
+}
+
+/// The man page's sections that the script's usage text does not hold.
+const MORE: &[Section] = &[
     Section {
         title: "FILES",
         items: &[(
@@ -122,69 +176,3 @@ pub const SECTIONS: &[Section] = &[
         ],
     },
 ];
-
-/// An option that takes a value.
-fn valued(name: &'static str, value: &'static str, help: &'static str) -> Arg {
-    Arg::new(name)
-        .long(name)
-        .value_name(value)
-        .action(ArgAction::Set)
-        .help(help)
-}
-
-/// The script's options, in the order of its `--help`.
-pub fn command() -> Command {
-    Command::new("benchmatrix")
-        .about("Run the classic environment-comparison suite on this machine and print the matrix")
-        .long_about(LONG_ABOUT)
-        .after_help(EXAMPLES)
-        .disable_help_flag(true)
-        .arg(valued("label", "LABEL", "environment label, levels separated by / (default: $BENCH_LABEL, else the host name)"))
-        .arg(valued("peer", "HOST", "measure network and ICMP against HOST, which runs ./benchmatrix --serve").value_hint(ValueHint::Hostname))
-        .arg(valued("port", "PORT", "first of the two TCP ports of --serve and --peer (default 5301)"))
-        .arg(
-            Arg::new("serve")
-                .long("serve")
-                .action(ArgAction::SetTrue)
-                .help("serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM or --serve-time; runs no step"),
-        )
-        .arg(valued("serve-time", "DUR", "with --serve: stop after DUR, e.g. 10m (default: serve until stopped)"))
-        .arg(valued("token", "TOKEN", "with --serve: serve only clients that give TOKEN (default: a random one, printed); with --peer: the token the peer's --serve printed (1 to 16 characters, no spaces; default: $BENCHMATRIX_TOKEN)"))
-        .arg(valued("bind", "ADDR", "with --serve: listen on this address only (default: all addresses)"))
-        .arg(valued("session-time", "DUR", "with --serve: end a client's session after DUR (default 10m)"))
-        .arg(valued("session-bytes", "SIZE", "with --serve: end a client's session after SIZE bytes (default 1T)"))
-        .arg(valued("net-time", "DUR", "length of each network transfer (default 1s)"))
-        .arg(valued("dir", "DIR", "where to write the block file and the metadata step's files, each in a scratch directory made there and removed after (default: the current directory)").value_hint(ValueHint::DirPath))
-        .arg(valued("disk-size", "SIZE", "size of the block file (default 256M)"))
-        .arg(valued("runs", "N", "repetitions of each network transfer, tar, make and disk measurement (default 6: enough for a 95% CI)"))
-        .arg(valued("jobs", "N", "make -jN, recorded in the tag jobs (default: the number of CPUs)"))
-        .arg(valued("only", "LIST", "run only these steps: net,icmp,tar,make,cpu,disk (comma-separated)"))
-        .arg(valued("results", "DIR", "results directory (default: results)").value_hint(ValueHint::DirPath))
-        .arg(
-            valued("format", "FMT", "matrix format, passed to collate (text, dokuwiki, markdown, html, csv, json, svg); html is also written to report.html in the results directory")
-                .short('f')
-                .value_parser(["text", "dokuwiki", "markdown", "html", "csv", "json", "svg"])
-                .hide_possible_values(true),
-        )
-        .arg(valued("baseline", "LABEL", "compare every column with this label's (passed to collate)"))
-        .arg(
-            Arg::new("no-matrix")
-                .long("no-matrix")
-                .action(ArgAction::SetTrue)
-                .help("do not print the matrix"),
-        )
-        .arg(
-            Arg::new("verbose")
-                .short('v')
-                .long("verbose")
-                .action(ArgAction::SetTrue)
-                .help("on a terminal, each tool's own lines (per-run detail) and every step's time"),
-        )
-        .arg(
-            Arg::new("help")
-                .short('h')
-                .long("help")
-                .action(ArgAction::Help)
-                .help("print this help"),
-        )
-}

@@ -20,7 +20,7 @@ fn man_pages_and_completions_are_up_to_date() {
     let script = suite_cli::command();
     stale.extend(check_or_bless(
         &root.join("man"),
-        &man_pages_with(script.clone(), suite_cli::SECTIONS),
+        &man_pages_with(script.clone(), &suite_cli::sections()),
     ));
     stale.extend(check_or_bless(
         &root.join("completions"),
@@ -47,7 +47,7 @@ fn every_tool_page_shows_examples() {
 
 #[test]
 fn the_script_page_has_its_own_sections() {
-    let pages = man_pages_with(suite_cli::command(), suite_cli::SECTIONS);
+    let pages = man_pages_with(suite_cli::command(), &suite_cli::sections());
     assert_eq!(pages.len(), 1);
     let (file, page) = &pages[0];
     assert_eq!(file, "benchmatrix.1");

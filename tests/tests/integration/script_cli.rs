@@ -1,9 +1,9 @@
 //! The `./benchmatrix` script's command line: bad options are refused before anything runs,
-//! and `--help` and the option parser name exactly the options, environment and examples of
-//! the clap Command its man page is made from.
+//! `--help` prints the usage text the clap Command of its man page is made from, and the
+//! option parser takes exactly that Command's options.
 
 use benchmatrix_tests::suite::script_path;
-use benchmatrix_tests::suite_cli::{ENVIRONMENT, EXAMPLES, command};
+use benchmatrix_tests::suite_cli::{block, command, entries, environment, term_parts, usage};
 use benchmatrix_tests::{empty_dir, explain, need_tool, ok, path_str as s, run};
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
@@ -89,54 +89,6 @@ fn script_rejects_bad_options_before_doing_anything() {
     assert!(text.contains("--peer HOST"), "{text}");
 }
 
-/// Whitespace runs made one space, so that text wrapped differently compares equal.
-fn words(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The lines of `--help` under the heading `title` ("Options:"), up to the next heading.
-fn block<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
-    help.lines()
-        .skip_while(|l| *l != title)
-        .skip(1)
-        .take_while(|l| l.is_empty() || l.starts_with(' '))
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// The entries of a `--help` list: (term, description), a description's continuation lines
-/// (indented deeper than the two spaces of a term) joined to it.
-fn entries(lines: &[&str]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in lines {
-        let term_line = line.starts_with("  ") && !line.starts_with("   ");
-        match out.last_mut() {
-            Some((_, desc)) if !term_line => {
-                desc.push(' ');
-                desc.push_str(line.trim());
-            }
-            _ => {
-                let (term, desc) = line.trim().split_once("  ").unwrap_or((line.trim(), ""));
-                out.push((term.to_string(), words(desc)));
-            }
-        }
-    }
-    out
-}
-
-/// An option as `--help` shows it: "-f, --format FMT" and its description.
-fn help_option(term: &str, desc: &str) -> (Option<String>, String, Option<String>, String) {
-    let (short, rest) = match term.split_once(", ") {
-        Some((short, rest)) => (Some(short.to_string()), rest),
-        None => (None, term),
-    };
-    let (long, value) = match rest.split_once(' ') {
-        Some((long, value)) => (long, Some(value.to_string())),
-        None => (rest, None),
-    };
-    (short, long.to_string(), value, desc.to_string())
-}
-
 /// The script's `--help`.
 fn script_help() -> String {
     let help = run(Command::new("sh").arg(script_path()).arg("--help"));
@@ -145,43 +97,35 @@ fn script_help() -> String {
 }
 
 #[test]
-fn script_help_names_exactly_the_options_of_its_command() {
-    let help = script_help();
+fn script_help_is_the_usage_text_its_command_is_made_from() {
+    // What a user reads is the text the man page and completions are made from.
+    assert_eq!(script_help(), format!("{}\n", usage()));
+    // Every entry of it is well formed: a term, two spaces, a description (a single space
+    // would run the description into the term and leave it empty).
+    let options = entries(&block(usage(), "Options:"));
+    assert!(options.len() > 20, "{options:?}");
+    for (term, desc) in &options {
+        let (_, long, value) = term_parts(term);
+        assert!(
+            long.chars().all(|c| c.is_ascii_lowercase() || c == '-') && !desc.is_empty(),
+            "Options: {term:?} {desc:?}"
+        );
+        assert!(
+            value.is_none_or(|v| v.chars().all(|c| c.is_ascii_uppercase())),
+            "Options: {term:?}: a value name in capitals"
+        );
+    }
     let cmd = command();
-    let want: Vec<_> = cmd
-        .get_arguments()
-        .map(|a| {
-            let value = a
-                .get_value_names()
-                .and_then(|v| v.first())
-                .map(|v| v.to_string());
-            let long = format!("--{}", a.get_long().expect("a long name"));
-            let help = words(&a.get_help().map(|h| h.to_string()).unwrap_or_default());
-            (a.get_short().map(|c| format!("-{c}")), long, value, help)
-        })
-        .collect();
-    let got: Vec<_> = entries(&block(&help, "Options:"))
-        .iter()
-        .map(|(term, desc)| help_option(term, desc))
-        .collect();
-    assert_eq!(got, want, "--help's options and suite_cli::command()");
-
-    let env: Vec<(String, String)> = ENVIRONMENT
-        .iter()
-        .map(|(name, desc)| (name.to_string(), words(desc)))
-        .collect();
-    assert_eq!(entries(&block(&help, "Environment:")), env);
-
-    let examples: Vec<&str> = EXAMPLES.lines().skip(1).collect();
-    assert_eq!(block(&help, "Examples:"), examples);
-
-    let about: Vec<&str> = help
-        .lines()
-        .skip(1)
-        .take_while(|l| *l != "Options:")
-        .collect();
-    let long_about = cmd.get_long_about().expect("long_about").to_string();
-    assert_eq!(words(&about.join("\n")), words(&long_about));
+    assert_eq!(cmd.get_arguments().count(), options.len());
+    for (name, desc) in environment() {
+        assert!(
+            name.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !desc.is_empty(),
+            "Environment: {name:?} {desc:?}"
+        );
+    }
+    assert!(environment().iter().any(|(n, _)| *n == "BENCHMATRIX_BIN"));
+    let examples = cmd.get_after_help().expect("examples").to_string();
+    assert!(examples.starts_with("Examples:\n  "), "{examples}");
 }
 
 #[test]
