@@ -18,6 +18,7 @@ mod records_file;
 mod run_tests;
 mod script_cli;
 mod script_invocations;
+mod script_kernel;
 mod script_report;
 mod script_serve;
 mod script_suite;

@@ -38,6 +38,17 @@ fn script_rejects_bad_options_before_doing_anything() {
             "--format pdf: give one of text, dokuwiki",
         ),
         (&["--dir", s(&missing)], "is not a directory"),
+        (&["--workload", "gpu"], "--workload gpu: unknown workload"),
+        (&["--kernel-tarball", s(&missing)], "--kernel-tarball"),
+        (
+            &["--kernel-tarball", "/etc/passwd"],
+            "not a .tar.xz, .tar.gz or .tar.bz2",
+        ),
+        (&["--tree-dir", s(&missing)], "--tree-dir"),
+        (
+            &["--kernel-config", "vmlinux"],
+            "a make target that writes .config",
+        ),
         (&["--serve-time", "5m"], "--serve-time needs --serve"),
         (
             &["--serve", "--serve-time", "soon"],
