@@ -6,7 +6,49 @@ use benchmatrix_tests::suite::script_path;
 use benchmatrix_tests::suite_cli::{block, command, entries, environment, term_parts, usage};
 use benchmatrix_tests::{empty_dir, explain, need_tool, ok, path_str as s, run};
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::{Command, Stdio};
+
+/// The script run in `dir` with `args` stops at once with exit 2 and `message`, nothing on
+/// stdout and nothing left in `dir`.
+fn refused(dir: &Path, args: &[&str], message: &str) {
+    let out = run(Command::new("sh")
+        .arg(script_path())
+        .args(args)
+        .current_dir(dir)
+        .env("BENCHMATRIX_BIN", "/nonexistent")
+        .stdin(Stdio::null()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", explain(&out));
+    assert!(
+        err.starts_with("benchmatrix: ") && err.contains(message),
+        "{args:?}: want {message:?} in stderr: {err}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    empty_dir(dir);
+}
+
+#[test]
+fn script_rejects_bad_kernel_workload_options_before_doing_anything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-dir");
+    let cases: &[(&[&str], &str)] = &[
+        (&["--workload", "gpu"], "--workload gpu: unknown workload"),
+        (&["--kernel-tarball", s(&missing)], "--kernel-tarball"),
+        (
+            &["--kernel-tarball", "/etc/passwd"],
+            "not a .tar.xz, .tar.gz or .tar.bz2",
+        ),
+        (&["--tree-dir", s(&missing)], "--tree-dir"),
+        (
+            &["--kernel-config", "vmlinux"],
+            "a make target that writes .config",
+        ),
+    ];
+    for (args, message) in cases {
+        refused(tmp.path(), args, message);
+    }
+}
 
 #[test]
 fn script_rejects_bad_options_before_doing_anything() {
@@ -38,17 +80,6 @@ fn script_rejects_bad_options_before_doing_anything() {
             "--format pdf: give one of text, dokuwiki",
         ),
         (&["--dir", s(&missing)], "is not a directory"),
-        (&["--workload", "gpu"], "--workload gpu: unknown workload"),
-        (&["--kernel-tarball", s(&missing)], "--kernel-tarball"),
-        (
-            &["--kernel-tarball", "/etc/passwd"],
-            "not a .tar.xz, .tar.gz or .tar.bz2",
-        ),
-        (&["--tree-dir", s(&missing)], "--tree-dir"),
-        (
-            &["--kernel-config", "vmlinux"],
-            "a make target that writes .config",
-        ),
         (&["--serve-time", "5m"], "--serve-time needs --serve"),
         (
             &["--serve", "--serve-time", "soon"],
@@ -78,20 +109,7 @@ fn script_rejects_bad_options_before_doing_anything() {
         ),
     ];
     for (args, message) in cases {
-        let out = run(Command::new("sh")
-            .arg(script_path())
-            .args(*args)
-            .current_dir(tmp.path())
-            .env("BENCHMATRIX_BIN", "/nonexistent")
-            .stdin(Stdio::null()));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", explain(&out));
-        assert!(
-            err.starts_with("benchmatrix: ") && err.contains(message),
-            "{args:?}: want {message:?} in stderr: {err}"
-        );
-        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
-        empty_dir(tmp.path());
+        refused(tmp.path(), args, message);
     }
     let help = run(Command::new("sh").arg(script_path()).arg("--help"));
     ok(&help, "--help");
