@@ -155,6 +155,9 @@ pub fn run(cfg: Config, s: &mut measure::Session) -> Result<Exit, Failure> {
         Kind::Raw => (cookie >> 48) as u16,
         Kind::Dgram => sock.dgram_id().unwrap_or(0),
     };
+    // Other pingers' replies stay out of the socket (best effort: without the filter the
+    // tracker still tells them apart, as foreign).
+    let _ = sock.keep_only_ident(id);
     socket_info(&mut base, &sock, id);
     s.begin(base.clone())?;
     // The kernel turns receive stamping on for the whole stack a moment after the first

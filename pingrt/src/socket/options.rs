@@ -1,5 +1,6 @@
 //! The options applied to an ICMP socket once it is open: kernel stamps, the ICMP filter,
-//! TTL or hop limit, receive buffer, interface and source address.
+//! TTL or hop limit, receive buffer, interface and source address; and a raw socket's filter
+//! of other pingers' echo replies.
 
 use super::{IcmpSocket, Kind};
 use crate::packet::Family;
@@ -159,5 +160,84 @@ impl IcmpSocket {
                     "-I {src}: cannot use it as the source address: {e} (is it an address of this host? see `ip addr`)"
                 )
             })
+    }
+
+    /// A raw socket gets every echo reply of its namespace, other pingers' too: at a high
+    /// rate (two floods at once) theirs fill its receive buffer and ours are dropped. This
+    /// classic BPF program keeps only echo replies carrying identifier `id` and every other
+    /// ICMP type the type filter passed (errors quote our probe; the tracker checks them).
+    /// A datagram socket needs none: the kernel hands it only its own identifier's replies.
+    pub fn keep_only_ident(&self, id: u16) -> io::Result<()> {
+        if self.kind != Kind::Raw {
+            return Ok(());
+        }
+        let st = |code: u16, k: u32| libc::sock_filter {
+            code,
+            jt: 0,
+            jf: 0,
+            k,
+        };
+        let jeq = |k: u32, jf: u8| libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+            jt: 0,
+            jf,
+            k,
+        };
+        let (ld_b, ld_h) = match self.family {
+            // An IPv4 raw socket reads the IP header first: X = its length, loads relative
+            // to X.
+            Family::V4 => (
+                (libc::BPF_LD | libc::BPF_B | libc::BPF_IND) as u16,
+                (libc::BPF_LD | libc::BPF_H | libc::BPF_IND) as u16,
+            ),
+            // An ICMPv6 raw socket reads from the ICMPv6 header.
+            Family::V6 => (
+                (libc::BPF_LD | libc::BPF_B | libc::BPF_ABS) as u16,
+                (libc::BPF_LD | libc::BPF_H | libc::BPF_ABS) as u16,
+            ),
+        };
+        let echo_reply = match self.family {
+            Family::V4 => 0,
+            Family::V6 => 129,
+        };
+        let ret = (libc::BPF_RET | libc::BPF_K) as u16;
+        let program = [
+            // X = 4 * (the IPv4 header's IHL); unused for IPv6.
+            st((libc::BPF_LDX | libc::BPF_B | libc::BPF_MSH) as u16, 0),
+            st(ld_b, 0),
+            // Not an echo reply: keep (to 5).
+            jeq(echo_reply, 2),
+            st(ld_h, 4),
+            // Our identifier: keep (5), else drop (6).
+            jeq(u32::from(id), 1),
+            st(ret, u32::MAX),
+            st(ret, 0),
+        ];
+        let program = if self.family == Family::V4 {
+            &program[..]
+        } else {
+            &program[1..]
+        };
+        let fprog = libc::sock_fprog {
+            len: program.len() as u16,
+            filter: program.as_ptr().cast_mut(),
+        };
+        let len = std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t;
+        // SAFETY: `fprog` points to `program`, both alive for the call; the kernel copies the
+        // program during setsockopt and keeps no pointer to it.
+        let rc = unsafe {
+            libc::setsockopt(
+                self.sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ATTACH_FILTER,
+                (&fprog as *const libc::sock_fprog).cast(),
+                len,
+            )
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 }
