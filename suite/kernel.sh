@@ -31,15 +31,13 @@ kernel_check() {
         kernel_why="no kernel tarball: install Debian's linux-source-6.1 (apt-get install linux-source-6.1 puts /usr/src/linux-source-6.1.tar.xz) or give --kernel-tarball FILE (a kernel.org tarball: .tar.xz, .tar.gz or .tar.bz2)"
         return 0
     fi
-    if [ ! -f "$kernel_tarball" ] || [ ! -r "$kernel_tarball" ]; then
-        kernel_why="--kernel-tarball $kernel_tarball: not a readable file"
+    # The script has refused a --kernel-tarball that is not a tarball, and a --tree-dir that
+    # is not a directory, before any step.
+    if [ ! -r "$kernel_tarball" ]; then
+        kernel_why="$kernel_tarball: not readable by this user"
         return 0
     fi
     kernel_flag=$(kernel_tar_flag "$kernel_tarball")
-    if [ -z "$kernel_flag" ]; then
-        kernel_why="--kernel-tarball $kernel_tarball: not a .tar.xz, .tar.gz or .tar.bz2"
-        return 0
-    fi
     case $kernel_flag in J) need=xz ;; j) need=bzip2 ;; *) need=gzip ;; esac
     missing=""
     for p in make flex bison bc perl "$need"; do
@@ -53,7 +51,6 @@ kernel_check() {
     if [ -n "$missing" ]; then
         kernel_why="the kernel build needs$missing: install Debian's build-essential flex bison bc libelf-dev xz-utils"
     elif [ -n "$tree_dir" ]; then
-        [ -d "$tree_dir" ] || kernel_why="--tree-dir $tree_dir is not a directory"
         kernel_tree=$tree_dir
     elif [ "$(id -u)" = 0 ]; then
         kernel_tree=""

@@ -24,7 +24,11 @@ pub fn run(o: Opts) -> Result<Exit, Failure> {
             why_empty(&collector),
         ));
     }
-    let out = render::render(&table, o.format, o.transpose);
+    print(&render::render(&table, o.format, o.transpose))
+}
+
+/// Writes collate's output, the matrix or `--times`' table, to stdout.
+pub fn print(out: &str) -> Result<Exit, Failure> {
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(out.as_bytes())

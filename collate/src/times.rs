@@ -10,7 +10,6 @@ use crate::render::csv::{csv_field, float};
 use measure::{Exit, Failure, Kind};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::time::SystemTime;
 
 /// One measurement (a record name) in one suite run: when its first and last records were
@@ -114,16 +113,10 @@ pub fn run(
         ));
     }
     let suites = suite_runs(&spans.list, latest);
-    let out = match format {
+    crate::engine::print(&match format {
         Format::Csv => csv(&suites),
         _ => text(&suites),
-    };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::io("stdout", &e))?;
-    Ok(Exit::Ok)
+    })
 }
 
 /// The spans grouped by suite run, oldest run first, each run's spans in order of start.
