@@ -11,9 +11,10 @@ fn read(path: impl AsRef<Path>) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The kernel's clocksource (`tsc`, `kvm-clock`, `hpet`, `xen`, `arch_sys_counter`...).
+/// The kernel's clocksource (`tsc`, `kvm-clock`, `hpet`, `xen`, `arch_sys_counter`...), as
+/// every begin's machine facts name it.
 pub fn clocksource() -> Option<String> {
-    read("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+    measure::envfacts::Probe::system().clocksource()
 }
 
 /// The frequency governor of the first CPU the probes use, where the kernel shows one (a VM

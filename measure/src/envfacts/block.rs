@@ -23,6 +23,9 @@ pub struct Layer {
     /// For a loop device: whether it reads and writes its backing file with direct I/O
     /// (`losetup --direct-io=on`); without it the host's page cache is beneath O_DIRECT.
     pub direct_io: Option<bool>,
+    /// The driver of a whole disk's device (`virtio_blk`, `sd`, `nvme`, `xen_blkfront`):
+    /// what a VM's disk is reached through.
+    pub driver: Option<String>,
 }
 
 impl Probe {
@@ -42,6 +45,7 @@ impl Probe {
                 logical_block_size: None,
                 rotational: None,
                 direct_io: None,
+                driver: None,
             }];
         }
         if m.fs_type == "btrfs" {
@@ -115,6 +119,7 @@ impl Probe {
             logical_block_size: num("queue/logical_block_size"),
             rotational: num("queue/rotational").map(|r| r == 1),
             direct_io: num("loop/dio").map(|d| d == 1),
+            driver: self.driver_of(&dir),
         };
         (layer, lower)
     }
@@ -164,6 +169,13 @@ impl Probe {
         } else {
             "disk"
         }
+    }
+
+    /// The name of the driver bound to the device of the block device at `dir` (its
+    /// `device/driver` link), where it has one.
+    fn driver_of(&self, dir: &str) -> Option<String> {
+        let link = std::fs::read_link(self.path(&format!("{dir}/device/driver"))).ok()?;
+        Some(link.file_name()?.to_string_lossy().into_owned())
     }
 
     /// The whole disk a partition belongs to: the parent directory of its sysfs node, or,

@@ -4,14 +4,17 @@
 //! container first (`container=` in PID 1's environment, /run/systemd/container,
 //! /run/.containerenv, /.dockerenv, OpenVZ's /proc/vz, WSL's kernel release), then a virtual
 //! machine (Xen's /proc/xen and /sys/hypervisor, the DMI vendor strings, the clock source, the
-//! CPU's `hypervisor` flag). For a path: the mount that holds it (from mountinfo), its file
+//! CPU's `hypervisor` flag). Then what a container or VM changes: the cgroup limits, the
+//! namespaces of one's own, the clocksource and the vulnerability mitigations. For a path: the mount that holds it (from mountinfo), its file
 //! system and source, and the block stack beneath it (dm/LVM, dm-crypt, md, loop, partition,
 //! disk, nbd, iSCSI), each with its logical block size and whether it rotates.
 
 mod block;
 mod cpu;
+mod limits;
 mod mountinfo;
 mod path;
+mod system;
 mod virt;
 
 pub use block::Layer;
@@ -19,6 +22,37 @@ pub use path::PathFacts;
 
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+
+/// The `info` keys of begin records that describe the environment (the machine, its limits,
+/// and where a disk tool's target lives), as opposed to a tool's parameters: collate shows
+/// those that differ between a matrix's columns.
+pub const FACT_KEYS: &[&str] = &[
+    "hostname",
+    "kernel",
+    "cpu_model",
+    "cpu_count",
+    "memory_bytes",
+    "virtualization",
+    "container",
+    "vm",
+    "hypervisor",
+    "clocksource",
+    "namespaces",
+    "cgroup",
+    "cpu_quota",
+    "cpuset",
+    "memory_limit_bytes",
+    "io_throttle",
+    "mitigations",
+    "governor",
+    "transparent_hugepage",
+    "fs_type",
+    "fs_source",
+    "block_stack",
+    "logical_block_size",
+    "rotational",
+    "scheduler",
+];
 
 /// Reads facts from a root directory: `/` for the running system, or a fixture tree.
 #[derive(Clone, Debug)]
@@ -147,6 +181,11 @@ impl Probe {
         );
         m.insert("container".into(), json!(container));
         m.insert("vm".into(), json!(vm.unwrap_or_else(|| "none".into())));
+        m.insert("hypervisor".into(), json!(self.hypervisor_flag()));
+        m.insert("clocksource".into(), json!(self.clocksource()));
+        m.insert("namespaces".into(), json!(self.namespaces()));
+        m.extend(self.cgroup_facts());
+        m.insert("mitigations".into(), Value::Object(self.mitigations()));
         m
     }
 }

@@ -1,5 +1,5 @@
-//! /proc/self/mountinfo: its lines parsed (device number, mount point, file system, source),
-//! with the octal escapes of its paths undone.
+//! /proc/self/mountinfo: its lines parsed (device number, root, mount point, file system,
+//! source, super options), with the octal escapes of its paths undone.
 
 use super::Probe;
 
@@ -7,9 +7,14 @@ use super::Probe;
 #[derive(Debug)]
 pub(super) struct MountLine {
     pub device: String,
+    /// The directory of the file system that is mounted here (`/` for its root; a cgroup
+    /// mount inside a container shows the container's cgroup).
+    pub root: String,
     pub mount_point: String,
     pub fs_type: String,
     pub source: String,
+    /// The super block's options (for a cgroup v1 mount, its controllers: `rw,cpu,cpuacct`).
+    pub options: String,
 }
 
 impl Probe {
@@ -52,9 +57,11 @@ pub(super) fn parse_mountinfo(line: &str) -> Option<MountLine> {
     let r: Vec<&str> = right.split(' ').collect();
     Some(MountLine {
         device: l.get(2)?.to_string(),
+        root: unescape(l.get(3)?),
         mount_point: unescape(l.get(4)?),
         fs_type: r.first()?.to_string(),
         source: unescape(r.get(1)?),
+        options: r.get(2).unwrap_or(&"").to_string(),
     })
 }
 
@@ -72,6 +79,8 @@ mod tests {
         assert_eq!(m.mount_point, "/mnt/with space");
         assert_eq!(m.fs_type, "ext3");
         assert_eq!(m.source, "/dev/root");
+        assert_eq!(m.root, "/mnt1");
+        assert_eq!(m.options, "rw,errors=continue");
         assert!(parse_mountinfo("garbage").is_none());
     }
 }

@@ -99,6 +99,9 @@ impl PathFacts {
                 if let Some(d) = l.direct_io {
                     o.insert("direct_io".into(), json!(d));
                 }
+                if let Some(d) = &l.driver {
+                    o.insert("driver".into(), json!(d));
+                }
                 Value::Object(o)
             })
             .collect();

@@ -6,4 +6,5 @@ mod envfacts;
 mod golden;
 mod headlines;
 mod lifecycle;
+mod limits;
 mod properties;
