@@ -26,8 +26,8 @@ stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
 says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
 seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
-input is read once, streaming; memory holds the cells' values, nothing for begin and
-interval lines. A sample without values (nor an error) is left out with a warning; a
+input is read once, streaming; memory holds the cells' values and a few distinct values of
+each column's environment facts, nothing else of begin and interval lines. A sample without values (nor an error) is left out with a warning; a
 --rows or --cols key that no record has is an error.
 
 Statistics follow benchstat: ± is the 95% confidence interval of the median from order
@@ -52,6 +52,15 @@ runs shows ×N, where a run is a suite invocation (the records' invocation field
 run of one ./benchmatrix) or, without one, one tool run; where its runs of at least 3 values differ from each other (Kruskal-Wallis, p
 < 0.05: a drifting machine, not a spread) it shows ×N! and the note names the runs;
 --latest keeps each cell's newest run.
+
+Under the header, the facts that differ between the columns explain them: the environment
+facts of the begin records (virtualization, the cgroup limits, namespaces, clocksource,
+kernel, CPU, mitigations, the file system and block stack of a disk target) that at least
+two columns name with different values, and only those; a column whose runs saw several
+values shows them joined by |. Text, Markdown and DokuWiki show them as rows above the
+measurements, html as a table of its own with each cell that is not the baseline's (else
+the first column's) marked, json as each column's facts, csv as fact_KEY columns, svg and
+a transposed matrix as a note.
 
 -f csv is tidy: a header line, then one line per cell (row, label or label_1... down to the
 deepest label's level, the other column keys, unit in base units, n, value, ci_low, ci_high,

@@ -3,6 +3,7 @@
 //! of the cells, nothing per begin or interval line.
 
 use crate::dims::{Dim, Parts, Source};
+use crate::facts::ColumnFacts;
 use crate::filter::Filter;
 use crate::runs::{RunValues, Runs};
 use measure::record::{CellStat, Status};
@@ -84,6 +85,8 @@ struct Lite {
     headline: Option<(u32, u32)>,
     /// A summary's headlines (key, role, stat), a range of the batch's `roles`.
     roles: (u32, u32),
+    /// A begin's environment facts (key, text), a range of the batch's `facts`.
+    facts: (u32, u32),
     vals: (u32, u32),
     /// The identity of the record (run, seq) and its line in its input, for the check for
     /// repeats; `repeat` when it repeats a record read before (and is left out).
@@ -98,12 +101,16 @@ struct Lite {
 /// A headline's key and role, as ranges of a batch's text, and the statistic it names.
 type Role = ((u32, u32), (u32, u32), Option<CellStat>);
 
+/// A fact's key and text, as ranges of a batch's text.
+type FactText = ((u32, u32), (u32, u32));
+
 /// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
 #[derive(Debug, Default)]
 pub struct Batch {
     buf: String,
     vals: Vec<((u32, u32), f64)>,
     roles: Vec<Role>,
+    facts: Vec<FactText>,
     recs: Vec<Lite>,
 }
 
@@ -122,6 +129,7 @@ pub struct LiteView<'a> {
     pub headline: Option<&'a str>,
     vals: &'a [((u32, u32), f64)],
     roles: &'a [Role],
+    facts: &'a [FactText],
     buf: &'a str,
 }
 
@@ -131,6 +139,13 @@ impl<'a> LiteView<'a> {
         self.vals
             .iter()
             .map(move |&((a, b), v)| (&buf[a as usize..b as usize], v))
+    }
+
+    /// A begin's environment facts: each key and its text.
+    pub fn facts(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let buf = self.buf;
+        let s = move |(a, b): (u32, u32)| &buf[a as usize..b as usize];
+        self.facts.iter().map(move |&(k, v)| (s(k), s(v)))
     }
 
     /// A summary's headlines: each key, the role of its row and the statistic it names.
@@ -190,6 +205,14 @@ impl Batch {
             }
         }
         let roles = (ra, self.roles.len() as u32);
+        let fa = self.facts.len() as u32;
+        if r.kind == Kind::Begin {
+            for (k, v) in crate::facts::texts(&r.info) {
+                let kv = (self.push_str(&k), self.push_str(&v));
+                self.facts.push(kv);
+            }
+        }
+        let facts = (fa, self.facts.len() as u32);
         let va = self.vals.len() as u32;
         for (k, v) in &r.values {
             if let Some(x) = v.as_f64() {
@@ -207,6 +230,7 @@ impl Batch {
             group,
             headline,
             roles,
+            facts,
             vals: (va, self.vals.len() as u32),
             run,
             invocation,
@@ -257,6 +281,7 @@ impl Batch {
             headline: l.headline.map(s),
             vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
             roles: &self.roles[l.roles.0 as usize..l.roles.1 as usize],
+            facts: &self.facts[l.facts.0 as usize..l.facts.1 as usize],
             buf: &self.buf,
         }
     }
@@ -311,6 +336,8 @@ pub struct Collector {
     pub ordinal: u64,
     /// Records that the filter let through (at least one metric).
     pub matched: u64,
+    /// The environment facts of each column, from its begin records.
+    pub facts: ColumnFacts,
 }
 
 impl Collector {
@@ -339,6 +366,7 @@ impl Collector {
             runs: Runs::default(),
             ordinal: 0,
             matched: 0,
+            facts: ColumnFacts::default(),
         }
     }
 
@@ -363,7 +391,8 @@ impl Collector {
         match r.kind {
             Kind::Sample => self.samples += 1,
             Kind::Summary => self.summaries += 1,
-            Kind::Begin | Kind::Interval => return,
+            Kind::Begin => return self.add_facts(r),
+            Kind::Interval => return,
         }
         if r.failed {
             self.failed_samples += 1;
@@ -432,6 +461,24 @@ impl Collector {
         }
         if any {
             self.matched += 1;
+        }
+    }
+
+    /// A begin's environment facts, to its column; none where a column dimension is one a
+    /// begin has no value of (the metric, the unit, the record type).
+    fn add_facts(&mut self, r: LiteView<'_>) {
+        let placeable = |d: &Dim| !d.per_metric() && *d != Dim::Type;
+        if !self.spec.cols.iter().all(placeable) {
+            return;
+        }
+        let parts = Parts {
+            dims: &self.group_dims,
+            parts: r.group.split(SEP).collect(),
+        };
+        let cv: Vec<&str> = self.spec.cols.iter().map(|d| parts.get(d, "")).collect();
+        let column = cv.join(&SEP.to_string());
+        for (k, v) in r.facts() {
+            self.facts.add(&column, k, v);
         }
     }
 

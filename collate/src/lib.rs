@@ -12,6 +12,7 @@ pub mod cli;
 pub mod collect;
 pub mod dims;
 pub mod engine;
+pub mod facts;
 pub mod filter;
 pub mod kruskal;
 pub mod matrix;

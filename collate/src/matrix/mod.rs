@@ -5,6 +5,7 @@
 mod baseline;
 mod cells;
 mod columns;
+mod facts;
 mod include;
 mod notes;
 mod numbers;
@@ -14,8 +15,10 @@ mod table;
 pub mod titles;
 
 pub use numbers::{fmt_delta, fmt_fixed, fmt_number, row_decimals, run_marks};
-pub use table::LeftOut;
-pub use table::{Better, Cell, Column, Delta, Overall, Row, RunsDiffer, Slot, Table, Verdict};
+pub use table::{
+    Better, Cell, Column, Delta, Fact, Overall, Row, RunsDiffer, Slot, Table, Verdict,
+};
+pub use table::{LeftOut, facts_note};
 pub use titles::visible;
 
 use crate::collect::Collector;
@@ -54,6 +57,13 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
         partial: o.include_partial,
     };
     let chosen = columns::choose(c, &keep, label_depth, o.columns.as_deref(), &inc)?;
+    let mut ids = vec![0; chosen.columns.len()];
+    for (id, p) in chosen.pos.iter().enumerate() {
+        if let Some(p) = p.filter(|&p| p < ids.len()) {
+            ids[p] = id;
+        }
+    }
+    let facts = facts::differing(c, &ids);
     let columns = chosen.columns;
     let all = columns.len() + chosen.unfinished.len();
     let mut rows = rows::rows(c, &keep, &chosen.pos, all, o)?;
@@ -86,6 +96,7 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     Ok(Table {
         overall,
         columns,
+        facts,
         unfinished: chosen.unfinished,
         level_keys: columns::level_keys(&spec.cols, label_depth),
         rows,

@@ -255,10 +255,20 @@ impl From<String> for Note {
     }
 }
 
+/// An environment fact that differs between the columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fact {
+    pub key: String,
+    pub values: Vec<Option<String>>,
+}
+
 /// The matrix, ready to render.
 #[derive(Clone, Debug)]
 pub struct Table {
     pub columns: Vec<Column>,
+    /// The environment facts that differ between the columns (one value per column; None
+    /// where a column's records do not say).
+    pub facts: Vec<Fact>,
     /// Columns whose every run was left out (unfinished): in no matrix, but in the tidy CSV.
     pub unfinished: Vec<Column>,
     /// Names of the header levels (`label.1`...).
@@ -343,12 +353,18 @@ impl Table {
                 stale: Vec::new(),
             })
             .collect();
+        // The facts belong to the old columns, now rows: a note names them.
+        let mut notes = self.notes;
+        if let Some(n) = facts_note(&self.facts, &self.columns) {
+            notes.insert(0, n.into());
+        }
         Table {
             columns,
+            facts: Vec::new(),
             unfinished: Vec::new(),
             level_keys: vec!["row".into()],
             rows,
-            notes: self.notes,
+            notes,
             verbose: self.verbose,
             overall: Vec::new(),
             stat: self.stat,
@@ -356,6 +372,26 @@ impl Table {
             transposed: true,
         }
     }
+}
+
+/// `facts that differ: KEY (COLUMN: VALUE, COLUMN: VALUE); ...`, for a matrix whose columns
+/// cannot carry them.
+pub fn facts_note(facts: &[Fact], columns: &[Column]) -> Option<String> {
+    if facts.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = facts
+        .iter()
+        .map(|f| {
+            let vals: Vec<String> = columns
+                .iter()
+                .zip(&f.values)
+                .map(|(c, v)| format!("{}: {}", c.key, v.as_deref().unwrap_or("-")))
+                .collect();
+            format!("{} ({})", f.key, vals.join(", "))
+        })
+        .collect();
+    Some(format!("facts that differ: {}.", each.join("; ")))
 }
 
 fn level_of(c: &Column, l: usize) -> &str {

@@ -229,9 +229,11 @@ pub fn document(t: &Table) -> String {
         ));
         y += h;
     }
-    // The notes under the charts, as under every table: what was left out, pooled, compared.
-    for n in &t.notes {
-        let lines = wrap(&n.full(), 120);
+    // The notes under the charts, as under every table: the facts that differ between the
+    // columns, what was left out, pooled, compared.
+    let facts = crate::matrix::facts_note(&t.facts, &t.columns);
+    for n in facts.into_iter().chain(t.notes.iter().map(|n| n.full())) {
+        let lines = wrap(&n, 120);
         text_lines(&mut body, 8.0, y + 12.0, " class=\"note\"", &lines);
         y += LINE * lines.len() as f64 + 8.0;
     }

@@ -1,6 +1,8 @@
 //! The CSV format: a tidy table for spreadsheets and data frames, one line per cell with a
 //! header line, every number in base units and parseable as a float (empty where there is
-//! none), and a line (n 0) for each cell of a column whose every run was left out; with `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
+//! none), and a line (n 0) for each cell of a column whose every run was left out; each
+//! line carries its column's facts that differ from the other columns' (`fact_KEY`); with
+//! `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
 
 use crate::matrix::{Cell, Delta, Row, Table};
 
@@ -43,7 +45,8 @@ fn opt(v: Option<f64>) -> String {
 
 /// The header's column keys and, per column of the table, their values: the label's levels
 /// (`label`, or `label_1`, `label_2`... down to the deepest label's, when it has levels) and
-/// every other column key. A column with a shallower label has its missing levels empty.
+/// every other column key, then `fact_KEY` for each environment fact that differs between
+/// the columns. A column with a shallower label has its missing levels empty.
 fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
     let columns: Vec<&crate::matrix::Column> = t.columns.iter().chain(&t.unfinished).collect();
     let levels = t
@@ -64,16 +67,26 @@ fn column_keys(t: &Table) -> (Vec<String>, Vec<Vec<String>>) {
     };
     let vals = columns
         .iter()
-        .map(|c| {
-            keys.iter()
-                .map(|k| {
-                    let v = c.dims.iter().find(|(ck, _)| ck == k).map_or("", |(_, v)| v);
-                    crate::matrix::visible(v)
-                })
-                .collect()
+        .enumerate()
+        .map(|(j, c)| {
+            let dims = keys.iter().map(|k| {
+                let v = c.dims.iter().find(|(ck, _)| ck == k).map_or("", |(_, v)| v);
+                crate::matrix::visible(v)
+            });
+            // Then the column's value of each fact that differs (empty where it does not say).
+            let facts = t
+                .facts
+                .iter()
+                .map(move |f| f.values.get(j).cloned().flatten().unwrap_or_default());
+            dims.chain(facts).collect()
         })
         .collect();
-    let header = keys.iter().map(|k| k.replace('.', "_")).collect();
+    let mut header: Vec<String> = keys.iter().map(|k| k.replace('.', "_")).collect();
+    header.extend(
+        t.facts
+            .iter()
+            .map(|f| format!("fact_{}", f.key.replace('.', "_"))),
+    );
     (header, vals)
 }
 

@@ -31,7 +31,7 @@ fn class(c: &Cell, better: Better) -> String {
 /// of `rows` (the matrix as built).
 pub(super) fn html(t: &Table, rows: &Table) -> String {
     let mut o = String::new();
-    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix report</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down, td.better, td.worse { font-weight: bold; }\ntd.better { color: #1b5e20; background: #e8f5e9; }\ntd.worse { color: #b71c1c; background: #ffebee; }\ntd.baseline { background: #f0f0f0; }\ntr.overall th, tr.overall td { border-top: 2px solid #333; }\nsvg.chart { display: block; margin: 1em 0; }\n.unit, .legend { fill: #444; }\n</style>\n</head>\n<body>\n");
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>benchmatrix report</title>\n<style>\ntable { border-collapse: collapse; font-family: sans-serif; }\nth, td { border: 1px solid #999; padding: 0.2em 0.5em; }\nthead th { text-align: center; }\ntbody th { text-align: left; font-weight: normal; }\ntd { text-align: right; font-variant-numeric: tabular-nums; }\ntd.missing { color: #999; }\ntd.up, td.down, td.better, td.worse { font-weight: bold; }\ntd.better { color: #1b5e20; background: #e8f5e9; }\ntd.worse { color: #b71c1c; background: #ffebee; }\ntd.baseline { background: #f0f0f0; }\ntr.overall th, tr.overall td { border-top: 2px solid #333; }\ntable.facts td { text-align: left; }\ntable.facts td.differs { background: #fff3cd; font-weight: bold; }\nsvg.chart { display: block; margin: 1em 0; }\n.unit, .legend { fill: #444; }\n</style>\n</head>\n<body>\n");
     let n = t.columns.len();
     if n <= PAGE {
         matrix(&mut o, t, 0, n);
@@ -48,6 +48,7 @@ pub(super) fn html(t: &Table, rows: &Table) -> String {
             matrix(&mut o, t, lo, hi);
         }
     }
+    facts(&mut o, t);
     for n in &t.notes {
         match &n.detail {
             Some(d) => o.push_str(&format!(
@@ -117,6 +118,52 @@ fn matrix(o: &mut String, t: &Table, lo: usize, hi: usize) {
                         c.n,
                         html_escape(&c.text)
                     ));
+                }
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+}
+
+/// The facts that differ between the columns, as a table of their own; a cell whose value
+/// is not the reference column's (the baseline's, else the first column's) is marked
+/// `differs`.
+fn facts(o: &mut String, t: &Table) {
+    if t.facts.is_empty() {
+        return;
+    }
+    let reference = t
+        .baseline
+        .as_ref()
+        .and_then(|b| {
+            let is_base = |c: &&crate::matrix::Column| {
+                c.key == *b || c.dims.iter().any(|(k, v)| k == "label" && v == b)
+            };
+            t.columns.iter().position(|c| is_base(&c))
+        })
+        .unwrap_or(0);
+    o.push_str("<h2 id=\"facts\">Facts that differ between the columns</h2>\n<table class=\"facts\">\n<thead>\n<tr><th></th>");
+    for c in &t.columns {
+        o.push_str(&format!("<th scope=\"col\">{}</th>", html_escape(&c.key)));
+    }
+    o.push_str("</tr>\n</thead>\n<tbody>\n");
+    for f in &t.facts {
+        o.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>",
+            html_escape(&f.key)
+        ));
+        let base = f.values.get(reference).cloned().flatten();
+        for v in &f.values {
+            match v {
+                None => o.push_str(&format!("<td class=\"missing\">{MISSING}</td>")),
+                Some(v) => {
+                    let class = if Some(v) != base.as_ref() {
+                        " class=\"differs\""
+                    } else {
+                        ""
+                    };
+                    o.push_str(&format!("<td{class}>{}</td>", html_escape(v)));
                 }
             }
         }

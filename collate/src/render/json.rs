@@ -1,5 +1,6 @@
 //! The JSON format: the matrix with every figure in base units, each cell's comparison and
-//! runs, the notes and the overall line, for programs.
+//! runs, each column's facts that differ from the others', the notes and the overall line,
+//! for programs.
 
 use crate::matrix::{Cell, Delta, Row, Table};
 use serde_json::{Value, json};
@@ -17,10 +18,20 @@ fn dims_obj(d: &[(String, String)]) -> Value {
 }
 
 pub(super) fn json_doc(t: &Table) -> String {
+    // Each column with the facts that differ between the columns: its value of each (null
+    // where its records do not say).
     let columns: Vec<Value> = t
         .columns
         .iter()
-        .map(|c| json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims)}))
+        .enumerate()
+        .map(|(j, c)| {
+            let facts: serde_json::Map<String, Value> = t
+                .facts
+                .iter()
+                .map(|f| (f.key.clone(), json!(f.values.get(j).cloned().flatten())))
+                .collect();
+            json!({"key": c.key, "levels": c.levels, "dims": dims_obj(&c.dims), "facts": facts})
+        })
         .collect();
     let doc = json!({
         "stat": t.stat,

@@ -127,6 +127,25 @@ fn cell_text(c: &Slot) -> &str {
     c.as_ref().map(|c| c.text.as_str()).unwrap_or(MISSING)
 }
 
+/// The title of the facts block (the environment facts that differ between the columns).
+pub const FACTS: &str = "facts that differ";
+
+/// The longest fact text the text matrix shows (a longer one ends in `…`; every other
+/// format shows it whole).
+const FACT_WIDTH: usize = 32;
+
+/// A fact's value as the text matrix shows it: `-` where the column does not say.
+fn fact_text(v: &Option<String>) -> String {
+    match v {
+        None => MISSING.to_string(),
+        Some(s) if width(s) > FACT_WIDTH => {
+            let cut: String = s.chars().take(FACT_WIDTH - 1).collect();
+            format!("{cut}…")
+        }
+        Some(s) => s.clone(),
+    }
+}
+
 /// Column widths: every cell and single-column header fits with `min_single` spaces of
 /// padding; a header spanning columns fits with `min_span`, counting `sep` characters
 /// between the columns it spans (the last column of a span takes what is missing).
@@ -141,6 +160,11 @@ fn widths(
     for r in &t.rows {
         for (j, c) in r.cells.iter().enumerate() {
             w[j] = w[j].max(width(&esc(cell_text(c))) + min_single);
+        }
+    }
+    for f in &t.facts {
+        for (j, v) in f.values.iter().enumerate().take(w.len()) {
+            w[j] = w[j].max(width(&esc(&fact_text(v))) + min_single);
         }
     }
     for level in 0..t.depth() {
@@ -183,7 +207,12 @@ fn center(s: &str, w: usize) -> String {
 fn text(t: &Table) -> String {
     let id = |s: &str| s.to_string();
     let w = widths(t, &id, 0, 0, 2);
-    let tw = t.rows.iter().map(|r| width(&r.title)).max().unwrap_or(0);
+    let fact_titles: Vec<String> = t.facts.iter().map(|f| format!("  {}", f.key)).collect();
+    let tw = t.rows.iter().map(|r| width(&r.title));
+    let tw = tw
+        .chain(fact_titles.iter().map(|s| width(s)))
+        .max()
+        .unwrap_or(0);
     let gap = "  ";
     let mut out = String::new();
     for level in 0..t.depth() {
@@ -199,6 +228,20 @@ fn text(t: &Table) -> String {
             }
         }
         out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if !t.facts.is_empty() {
+        out.push_str(FACTS);
+        out.push_str(":\n");
+        for (f, title) in t.facts.iter().zip(&fact_titles) {
+            let mut line = pad_right(title, tw);
+            for (j, v) in f.values.iter().enumerate() {
+                line.push_str(gap);
+                line.push_str(&pad_left(&fact_text(v), w[j]));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
         out.push('\n');
     }
     for r in &t.rows {
@@ -258,7 +301,13 @@ fn dokuwiki(t: &Table) -> String {
     // it; a spanning header holds two on each side, so that DokuWiki centres it.
     let w = widths(t, &doku_escape, 2, 4, 0);
     let titles: Vec<String> = t.rows.iter().map(|r| doku_escape(&r.title)).collect();
-    let tw = titles.iter().map(|s| width(s)).max().unwrap_or(1).max(1);
+    let fact_titles: Vec<String> = t
+        .facts
+        .iter()
+        .map(|f| doku_escape(&format!("fact: {}", f.key)))
+        .collect();
+    let tw = titles.iter().chain(&fact_titles).map(|s| width(s));
+    let tw = tw.max().unwrap_or(1).max(1);
     let mut out = String::new();
     for level in 0..t.depth() {
         out.push('^');
@@ -276,6 +325,18 @@ fn dokuwiki(t: &Table) -> String {
                 out.push_str(&center(&e, total));
                 out.push_str(&"^".repeat(span));
             }
+        }
+        out.push('\n');
+    }
+    // A fact's title is a header cell: it describes the column, it is no measurement.
+    for (f, title) in t.facts.iter().zip(&fact_titles) {
+        out.push('^');
+        out.push_str(&pad_right(title, tw));
+        out.push('|');
+        for (j, v) in f.values.iter().enumerate() {
+            let text = v.as_deref().unwrap_or(MISSING);
+            out.push_str(&pad_left(&doku_escape(text), w[j]));
+            out.push('|');
         }
         out.push('\n');
     }
@@ -333,6 +394,17 @@ fn markdown(t: &Table) -> String {
         out.push_str("---:|");
     }
     out.push('\n');
+    for f in &t.facts {
+        out.push_str("| *fact:* ");
+        out.push_str(&md_escape(&f.key));
+        out.push_str(" |");
+        for v in &f.values {
+            out.push(' ');
+            out.push_str(&md_escape(v.as_deref().unwrap_or(MISSING)));
+            out.push_str(" |");
+        }
+        out.push('\n');
+    }
     for r in &t.rows {
         out.push_str("| ");
         out.push_str(&md_escape(&r.title));

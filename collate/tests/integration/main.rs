@@ -4,6 +4,7 @@
 mod browser;
 mod cli;
 mod common;
+mod facts;
 mod formats;
 mod headlines;
 mod odd_input;
