@@ -111,7 +111,7 @@ pub fn command() -> Command {
                 .short('s')
                 .long("size")
                 .value_name("SIZE")
-                .help("Buffer of the bandwidth probes (default: 4x the last-level cache, at least 64M; 4k = 4096)"),
+                .help("Buffer of the bandwidth probes (default: 4x the last-level cache, at least 64M, at most an eighth of memory or of the cgroup memory limit; 4k = 4096)"),
         )
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)

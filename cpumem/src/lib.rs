@@ -98,11 +98,18 @@ const MIN_STREAM: u64 = 64 << 20;
 const MIN_CHASE: u64 = 256 << 20;
 
 /// The buffer sizes: 4x (bandwidth) and 8x (chase) the last-level cache, at least 64 MiB
-/// and 256 MiB, and by default no more than an eighth of memory each (a copy has two).
+/// and 256 MiB, and by default no more than an eighth of memory each (a copy has two), or of
+/// the cgroup's memory limit where that is less (a container's OOM killer would end the run).
 fn sizes(o: &cli::Opts, llc: Option<u64>, loop_s: f64) -> Sizes {
-    let mem = measure::envfacts::Probe::system()
+    let probe = measure::envfacts::Probe::system();
+    let limit = probe
+        .cgroup_facts()
+        .get("memory_limit_bytes")
+        .and_then(|v| v.as_u64());
+    let mem = probe
         .memory_bytes()
-        .unwrap_or(u64::MAX);
+        .unwrap_or(u64::MAX)
+        .min(limit.unwrap_or(u64::MAX));
     let cap = (mem / 8).max(16 << 20);
     let llc = llc.unwrap_or(32 << 20);
     Sizes {
