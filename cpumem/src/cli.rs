@@ -26,7 +26,11 @@ Every figure is of the operation, not of the loop around it: the timer is read o
 batch, the work's results go through std::hint::black_box so that the compiler cannot drop \
 it, and the two shortest operations (syscall, clock) have the cost of an empty loop's \
 iteration, measured at the start, subtracted. Calibration runs before each probe's batches \
-(unrecorded) warm the caches and the code.
+(unrecorded) warm the caches and the code, and set the operations per batch: by the thread's \
+CPU time for the probes whose work is the thread's own (all but pipe and spawn), so that a \
+batch is the same work under a cgroup CPU quota as without one. A batch then takes longer \
+under the quota, and its figure (wall time) shows what the quota costs in every batch, not \
+only in those a throttle happened to fall in.
 
 begin records the CPU model, the frequency governor where the kernel shows one, the \
 clocksource, the transparent huge page setting, the last-level cache and the CPUs used \

@@ -81,17 +81,32 @@ fn interrupted(e: &io::Error) -> bool {
     measure::signal::interrupted() || e.kind() == io::ErrorKind::Interrupted
 }
 
-/// Runs `n` doubling (by 4) until one run takes an eighth of a batch: the operations per
-/// batch then follow from that run's rate. The runs warm caches and code; none is recorded.
-fn calibrate(op: &mut dyn Op, plan: Plan) -> io::Result<u64> {
+/// The calling thread's CPU time in seconds.
+fn thread_cpu_s() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Runs `n` quadrupling until one run takes an eighth of a batch: the operations per batch
+/// then follow from that run's rate, by the thread's CPU time where the work is its own
+/// (`by_cpu`: a run that a CPU quota throttled would otherwise make the batches short enough
+/// to fit between the throttles, and the quota would show in some batches and not others).
+/// The runs warm caches and code; none is recorded.
+fn calibrate(op: &mut dyn Op, plan: Plan, by_cpu: bool) -> io::Result<u64> {
     let mut n: u64 = 1;
     loop {
+        let cpu0 = if by_cpu { thread_cpu_s() } else { 0.0 };
         let t = op.run(n)?;
+        let busy = if by_cpu {
+            (thread_cpu_s() - cpu0).min(t)
+        } else {
+            t
+        };
         if measure::signal::interrupted() {
             return Err(io::ErrorKind::Interrupted.into());
         }
         if t >= plan.batch_s / 8.0 || n >= 1 << 40 {
-            let per_op = t.max(1e-9) / n as f64;
+            let per_op = busy.max(1e-9) / n as f64;
             return Ok(((plan.batch_s / per_op) as u64).max(1));
         }
         n *= if t < plan.batch_s / 1000.0 { 16 } else { 4 };
@@ -114,7 +129,7 @@ pub fn run_probe(p: Probe, sizes: &Sizes, plan: Plan, s: &mut Session) -> Result
         Err(e) if interrupted(&e) => return Ok(Ended::Interrupted(None)),
         Err(e) => return failed(s, spec, format!("preparing: {e}")),
     };
-    let ops = match calibrate(op.as_mut(), plan) {
+    let ops = match calibrate(op.as_mut(), plan, spec.own_work) {
         Ok(n) => n,
         Err(e) if interrupted(&e) => return Ok(Ended::Interrupted(None)),
         Err(e) => return failed(s, spec, e.to_string()),

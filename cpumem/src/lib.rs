@@ -36,7 +36,9 @@
 //!
 //! # Measuring the operation, not the loop
 //!
-//! Each batch is one timed loop of many operations (calibrated to about `-t / -c`), so the
+//! Each batch is one timed loop of many operations (calibrated to about `-t / -c` of the
+//! thread's CPU time where the work is the thread's own, so that a CPU quota shows in every
+//! batch), so the
 //! timer's own cost is spread thin; the work's results go through `std::hint::black_box`;
 //! for the two shortest operations (syscall and clock) the cost of an empty loop's
 //! iteration, measured once at the start, is subtracted. See `cpumem --help` for what each

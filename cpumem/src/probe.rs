@@ -39,6 +39,11 @@ pub struct Spec {
     /// of the summary's statistics).
     pub key: &'static str,
     pub figure: Figure,
+    /// Whether all of an operation's work runs on the calling thread (not a forked process
+    /// or a spawned program's), so that the thread's CPU time measures it: the calibration
+    /// then counts CPU time, and a batch is the same work under a CPU quota as without one
+    /// (it takes longer there, and so shows what the quota costs).
+    pub own_work: bool,
     /// One operation, as `--help` and the man page say.
     pub op: &'static str,
 }
@@ -51,6 +56,7 @@ pub const PROBES: &[Spec] = &[
         role: "system call round trip",
         key: "syscall_s",
         figure: Figure::PerOp,
+        own_work: true,
         op: "getppid(2) as a raw system call (never the vDSO), the empty loop's cost subtracted",
     },
     Spec {
@@ -59,6 +65,7 @@ pub const PROBES: &[Spec] = &[
         role: "pipe round trip between two processes",
         key: "pipe_round_trip_s",
         figure: Figure::PerOp,
+        own_work: false,
         op: "one byte to a forked process over a pipe and one back over another: two context \
              switches when the processes share a CPU (perf bench sched pipe's operation)",
     },
@@ -68,6 +75,7 @@ pub const PROBES: &[Spec] = &[
         role: "process spawn and wait",
         key: "spawn_s",
         figure: Figure::PerOp,
+        own_work: false,
         op: "posix_spawn(3) of a static program of about 130 bytes that only exits, and waitpid(2) for it",
     },
     Spec {
@@ -76,6 +84,7 @@ pub const PROBES: &[Spec] = &[
         role: "page fault on first touch",
         key: "page_fault_s",
         figure: Figure::PerOp,
+        own_work: true,
         op: "the first write to one page of a fresh anonymous mapping (MADV_NOHUGEPAGE, no \
              prefault): the fault, the page's allocation and zeroing; mmap and munmap untimed",
     },
@@ -85,6 +94,7 @@ pub const PROBES: &[Spec] = &[
         role: "memory read bandwidth",
         key: "mem_read_bytes_per_s",
         figure: Figure::Bandwidth,
+        own_work: true,
         op: "a pass summing every 8-byte word of a buffer of 4x the last-level cache (-s)",
     },
     Spec {
@@ -93,6 +103,7 @@ pub const PROBES: &[Spec] = &[
         role: "memory write bandwidth",
         key: "mem_write_bytes_per_s",
         figure: Figure::Bandwidth,
+        own_work: true,
         op: "a pass storing every 8-byte word of the buffer (plain stores, so the line fills \
              the CPU makes before writing count in the time, not in the bytes)",
     },
@@ -102,6 +113,7 @@ pub const PROBES: &[Spec] = &[
         role: "memory copy bandwidth",
         key: "mem_copy_bytes_per_s",
         figure: Figure::Bandwidth,
+        own_work: true,
         op: "one memcpy of the buffer into a second one as large; the bytes copied count, as \
              perf bench mem memcpy counts them",
     },
@@ -111,6 +123,7 @@ pub const PROBES: &[Spec] = &[
         role: "memory load latency of a random chase",
         key: "mem_latency_s",
         figure: Figure::PerOp,
+        own_work: true,
         op: "one load that depends on the last, a random cyclic chase over 64-byte lines of a \
              buffer of 8x the last-level cache and at least 256 MiB in 4 KiB pages (far beyond \
              the caches and the TLB's reach)",
@@ -121,6 +134,7 @@ pub const PROBES: &[Spec] = &[
         role: "monotonic clock read",
         key: "clock_read_s",
         figure: Figure::PerOp,
+        own_work: true,
         op: "clock_gettime(CLOCK_MONOTONIC) through the vDSO as programs call it (a trap when \
              the clocksource, named in begin, cannot be read from user space), the empty \
              loop's cost subtracted",

@@ -10,6 +10,7 @@ mod every_mode;
 mod fleet;
 mod install;
 mod layout;
+mod local_envs;
 mod manpages;
 mod names;
 mod reader_props;
