@@ -79,6 +79,43 @@ fn leftovers() -> Vec<String> {
     left
 }
 
+/// The facts that differ: the limits, the namespaces and the container (and the
+/// virtualization where the host's differs), and nothing that is the same in both.
+fn check_facts(m: &Value) {
+    let facts = &m["columns"][1]["facts"];
+    let mut named: Vec<&str> = facts
+        .as_object()
+        .expect("facts")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    named.sort_unstable();
+    let mut want = vec![
+        "container",
+        "cpu_quota",
+        "io_throttle",
+        "memory_limit_bytes",
+        "namespaces",
+    ];
+    if m["columns"][0]["facts"]["virtualization"] != facts["virtualization"] {
+        want.push("virtualization");
+    }
+    want.sort_unstable();
+    assert_eq!(named, want, "{facts}");
+    assert_eq!(facts["cpu_quota"], "25000/100000");
+    assert_eq!(facts["memory_limit_bytes"], "1073741824");
+    let throttle = facts["io_throttle"].as_str().unwrap_or("");
+    assert!(throttle.ends_with(" wbps=20971520"), "{throttle}");
+    assert_eq!(facts["container"], "benchmatrix-local-envs");
+    for f in facts.as_object().into_iter().flatten() {
+        assert_ne!(
+            &m["columns"][0]["facts"][f.0], f.1,
+            "{} is the same in both",
+            f.0
+        );
+    }
+}
+
 #[test]
 fn a_limited_container_is_slower_by_its_limits_and_the_facts_say_why() {
     if !need_root("a container's cgroup and network namespace")
@@ -131,40 +168,7 @@ fn a_limited_container_is_slower_by_its_limits_and_the_facts_say_why() {
         (direct / THROTTLE - 1.0).abs() <= 0.10,
         "O_DIRECT write {direct} B/s under a {THROTTLE} B/s throttle"
     );
-    // The facts that differ: the limits, the namespaces and the container, and nothing that
-    // is the same in both.
-    let facts = &m["columns"][1]["facts"];
-    let mut named: Vec<&str> = facts
-        .as_object()
-        .expect("facts")
-        .keys()
-        .map(String::as_str)
-        .collect();
-    named.sort_unstable();
-    let mut want = vec![
-        "container",
-        "cpu_quota",
-        "io_throttle",
-        "memory_limit_bytes",
-        "namespaces",
-    ];
-    if m["columns"][0]["facts"]["virtualization"] != facts["virtualization"] {
-        want.push("virtualization");
-    }
-    want.sort_unstable();
-    assert_eq!(named, want, "{facts}");
-    assert_eq!(facts["cpu_quota"], "25000/100000");
-    assert_eq!(facts["memory_limit_bytes"], "1073741824");
-    let throttle = facts["io_throttle"].as_str().unwrap_or("");
-    assert!(throttle.ends_with(" wbps=20971520"), "{throttle}");
-    assert_eq!(facts["container"], "benchmatrix-local-envs");
-    for f in facts.as_object().into_iter().flatten() {
-        assert_ne!(
-            &m["columns"][0]["facts"][f.0], f.1,
-            "{} is the same in both",
-            f.0
-        );
-    }
+    check_facts(&m);
     assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     empty_dir(tmp.path());
 }
