@@ -4,6 +4,7 @@
 //! their pid, and the release binaries every test drives. Each part is removed by its Drop,
 //! even when a test fails.
 
+pub mod alone;
 pub mod bridge;
 pub mod captured;
 pub mod loopdev;
@@ -16,6 +17,7 @@ pub mod routed;
 pub mod signal;
 pub mod skip;
 
+pub use alone::alone;
 pub use bridge::Bridge;
 pub use captured::Captured;
 pub use loopdev::LoopDev;

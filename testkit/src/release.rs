@@ -31,8 +31,10 @@ pub fn bin(name: &str) -> PathBuf {
 
 /// Builds every binary of the workspace in release once per test process (cargo gives an
 /// integration test only its own package's binaries, and only in the test's profile), then
-/// returns the directory that holds them.
+/// returns the directory that holds them. The calling test shares the machine from here on
+/// (see [`crate::alone`]).
 pub fn bin_dir() -> PathBuf {
+    crate::alone::share();
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

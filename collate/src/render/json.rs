@@ -2,7 +2,7 @@
 //! runs, each column's facts that differ from the others', the notes and the overall line,
 //! for programs.
 
-use crate::matrix::{Cell, Delta, Row, Table};
+use crate::matrix::{Better, Cell, Delta, Row, Table};
 use serde_json::{Value, json};
 
 fn num(v: f64) -> Value {
@@ -84,7 +84,7 @@ fn row_json(r: &Row) -> Value {
     let cells: Vec<Value> = r
         .cells
         .iter()
-        .map(|c| c.as_deref().map_or(Value::Null, cell_json))
+        .map(|c| c.as_deref().map_or(Value::Null, |c| cell_json(c, r.better)))
         .collect();
     json!({
         "title": r.title,
@@ -100,8 +100,9 @@ fn row_json(r: &Row) -> Value {
     })
 }
 
-/// One cell: n, value and CI in base units, its runs, its comparison with the baseline.
-fn cell_json(c: &Cell) -> Value {
+/// One cell: n, value and CI in base units, its runs, its comparison with the baseline and
+/// the verdict that comparison gives in a row where `better` holds.
+fn cell_json(c: &Cell, better: Better) -> Value {
     let mut m = json!({
         "n": c.n,
         "runs": c.runs,
@@ -133,6 +134,9 @@ fn cell_json(c: &Cell) -> Value {
             Delta::NoBaseline => json!({"baseline_missing": true}),
         };
         m["compare"] = dv;
+        if let Some(v) = c.verdict(better) {
+            m["compare"]["verdict"] = json!(v.word());
+        }
     }
     m
 }

@@ -1,7 +1,9 @@
-//! `fleet/local-envs` for real: the suite bare and in a limited container (25% of one CPU, a
-//! 20 MiB/s write throttle, 1 GiB of memory), collated; the container's CPU rows are slower
-//! by the quota and significantly so, its O_DIRECT write runs at the throttle, the facts that
-//! differ name the limits and nothing else, and nothing is left behind.
+//! `fleet/local-envs` for real: the suite bare, in a limited container (25% of one CPU, a
+//! 20 MiB/s write throttle, 1 GiB of memory) and in a QEMU guest (TCG here), collated; the
+//! container's CPU rows are slower by the quota and significantly so, its O_DIRECT write runs
+//! at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
+//! are marked worse, the facts that differ name the limits and the virtualization and
+//! nothing that is the same, and nothing is left behind.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -22,7 +24,16 @@ fn local_envs(res: &Path, tmp: &Path, args: &[&str]) -> Value {
             "--dir",
             &tmp.to_string_lossy(),
         ])
-        .args(["-f", "json"])
+        .args(["-f", "json", "--cache", &vm_cache().to_string_lossy()])
+        .args([
+            "--runs",
+            "4",
+            "--only",
+            "net,icmp,cpu,disk",
+            "--disk-size",
+            "32M",
+        ])
+        .args(["--cpu-quota", "25", "--write-bps", "20M"])
         .args(args)
         .env("BENCHMATRIX_BIN", bin_dir())
         .env("TMPDIR", tmp)
@@ -32,6 +43,11 @@ fn local_envs(res: &Path, tmp: &Path, args: &[&str]) -> Value {
     assert!(out.status.success(), "fleet/local-envs: {}", explain(&out));
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)))
+}
+
+/// The guest's kernel and initramfs, kept between runs under the target directory.
+fn vm_cache() -> std::path::PathBuf {
+    testkit::release::target_dir().join("vm-cache")
 }
 
 /// The row whose name and metric are these.
@@ -45,11 +61,9 @@ fn row<'a>(m: &'a Value, name: &str, metric: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {name} {metric} in {m}"))
 }
 
-/// Bare's and the container's values of a row, and whether the difference is significant.
-fn pair(m: &Value, name: &str, metric: &str) -> (f64, f64, bool) {
-    let r = row(m, name, metric);
-    let v = |j: usize| r["cells"][j]["value"].as_f64().unwrap_or(f64::NAN);
-    (v(0), v(1), r["cells"][1]["compare"]["significant"] == true)
+/// The value of a row's cell `j`, in base units.
+fn value(r: &Value, j: usize) -> f64 {
+    r["cells"][j]["value"].as_f64().unwrap_or(f64::NAN)
 }
 
 /// What the container made and must not leave: network namespaces, veth ends and cgroups
@@ -79,17 +93,18 @@ fn leftovers() -> Vec<String> {
     left
 }
 
-/// The facts that differ: the limits, the namespaces and the container (and the
-/// virtualization where the host's differs), and nothing that is the same in both.
-fn check_facts(m: &Value) {
-    let facts = &m["columns"][1]["facts"];
-    let mut named: Vec<&str> = facts
+/// The facts that set the container apart from bare: its limits, namespaces and container
+/// (and the virtualization, which names the container first), nothing that is the same.
+fn check_container_facts(m: &Value) {
+    let (bare, boxed) = (&m["columns"][0]["facts"], &m["columns"][1]["facts"]);
+    let mut differ: Vec<&str> = boxed
         .as_object()
         .expect("facts")
-        .keys()
-        .map(String::as_str)
+        .iter()
+        .filter(|(k, v)| bare[k.as_str()] != **v)
+        .map(|(k, _)| k.as_str())
         .collect();
-    named.sort_unstable();
+    differ.sort_unstable();
     let mut want = vec![
         "container",
         "cpu_quota",
@@ -97,27 +112,102 @@ fn check_facts(m: &Value) {
         "memory_limit_bytes",
         "namespaces",
     ];
-    if m["columns"][0]["facts"]["virtualization"] != facts["virtualization"] {
+    if bare["virtualization"] != boxed["virtualization"] {
         want.push("virtualization");
     }
     want.sort_unstable();
-    assert_eq!(named, want, "{facts}");
-    assert_eq!(facts["cpu_quota"], "25000/100000");
-    assert_eq!(facts["memory_limit_bytes"], "1073741824");
-    let throttle = facts["io_throttle"].as_str().unwrap_or("");
+    assert_eq!(differ, want, "{boxed}");
+    assert_eq!(boxed["cpu_quota"], "25000/100000");
+    assert_eq!(boxed["memory_limit_bytes"], "1073741824");
+    let throttle = boxed["io_throttle"].as_str().unwrap_or("");
     assert!(throttle.ends_with(" wbps=20971520"), "{throttle}");
-    assert_eq!(facts["container"], "benchmatrix-local-envs");
-    for f in facts.as_object().into_iter().flatten() {
-        assert_ne!(
-            &m["columns"][0]["facts"][f.0], f.1,
-            "{} is the same in both",
-            f.0
+    assert_eq!(boxed["container"], "benchmatrix-local-envs");
+}
+
+/// The facts block lists the quota, the throttle and the virtualization, and only facts
+/// whose values are not the same in every column.
+fn check_facts_block(m: &Value) {
+    let columns = m["columns"].as_array().expect("columns");
+    let keys = columns[0]["facts"].as_object().expect("facts");
+    for want in ["cpu_quota", "io_throttle", "virtualization"] {
+        assert!(keys.contains_key(want), "{want} not among {keys:?}");
+    }
+    for key in keys.keys() {
+        let first = &columns[0]["facts"][key];
+        assert!(
+            columns.iter().any(|c| &c["facts"][key] != first),
+            "{key} is the same in every column"
         );
     }
 }
 
+/// The container's CPU rows are slower by the quota, and significantly; its O_DIRECT
+/// write runs at the throttle.
+fn check_container(m: &Value) {
+    // The pure CPU loops: a 25% quota stretches each 100 ms batch about fourfold.
+    for metric in ["syscall_s", "clock_read_s"] {
+        let r = row(m, "cpumem", metric);
+        let (bare, boxed) = (value(r, 0), value(r, 1));
+        assert!(
+            boxed / bare >= 2.5 && r["cells"][1]["compare"]["significant"] == true,
+            "{metric}: bare {bare}, container {boxed}"
+        );
+    }
+    let direct = value(row(m, "disk write (O_DIRECT)", "throughput_bytes_per_s"), 1);
+    assert!(
+        (direct / THROTTLE - 1.0).abs() <= 0.10,
+        "O_DIRECT write {direct} B/s under a {THROTTLE} B/s throttle"
+    );
+    check_container_facts(m);
+}
+
+/// The guest's blkwrite begin record, from its results file.
+fn guest_begin(res: &Path) -> Value {
+    let text = std::fs::read_to_string(res.join("vm.jsonl")).expect("the guest's records");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["type"] == "begin" && r["tool"] == "blkwrite")
+        .expect("the guest's blkwrite begin record")
+}
+
+/// The guest: its column says qemu, its begin records its clocksource and a virtio disk,
+/// and its emulated CPU's rows are marked worse (TCG runs about ten times slower).
+fn check_vm(m: &Value, res: &Path) {
+    assert_eq!(m["columns"][2]["facts"]["virtualization"], "qemu");
+    for metric in ["syscall_s", "clock_read_s", "spawn_s"] {
+        let r = row(m, "cpumem", metric);
+        assert_eq!(
+            r["cells"][2]["compare"]["verdict"], "worse",
+            "{metric}: {}",
+            r["cells"]
+        );
+    }
+    let begin = guest_begin(res);
+    let stack = begin["info"]["block_stack"].to_string();
+    assert!(stack.contains("virtio_blk"), "{stack}");
+    let clock = begin["info"]["clocksource"].as_str().unwrap_or("");
+    assert!(!clock.is_empty(), "{begin}");
+    assert_eq!(begin["info"]["vm"], "qemu", "{begin}");
+    // A guest's state directory (its disk image among it) goes when it powers off.
+    let runs: Vec<_> = std::fs::read_dir(vm_cache())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("run."))
+        .map(|e| e.path())
+        .collect();
+    assert!(runs.is_empty(), "left behind: {runs:?}");
+}
+
+/// Whether this machine can boot the guest (its packages: `.ci/run` installs them).
+fn vm_possible() -> bool {
+    ["qemu-system-x86_64", "busybox", "cpio", "depmod"]
+        .iter()
+        .all(|t| need_tool(t))
+}
+
 #[test]
-fn a_limited_container_is_slower_by_its_limits_and_the_facts_say_why() {
+fn bare_a_limited_container_and_a_guest_differ_by_what_makes_them_and_the_facts_say_why() {
     if !need_root("a container's cgroup and network namespace")
         || !["unshare", "nsenter", "ip", "findmnt", "ss"]
             .iter()
@@ -125,50 +215,30 @@ fn a_limited_container_is_slower_by_its_limits_and_the_facts_say_why() {
     {
         return;
     }
+    // Its figures compare timings: no other test's load may be in them.
+    let _alone = testkit::alone();
+    let with_vm = vm_possible();
+    let envs = if with_vm {
+        "bare,container,vm"
+    } else {
+        "bare,container"
+    };
     let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
     let res = tempfile::tempdir().expect("results");
     let port = testkit::free_port().to_string();
-    let m = local_envs(
-        res.path(),
-        tmp.path(),
-        &[
-            "--envs",
-            "bare,container",
-            "--runs",
-            "4",
-            "--only",
-            "net,icmp,cpu,disk",
-            "--disk-size",
-            "32M",
-            "--cpu-quota",
-            "25",
-            "--write-bps",
-            "20M",
-            "--port",
-            &port,
-        ],
-    );
+    let m = local_envs(res.path(), tmp.path(), &["--envs", envs, "--port", &port]);
     let keys: Vec<&str> = m["columns"]
         .as_array()
         .expect("columns")
         .iter()
         .map(|c| c["key"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(keys, ["bare", "container"]);
-    // The pure CPU loops: a 25% quota stretches each 100 ms batch about fourfold.
-    for metric in ["syscall_s", "clock_read_s"] {
-        let (bare, boxed, significant) = pair(&m, "cpumem", metric);
-        assert!(
-            boxed / bare >= 2.5 && significant,
-            "{metric}: bare {bare}, container {boxed}"
-        );
+    assert_eq!(keys.join(","), envs);
+    check_container(&m);
+    if with_vm {
+        check_vm(&m, res.path());
+        check_facts_block(&m);
     }
-    let (_, direct, _) = pair(&m, "disk write (O_DIRECT)", "throughput_bytes_per_s");
-    assert!(
-        (direct / THROTTLE - 1.0).abs() <= 0.10,
-        "O_DIRECT write {direct} B/s under a {THROTTLE} B/s throttle"
-    );
-    check_facts(&m);
     assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     empty_dir(tmp.path());
 }
