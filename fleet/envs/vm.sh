@@ -212,64 +212,74 @@ vm_cleanup() {
     vm_state=""
 }
 
-# vm_run CACHE REPO BIN LABEL RESULTS PORT TOKEN -- SUITE_ARGS...
-# Boots the guest (vm_prepare CACHE first) and runs REPO/benchmatrix with SUITE_ARGS in it,
-# the tools from BIN, its disk step on the guest's own virtio disk (VM_DISK_SIZE, default
-# 1G, ext4), its network rows measuring the link to this machine's --serve on 127.0.0.1
-# (PORT and PORT+1, token TOKEN) seen from the guest as 10.0.2.2; the records go to
-# RESULTS/LABEL.jsonl. VM_CPUS (2), VM_MEMORY (1G), VM_TIMEOUT (1800 s) size the guest.
-# Returns the suite's exit status (2 when the guest did not run it).
-vm_run() {
-    vm_cache=$1 vm_repo=$2 vm_bin=$3 vm_label=$4 vm_results=$5 vm_port=$6 vm_token=$7
-    shift 7
-    [ "${1:-}" = "--" ] && shift
-    vm_accel=$(vm_accel "$vm_cache") || return 2
-    vm_state=$(mktemp -d "$vm_cache/run.XXXXXX") || return 2
-    vm_disk=$vm_state/disk.img
-    truncate -s "${VM_DISK_SIZE:-1G}" "$vm_disk" &&
-        mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$vm_disk" || {
+# vm_new CACHE: a state directory for one guest (vm_state), where its caller writes the
+# job (job.sh, run in the guest's root as root) before vm_boot.
+vm_new() {
+    vm_state=$(mktemp -d "$1/run.XXXXXX") || return 2
+}
+
+# vm_boot CACHE BIND RESULTS: boots the guest with the job in vm_state. The paths in BIND
+# (space-separated) are this machine's, seen at the same place in the guest; RESULTS is
+# mounted there read-write. The guest's disks: vda, a fresh ext4 file system of
+# VM_DISK_SIZE (default 1G) mounted at /mnt/bench, and VM_EXTRA_DISKS (default 0) blank
+# ones of VM_EXTRA_SIZE (256M), vdb on. The modules of the guest's kernel are under its
+# /run/guest-kernel (modprobe -d /run/guest-kernel). VM_CPUS (2), VM_MEMORY (1G), VM_TIMEOUT (1800 s) size
+# the guest. Returns the job's exit status (2 when the guest did not run it) and removes
+# vm_state.
+vm_boot() {
+    vm_cache=$1 vm_bind=$2 vm_results=$3
+    vm_accel=$(vm_accel "$vm_cache") || { vm_cleanup; return 2; }
+    vm_disks=""
+    vm_i=0
+    while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
+        vm_disk=$vm_state/disk$vm_i.img
+        [ "$vm_i" = 0 ] && vm_size=${VM_DISK_SIZE:-1G} || vm_size=${VM_EXTRA_SIZE:-256M}
+        truncate -s "$vm_size" "$vm_disk" || { vm_cleanup; return 2; }
+        vm_disks="$vm_disks $vm_disk"
+        vm_i=$((vm_i + 1))
+    done
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$vm_state/disk0.img" || {
         echo "vm: cannot make the guest's disk in $vm_state" >&2
         vm_cleanup
         return 2
     }
-    # The disk is opened O_DIRECT (cache=none) so that the guest's O_DIRECT writes reach the
-    # host's disk, as on a hypervisor without a host page cache; where the cache directory's
-    # file system refuses O_DIRECT, through the host's cache, said.
+    # The disks are opened O_DIRECT (cache=none) so that the guest's O_DIRECT writes reach
+    # the host's disk, as on a hypervisor without a host page cache; where the cache
+    # directory's file system refuses O_DIRECT, through the host's cache, said.
     vm_dcache=none
-    dd if="$vm_disk" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
+    dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
         vm_dcache=writeback
-        echo "vm: $vm_cache refuses O_DIRECT: the guest's disk goes through this machine's page cache" >&2
+        echo "vm: $vm_cache refuses O_DIRECT: the guest's disks go through this machine's page cache" >&2
     }
     {
-        echo "VM_HOSTNAME=$(vm_quote "$(hostname)-$vm_label")"
+        echo "VM_HOSTNAME=$(vm_quote "$(hostname)-${vm_label:-vm}")"
         echo "VM_ADDR=10.0.2.15/24"
-        echo "VM_BIND=$(vm_quote "$vm_repo $vm_bin")"
+        echo "VM_BIND=$(vm_quote "$vm_bind")"
         echo "VM_RESULTS=$(vm_quote "$vm_results")"
         echo "VM_DIR=/mnt/bench"
     } >"$vm_state/vm.conf"
-    {
-        echo "cd $(vm_quote "$vm_repo") || exit 2"
-        echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
-        echo "export BENCHMATRIX_BIN=$(vm_quote "$vm_bin")"
-        printf 'exec ./benchmatrix --label %s --results %s --dir /mnt/bench --peer 10.0.2.2' \
-            "$(vm_quote "$vm_label")" "$(vm_quote "$vm_results")"
-        printf ' --port %s --token %s --no-matrix' "$(vm_quote "$vm_port")" "$(vm_quote "$vm_token")"
-        for vm_a in "$@"; do printf ' %s' "$(vm_quote "$vm_a")"; done
-        echo " </dev/null >/dev/console 2>&1"
-    } >"$vm_state/job.sh"
+    vm_drives=""
+    vm_i=0
+    for vm_disk in $vm_disks; do
+        vm_drives="$vm_drives -drive file=$vm_disk,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
+        vm_drives="$vm_drives -device virtio-blk-pci,drive=d$vm_i,serial=bm$vm_i"
+        vm_i=$((vm_i + 1))
+    done
     case $vm_accel in kvm) vm_cpu="-accel kvm -cpu host" ;; *) vm_cpu="-accel tcg,thread=multi -cpu max" ;; esac
     echo "vm: booting the guest ($vm_accel, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-1G})" >&2
     : >"$vm_state/console.log"
-    # shellcheck disable=SC2086 # $vm_cpu is options and their values, split on purpose.
+    vm_mods=$vm_cache/kernel/lib/modules
+    # shellcheck disable=SC2086 # $vm_cpu and $vm_drives are options, split on purpose.
     timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 $vm_cpu -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-1G}" \
         -nodefaults -no-user-config -display none -no-reboot \
         -serial "file:$vm_state/console.log" \
         -kernel "$vm_cache/vmlinux" -initrd "$vm_cache/initrd.cpio" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+        -virtfs "local,path=$vm_mods,mount_tag=modules,security_model=none,readonly=on" \
         -virtfs "local,path=$vm_state,mount_tag=bmstate,security_model=none" \
         -virtfs "local,path=$vm_results,mount_tag=results,security_model=none" \
-        -drive "file=$vm_disk,format=raw,if=none,id=d0,cache=$vm_dcache" -device virtio-blk-pci,drive=d0 \
+        $vm_drives \
         -netdev user,id=n0,ipv6=off,net=10.0.2.0/24 -device virtio-net-pci,netdev=n0,romfile= \
         </dev/null >"$vm_state/qemu.log" 2>&1 &
     vm_pid=$!
@@ -282,10 +292,49 @@ vm_run() {
     if [ -s "$vm_state/rc" ]; then
         vm_rc=$(cat "$vm_state/rc")
     else
-        echo "vm: the guest did not run the suite (qemu exit $vm_rc):" >&2
+        echo "vm: the guest did not run its job (qemu exit $vm_rc):" >&2
         tail -n 20 "$vm_state/qemu.log" >&2
         vm_rc=2
     fi
     vm_cleanup
     return "$vm_rc"
+}
+
+# vm_run CACHE REPO BIN LABEL RESULTS PORT TOKEN -- SUITE_ARGS...
+# Runs REPO/benchmatrix with SUITE_ARGS in a guest (vm_boot), the tools from BIN, its disk
+# step on the guest's own virtio disk, its network rows measuring the link to this
+# machine's --serve on 127.0.0.1 (PORT and PORT+1, token TOKEN), which the guest sees as
+# 10.0.2.2; the records go to RESULTS/LABEL.jsonl. Returns the suite's exit status.
+vm_run() {
+    vm_cache=$1 vm_repo=$2 vm_bin=$3 vm_label=$4 vm_results=$5 vm_port=$6 vm_token=$7
+    shift 7
+    [ "${1:-}" = "--" ] && shift
+    vm_new "$vm_cache" || return 2
+    {
+        echo "cd $(vm_quote "$vm_repo") || exit 2"
+        echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
+        echo "export BENCHMATRIX_BIN=$(vm_quote "$vm_bin")"
+        printf 'exec ./benchmatrix --label %s --results %s --dir /mnt/bench --peer 10.0.2.2' \
+            "$(vm_quote "$vm_label")" "$(vm_quote "$vm_results")"
+        printf ' --port %s --token %s --no-matrix' "$(vm_quote "$vm_port")" "$(vm_quote "$vm_token")"
+        for vm_a in "$@"; do printf ' %s' "$(vm_quote "$vm_a")"; done
+        echo " </dev/null >/dev/console 2>&1"
+    } >"$vm_state/job.sh"
+    vm_boot "$vm_cache" "$vm_repo $vm_bin" "$vm_results"
+}
+
+# vm_stacks CACHE REPO BIN RESULTS: fleet/envs/vm-stacks in a guest with three blank disks:
+# an LVM volume, an md raid1 and an NFS mount, blkwrite, blkread and fsmeta on each
+# (RESULTS/stacks.jsonl), and blkwrite's refusals of a physical volume and an md member
+# (RESULTS/refusals.txt). Returns the job's exit status.
+vm_stacks() {
+    vm_new "$1" || return 2
+    {
+        echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
+        echo "export BIN=$(vm_quote "$3") RESULTS=$(vm_quote "$4")"
+        echo "exec sh $(vm_quote "$2/fleet/envs/vm-stacks") </dev/null >/dev/console 2>&1"
+    } >"$vm_state/job.sh"
+    vm_extra=3
+    vm_boot "$1" "$2 $3" "$4" || { vm_extra=""; return 1; }
+    vm_extra=""
 }

@@ -16,7 +16,8 @@ pub struct Layer {
     pub name: String,
     /// `lvm`, `crypt`, `dm`, `md`, `loop`, `partition`, `disk`, `nbd`, `iscsi`, `zram`, `nfs`...
     pub kind: String,
-    /// The volume name, RAID level, backing file, or server path, when there is one.
+    /// The volume name, RAID level or backing file; for a network file system, the mount
+    /// options that shape its figures.
     pub detail: Option<String>,
     pub logical_block_size: Option<u64>,
     pub rotational: Option<bool>,
@@ -26,6 +27,21 @@ pub struct Layer {
     /// The driver of a whole disk's device (`virtio_blk`, `sd`, `nvme`, `xen_blkfront`):
     /// what a VM's disk is reached through.
     pub driver: Option<String>,
+}
+
+/// The mount options of a network file system that shape its figures (protocol version,
+/// transport, transfer sizes, hard or soft, caching, security, the server's address), in
+/// the kernel's order: `vers=4.2,rsize=1048576,wsize=1048576,hard,proto=tcp,sec=sys,addr=...`.
+fn net_options(options: &str) -> Option<String> {
+    const KEEP: &[&str] = &[
+        "vers", "proto", "rsize", "wsize", "nconnect", "hard", "soft", "sync", "noac", "actimeo",
+        "cache", "sec", "addr", "trans",
+    ];
+    let kept: Vec<&str> = options
+        .split(',')
+        .filter(|o| KEEP.contains(&o.split_once('=').map_or(*o, |(k, _)| k)))
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(","))
 }
 
 impl Probe {
@@ -41,7 +57,7 @@ impl Probe {
             return vec![Layer {
                 name: m.source.clone(),
                 kind,
-                detail: None,
+                detail: net_options(&m.options),
                 logical_block_size: None,
                 rotational: None,
                 direct_io: None,

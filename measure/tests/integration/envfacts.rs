@@ -115,6 +115,11 @@ fn xen_pv_guest_with_lvm_and_nfs() {
     let nas = p.path_facts(Path::new("/mnt/nas/file")).unwrap();
     assert_eq!(nas.fs_type, "nfs4");
     assert_eq!(kinds(&nas.stack), [("nas:/export/home", "nfs")]);
+    // The options that shape an NFS mount's figures, and its server's address.
+    assert_eq!(
+        nas.stack[0].detail.as_deref(),
+        Some("vers=4.2,rsize=1048576,wsize=1048576,hard,proto=tcp,sec=sys,addr=10.0.0.2")
+    );
 }
 
 #[test]
