@@ -61,6 +61,9 @@ struct Block {
     file: Arc<str>,
     first_line: u64,
     text: Vec<u8>,
+    /// Where each line ends in `text` (past its newline), as the reader found them, so that
+    /// the workers do not look for the newlines again.
+    ends: Vec<usize>,
     reply: SyncSender<Parsed>,
 }
 
@@ -78,10 +81,12 @@ struct Parsed {
 fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
     let mut batch = Batch::default();
     let mut bad = Vec::new();
-    // Every line in the block ends with a newline (fill_block sees to it).
-    let body = b.text.strip_suffix(b"\n").unwrap_or(&b.text);
     let mut lines = 0;
-    for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
+    let mut start = 0;
+    // Every line in the block ends with a newline (fill_block sees to it).
+    for (i, &end) in b.ends.iter().enumerate() {
+        let raw = b.text.get(start..end.saturating_sub(1)).unwrap_or_default();
+        start = end;
         lines += 1;
         match parse_raw(raw) {
             Ok(Some(r)) => batch.push_at(&r, group_dims, b.first_line + i as u64),
@@ -125,9 +130,9 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Reads up to BLOCK_LINES complete lines into `buf`; returns how many (a last line without
-/// its newline gets one).
-fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> io::Result<u64> {
+/// Reads up to BLOCK_LINES complete lines into `buf`, and where each ends into `ends`;
+/// returns how many (a last line without its newline gets one).
+fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>, ends: &mut Vec<usize>) -> io::Result<u64> {
     let mut n = 0;
     while n < BLOCK_LINES as u64 && buf.len() < BLOCK_BYTES {
         let got = r.read_until(b'\n', buf)?;
@@ -137,6 +142,7 @@ fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> io::Result<u64> {
         if buf.last() != Some(&b'\n') {
             buf.push(b'\n');
         }
+        ends.push(buf.len());
         n += 1;
     }
     Ok(n)
@@ -255,7 +261,8 @@ fn read_input(
         let mut text = pool
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
-        let n = fill_block(&mut r, &mut text)
+        let mut ends = Vec::with_capacity(BLOCK_LINES);
+        let n = fill_block(&mut r, &mut text, &mut ends)
             .map_err(|e| Failure::new(Exit::Cannot, format!("{path}:{line}"), e))?;
         if n == 0 {
             return Ok(());
@@ -266,6 +273,7 @@ fn read_input(
             file: file.clone(),
             first_line: line,
             text,
+            ends,
             reply: tx,
         };
         jobs.send(block).map_err(|_| None)?;

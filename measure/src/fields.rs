@@ -1,9 +1,9 @@
 //! The field rules of the record reader that serde's types alone do not make, each the
 //! same as `record.schema.json` says it: `at` an RFC 3339 date-time in UTC, `seq` a JSON
-//! Schema integer (`1.0` is one) from 0 to 2^53 - 1, and the optional fields present as
-//! their type or absent, never `null`.
+//! Schema integer (`1.0` is one) from 0 to 2^53 - 1. (The optional fields, present as their
+//! type or absent, never `null`, are the record reader's: `record/de.rs`.)
 
-use serde::{Deserialize, Deserializer, de};
+use serde::{Deserializer, de};
 use std::fmt;
 
 /// The largest `seq` (2^53 - 1): every reader of JSON, jq's doubles too, holds it exactly.
@@ -54,24 +54,6 @@ impl de::Visitor<'_> for SeqVisitor {
             Err(E::invalid_value(de::Unexpected::Float(f), &SEQ_WANT))
         }
     }
-}
-
-/// An optional field that, when present, is its type (`null` is refused, as the schema
-/// refuses it); absence is `#[serde(default)]`'s.
-pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
-
-/// A list that, when present, holds at least one item (an empty one is refused, as the
-/// schema's minItems refuses it); absence is `#[serde(default)]`'s.
-pub fn nonempty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
-    let v = Vec::<T>::deserialize(d)?;
-    if v.is_empty() {
-        return Err(serde::de::Error::custom("an empty list"));
-    }
-    Ok(v)
 }
 
 /// Whether `at` is an RFC 3339 date-time in UTC, as `record.schema.json` states it

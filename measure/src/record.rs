@@ -57,8 +57,12 @@ pub enum Status {
 
 pub use crate::headline::{CellStat, HEADLINE_STATS, Headline};
 
-/// One line of the contract.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+mod de;
+mod strict;
+
+/// One line of the contract. It reads itself strictly (`de`): a key twice in any object is
+/// an error, `seq` is a whole number, an optional field is absent or its type, never `null`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
     pub schema: String,
     pub tool: String,
@@ -66,51 +70,28 @@ pub struct Record {
     #[serde(rename = "type")]
     pub kind: Kind,
     pub run: String,
-    #[serde(deserialize_with = "crate::fields::seq")]
     pub seq: u64,
     pub at: String,
     pub host: String,
     pub label: String,
     pub name: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
     /// The suite invocation the run belongs to (one `./benchmatrix`); `None` for a tool run
     /// by hand, which is its own.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::fields::present"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::fields::present"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::fields::present"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::fields::present"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub headline: Option<String>,
     /// The figures a summary headlines, each a row of the matrix: `headline` is the first's
     /// key, so that a reader that knows only `headline` sees the first row.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "crate::fields::nonempty"
-    )]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headlines: Vec<Headline>,
-    #[serde(default)]
     pub values: Map<String, Value>,
-    #[serde(default)]
     pub info: Map<String, Value>,
 }
 
@@ -165,10 +146,10 @@ pub fn unit_suffix(key: &str) -> Option<&'static str> {
 /// fields are ignored.
 pub fn parse_line(line: &str) -> Result<Record, ParseError> {
     let line = line.trim_end_matches(['\n', '\r']);
-    // Fast path: straight into the typed record, then the checks serde cannot make. Anything
-    // it rejects goes through the slow path below, which words the error.
+    // Fast path: straight into the typed record (which refuses a repeated key as it reads),
+    // then the checks serde cannot make. Anything it rejects goes through the slow path
+    // below, which words the error.
     if let Ok(record) = serde_json::from_str::<Record>(line) {
-        dupkeys::check(line)?;
         if record.schema != SCHEMA {
             return Err(reject(format!(
                 "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
@@ -217,7 +198,7 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
     let obj = v
         .as_object()
         .ok_or_else(|| reject("not a JSON object: a record is one {...} per line"))?;
-    dupkeys::check(line)?;
+    strict::check(line)?;
     match obj.get("schema") {
         None => return Err(reject("missing envelope field \"schema\"")),
         Some(Value::String(s)) if s == SCHEMA => {}
@@ -393,123 +374,6 @@ fn check_semantics(r: &Record) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// The check for keys that appear twice in one object, which serde_json's maps and the
-/// derived reader would let pass with the last one winning. One pass over the bytes of a
-/// line that serde_json has already accepted as JSON (so its structure is known to be
-/// sound), borrowing every key from the line.
-mod dupkeys {
-    use super::{ParseError, reject};
-    use std::borrow::Cow;
-
-    /// Objects with more keys than this are checked once, sorted, when they close, so that
-    /// a line with very many keys costs no quadratic time.
-    const LINEAR_KEYS: usize = 32;
-
-    /// An open object or array: where its keys start in the key list, and the index there
-    /// of the key it is the value of (for the message).
-    struct Frame {
-        object: bool,
-        first: usize,
-        within: Option<usize>,
-    }
-
-    /// An error naming the first key that repeats in its object. `line` is valid JSON.
-    pub(super) fn check(line: &str) -> Result<(), ParseError> {
-        let b = line.as_bytes();
-        let mut keys: Vec<Cow<'_, str>> = Vec::new();
-        let mut frames: Vec<Frame> = Vec::new();
-        let mut expect_key = false;
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'"' => {
-                    let end = string_end(b, i);
-                    if expect_key && let Some(f) = frames.last() {
-                        let key = key_text(line, i, end);
-                        let open = &keys[f.first..];
-                        if open.len() < LINEAR_KEYS && open.contains(&key) {
-                            return Err(duplicate(&key, &keys, f, Some(i + 1)));
-                        }
-                        keys.push(key);
-                        expect_key = false;
-                    }
-                    i = end;
-                }
-                c @ (b'{' | b'[') => {
-                    frames.push(Frame {
-                        object: c == b'{',
-                        first: keys.len(),
-                        within: keys.len().checked_sub(1),
-                    });
-                    expect_key = c == b'{';
-                }
-                b'}' | b']' => {
-                    if let Some(f) = frames.pop() {
-                        if keys.len() - f.first > LINEAR_KEYS {
-                            check_sorted(&keys, &f)?;
-                        }
-                        keys.truncate(f.first);
-                    }
-                }
-                b',' => expect_key = frames.last().is_some_and(|f| f.object),
-                _ => {}
-            }
-            i += 1;
-        }
-        Ok(())
-    }
-
-    /// The index of the quote that ends the string whose opening quote is at `start`.
-    fn string_end(b: &[u8], start: usize) -> usize {
-        let mut j = start + 1;
-        while j < b.len() {
-            match b[j] {
-                b'\\' => j += 2,
-                b'"' => return j,
-                _ => j += 1,
-            }
-        }
-        b.len()
-    }
-
-    /// The key between the quotes at `start` and `end`, unescaped where it holds an escape
-    /// (`"rtt\u005fs"` is the key `rtt_s`).
-    fn key_text(line: &str, start: usize, end: usize) -> Cow<'_, str> {
-        if end >= line.len() {
-            return Cow::Borrowed(&line[start + 1..]);
-        }
-        let raw = &line[start + 1..end];
-        if !raw.contains('\\') {
-            return Cow::Borrowed(raw);
-        }
-        serde_json::from_str::<String>(&line[start..=end])
-            .map(Cow::Owned)
-            .unwrap_or(Cow::Borrowed(raw))
-    }
-
-    /// A big object's keys, checked for a repeat by sorting a list of them.
-    fn check_sorted(keys: &[Cow<'_, str>], f: &Frame) -> Result<(), ParseError> {
-        let mut sorted: Vec<&str> = keys[f.first..].iter().map(|k| k.as_ref()).collect();
-        sorted.sort_unstable();
-        match sorted.windows(2).find(|w| w[0] == w[1]) {
-            Some(w) => Err(duplicate(w[0], keys, f, None)),
-            None => Ok(()),
-        }
-    }
-
-    fn duplicate(key: &str, keys: &[Cow<'_, str>], f: &Frame, column: Option<usize>) -> ParseError {
-        let mut msg = format!("duplicate key \"{key}\"");
-        if let Some(w) = f.within.and_then(|w| keys.get(w)) {
-            msg.push_str(&format!(" in \"{w}\""));
-        }
-        if let Some(c) = column {
-            msg.push_str(&format!(" (column {c})"));
-        }
-        msg.push_str(": a key may appear once in an object");
-        reject(msg)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,7 +438,8 @@ mod tests {
             r#""info":{"rtt_s":1,"name":{"name":2}}"#,
         );
         assert!(parse_line(&nested).is_ok(), "{nested}");
-        // An object with many keys (checked through the hash set), its last one repeated.
+        // An object with many keys (each looked up in the object as it is built), its last one
+        // repeated.
         let many: Vec<String> = (0..100).map(|i| format!(r#""k{i}":{i}"#)).collect();
         let info = format!(r#""info":{{{},"k7":0}}"#, many.join(","));
         let line = base.replace(r#""info":{"x":{"y":1}}"#, &info);
