@@ -26,4 +26,5 @@ mod script_suite;
 mod script_terminal;
 mod seed_json;
 mod sizes;
+mod vm_stacks;
 mod vocabulary;
