@@ -37,6 +37,7 @@ complete -c ingest -n "__fish_ingest_needs_command" -a "fio" -d 'fio --output-fo
 complete -c ingest -n "__fish_ingest_needs_command" -a "hyperfine" -d 'hyperfine --export-json output'
 complete -c ingest -n "__fish_ingest_needs_command" -a "ping" -d 'ping text (iputils, BSD, busybox)'
 complete -c ingest -n "__fish_ingest_needs_command" -a "fping" -d 'fping -C, -c or -e text'
+complete -c ingest -n "__fish_ingest_needs_command" -a "figures" -d 'KEY=VALUE lines, a sample each, of the tool --tool names'
 complete -c ingest -n "__fish_ingest_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ingest -n "__fish_ingest_using_subcommand iperf3" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c ingest -n "__fish_ingest_using_subcommand iperf3" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
@@ -73,9 +74,19 @@ complete -c ingest -n "__fish_ingest_using_subcommand fping" -l tag -d 'A furthe
 complete -c ingest -n "__fish_ingest_using_subcommand fping" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c ingest -n "__fish_ingest_using_subcommand fping" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
 complete -c ingest -n "__fish_ingest_using_subcommand fping" -s h -l help -d 'Print help'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "iperf3" -d 'iperf3 -J or --json-stream output'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "fio" -d 'fio --output-format=json or json+ output'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "hyperfine" -d 'hyperfine --export-json output'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "ping" -d 'ping text (iputils, BSD, busybox)'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "fping" -d 'fping -C, -c or -e text'
-complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l name -d 'What is measured, the matrix row (default: derived from the command)' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l tag -d 'A further dimension for collate (repeatable), e.g. --tag disk=lvm' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l tool -d 'The tool that made the figures: the records\' tool' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l tool-version -d 'Its version (default: unknown)' -r
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -s q -l quiet -d 'No human lines on stderr, even on a terminal'
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -l json -d 'Records on stdout even when it is a terminal (no human lines then)'
+complete -c ingest -n "__fish_ingest_using_subcommand figures" -s h -l help -d 'Print help'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "iperf3" -d 'iperf3 -J or --json-stream output'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "fio" -d 'fio --output-format=json or json+ output'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "hyperfine" -d 'hyperfine --export-json output'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "ping" -d 'ping text (iputils, BSD, busybox)'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "fping" -d 'fping -C, -c or -e text'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "figures" -d 'KEY=VALUE lines, a sample each, of the tool --tool names'
+complete -c ingest -n "__fish_ingest_using_subcommand help; and not __fish_seen_subcommand_from iperf3 fio hyperfine ping fping figures help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

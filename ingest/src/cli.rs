@@ -41,6 +41,12 @@ summary with its sent and received counts, loss_ratio and fping's min/avg/max as
 (with -C, the exact mean of the printed times). The outputs of several fping runs one \
 after the other stay several runs (info.fping_run), where a host's lines start over. A \
 host without a reply fails its run, and ingest exits 1 as fping does.
+  figures    any other tool's figures, named by this word only (ingest figures --tool dd \
+--tool-version 9.1 FILE): each line a sample of KEY=VALUE pairs, every KEY with its unit \
+suffix and every VALUE a number >= 0 in that unit (throughput_bytes_per_s=268435456 \
+elapsed_s=2.1), # comments and blank lines skipped; the summary holds each key's median over \
+the samples, its headline the first line's first key. For figures picked out of a tool's \
+text with awk or sed (dd's rate, perf bench's usecs/op).
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
 only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio, fio 2.x's KiB \
@@ -65,6 +71,8 @@ EXAMPLES:
   hyperfine --export-json hf.json 'make -j8'; ingest hyperfine hf.json -o results.jsonl
   ping -D -c 100 10.0.0.1 | ingest ping --label para/lvm > ping.jsonl
   fping -C 20 -q 10.0.0.1 10.0.0.2 2>&1 | ingest fping -o results.jsonl
+  dd if=/dev/zero of=f bs=1M count=512 conv=fsync 2>&1 | awk '/copied/ { print \"throughput_bytes_per_s=\" $1 / $(NF-3) }' \\
+      | ingest figures --tool dd -o results.jsonl
   collate results.jsonl";
 
 /// The FILE argument, of the command and of every format's subcommand.
@@ -84,10 +92,31 @@ fn format(name: &'static str, about: &'static str) -> Command {
     measure::flags::record(cmd)
 }
 
+/// The `figures` subcommand: KEY=VALUE lines of a tool that it names.
+fn figures() -> Command {
+    format(
+        "figures",
+        "KEY=VALUE lines, a sample each, of the tool --tool names",
+    )
+    .arg(
+        Arg::new("tool")
+            .long("tool")
+            .value_name("NAME")
+            .required(true)
+            .help("The tool that made the figures: the records' tool"),
+    )
+    .arg(
+        Arg::new("tool-version")
+            .long("tool-version")
+            .value_name("VERSION")
+            .help("Its version (default: unknown)"),
+    )
+}
+
 pub fn command() -> Command {
     let cmd = Command::new("ingest")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("iperf3, fio, hyperfine, ping and fping output -> benchmatrix/1 records")
+        .about("iperf3, fio, hyperfine, ping and fping output (and any tool's figures) -> benchmatrix/1 records")
         .long_about(LONG_ABOUT)
         .after_help(EXAMPLES)
         .args_conflicts_with_subcommands(true)
@@ -97,17 +126,19 @@ pub fn command() -> Command {
         .subcommand(format("fio", "fio --output-format=json or json+ output"))
         .subcommand(format("hyperfine", "hyperfine --export-json output"))
         .subcommand(format("ping", "ping text (iputils, BSD, busybox)"))
-        .subcommand(format("fping", "fping -C, -c or -e text"));
+        .subcommand(format("fping", "fping -C, -c or -e text"))
+        .subcommand(figures());
     measure::flags::record(cmd)
 }
 
 /// The formats by their subcommand's word.
-const FORMATS: [Format; 5] = [
+const FORMATS: [Format; 6] = [
     Format::Iperf3,
     Format::Fio,
     Format::Hyperfine,
     Format::Ping,
     Format::Fping,
+    Format::Figures,
 ];
 
 /// The options from the matches of the command or of the format's subcommand `sub` (the
@@ -122,8 +153,25 @@ pub fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
                 .ok_or_else(|| Failure::usage(format!("no format is called {word}")))?,
         ),
     };
+    let text = |k: &str| {
+        m.try_get_one::<String>(k)
+            .ok()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .cloned()
+    };
+    let source = match format {
+        Some(Format::Figures) => crate::figures::Source {
+            tool: text("tool").ok_or_else(|| {
+                Failure::usage("--tool: name the tool that made the figures (--tool dd)")
+            })?,
+            version: text("tool-version"),
+        },
+        _ => crate::figures::Source::default(),
+    };
     Ok(Options {
         format,
         file: m.get_one::<PathBuf>("file").cloned(),
+        source,
     })
 }

@@ -12,6 +12,8 @@ pub enum Format {
     Hyperfine,
     Ping,
     Fping,
+    /// KEY=VALUE lines of any tool: named by its word only, never told from the content.
+    Figures,
 }
 
 impl Format {
@@ -23,6 +25,7 @@ impl Format {
             Format::Hyperfine => "hyperfine",
             Format::Ping => "ping",
             Format::Fping => "fping",
+            Format::Figures => "figures",
         }
     }
 }

@@ -27,7 +27,7 @@ pub fn write(c: Converted, input: &Input, s: &mut Session) -> Result<Exit, Failu
     series.sort_unstable();
     series.dedup();
     let several = series.len() > 1;
-    s.reporter().set_tool(c.tool, &c.version);
+    s.reporter().set_tool(&c.tool, &c.version);
     // Each `Ends` closes a run of its own; what follows the last one is closed by c.end.
     let mut start = 0;
     for (i, r) in c.records.iter().enumerate() {

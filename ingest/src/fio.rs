@@ -60,7 +60,7 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
     }
     end.at = at.clone();
     Ok(Converted {
-        tool: "fio",
+        tool: "fio".into(),
         version,
         name,
         prefix: "fio".into(),

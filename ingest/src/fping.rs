@@ -98,7 +98,7 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
         false => "ping".to_string(),
     };
     Ok(Converted {
-        tool: "fping",
+        tool: "fping".into(),
         version: "unknown".into(),
         name,
         prefix: "ping".into(),

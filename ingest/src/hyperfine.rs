@@ -49,7 +49,7 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
         _ => "hyperfine".to_string(),
     };
     Ok(Converted {
-        tool: "hyperfine",
+        tool: "hyperfine".into(),
         version: "unknown".into(),
         name,
         prefix: String::new(),

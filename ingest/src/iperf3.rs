@@ -117,7 +117,7 @@ fn from_doc(input: &Input, v: &Value, cut: Option<String>) -> Result<Converted, 
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     let mut conv = Converted {
-        tool: "iperf3",
+        tool: "iperf3".into(),
         version: start
             .get("version")
             .and_then(Value::as_str)

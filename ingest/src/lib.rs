@@ -7,6 +7,7 @@
 mod cli;
 pub mod detect;
 mod emit;
+mod figures;
 mod fio;
 mod fping;
 mod hyperfine;
@@ -33,6 +34,8 @@ pub struct Options {
     pub format: Option<Format>,
     /// The source; `None` (or `-`) is stdin.
     pub file: Option<PathBuf>,
+    /// For `figures`: the tool that made them (`--tool`, `--tool-version`).
+    pub source: figures::Source,
 }
 
 /// ingest on measure's lifecycle.
@@ -70,7 +73,10 @@ impl lifecycle::Tool for Tool {
 
     fn run(o: Options, s: &mut Session) -> Result<Exit, Failure> {
         let input = Input::read(o.file.as_deref())?;
-        let conv = convert(&input, o.format)?;
+        let conv = match o.format {
+            Some(Format::Figures) => sanity::checked(figures::convert(&input, &o.source)?),
+            format => convert(&input, format)?,
+        };
         emit::write(conv, &input, s)
     }
 }
@@ -96,6 +102,9 @@ pub fn convert(input: &Input, format: Option<Format>) -> Result<model::Converted
         Format::Hyperfine => hyperfine::convert(input),
         Format::Ping => ping::convert(input),
         Format::Fping => fping::convert(input),
+        Format::Figures => Err(Failure::usage(
+            "figures name their tool: ingest figures --tool NAME FILE",
+        )),
     }?;
     Ok(sanity::checked(conv))
 }

@@ -106,7 +106,7 @@ impl End {
 #[derive(Clone, Debug)]
 pub struct Converted {
     /// The source tool (`iperf3`, `fio`...), the records' `tool`.
-    pub tool: &'static str,
+    pub tool: String,
     /// Its version as the source says, else `unknown`.
     pub version: String,
     /// The default row name of begin and the summary (and of every record with one series).

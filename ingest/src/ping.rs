@@ -238,7 +238,7 @@ fn finish(input: &Input, rd: Reader) -> Result<Converted, Failure> {
     }
     let end = summary::summary(input, &records, rd.stats, (rd.dups, rd.errors), info);
     Ok(Converted {
-        tool: "ping",
+        tool: "ping".into(),
         version: "unknown".into(),
         name: format!("ping {target}"),
         prefix: "ping".into(),

@@ -2,6 +2,7 @@
 //! subject: `cargo test -p ingest --test integration MODULE` runs one.
 
 mod common;
+mod figures;
 mod fping;
 mod hyperfine;
 mod ping;
