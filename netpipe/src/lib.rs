@@ -55,8 +55,8 @@ pub struct Tool;
 /// What a run was asked to do, with its default row name.
 #[derive(Debug)]
 pub enum Options {
-    Measure(plan::Plan, String),
-    Netcat(netcat::NcPlan, String),
+    Measure(Box<plan::Plans>, String),
+    Netcat(Box<netcat::NcPlan>, String),
 }
 
 impl measure::lifecycle::Tool for Tool {
@@ -73,11 +73,11 @@ impl measure::lifecycle::Tool for Tool {
         match sub {
             Some(name) => {
                 let (p, n) = options::measuring(name, m)?;
-                Ok(Options::Measure(p, n))
+                Ok(Options::Measure(Box::new(p), n))
             }
             None => {
                 let (p, n) = options::netcat(m)?;
-                Ok(Options::Netcat(p, n))
+                Ok(Options::Netcat(Box::new(p), n))
             }
         }
     }
@@ -97,8 +97,8 @@ impl measure::lifecycle::Tool for Tool {
 
     fn run(o: Options, s: &mut Session) -> Result<Exit, Failure> {
         match o {
-            Options::Measure(p, _) => session::run(p, s),
-            Options::Netcat(p, _) => netcat::run(p, s),
+            Options::Measure(p, _) => session::run(*p, s),
+            Options::Netcat(p, _) => netcat::run(*p, s),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::addr::{self, Family};
 use crate::netcat::NcPlan;
-use crate::plan::{Endpoint, Plan, Role, SendMethod};
+use crate::plan::{Endpoint, Plan, Plans, Role, SendMethod};
 use crate::sock::SockOpts;
 use clap::ArgMatches;
 use measure::Exit;
@@ -34,7 +34,7 @@ fn opt_str<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
 }
 
 /// The plan of `send` or `recv` (`name`) and the run's default name.
-pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> {
+pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plans, String), Failure> {
     let role = if name == "send" {
         Role::Send
     } else {
@@ -109,7 +109,7 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         token: if udp { None } else { token(m)? },
     };
     let name = default_name(&plan);
-    Ok((plan, name))
+    Ok((Plans::new(plan), name))
 }
 
 fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
