@@ -15,7 +15,9 @@
 
 mod addr;
 mod agree;
+mod args;
 mod cli;
+mod config;
 mod cpu;
 mod ctl;
 mod end;
@@ -25,7 +27,6 @@ mod interval;
 mod live;
 mod lowat;
 mod netcat;
-mod options;
 mod plan;
 mod relay;
 mod running;
@@ -68,15 +69,16 @@ impl measure::lifecycle::Tool for Tool {
         cli::command()
     }
 
-    /// `m` is the matches of send or recv when `sub` names one, else netcat mode's.
+    /// `m` is the matches of send or recv when `sub` names one, else netcat mode's. Two steps:
+    /// args.rs reads what was given, config.rs checks it and makes the plans.
     fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
         match sub {
             Some(name) => {
-                let (p, n) = options::measuring(name, m)?;
+                let (p, n) = config::measuring(&args::measuring(name, m))?;
                 Ok(Options::Measure(Box::new(p), n))
             }
             None => {
-                let (p, n) = options::netcat(m)?;
+                let (p, n) = config::netcat(&args::netcat(m))?;
                 Ok(Options::Netcat(Box::new(p), n))
             }
         }
