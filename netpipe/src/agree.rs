@@ -24,10 +24,23 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How far a stream's netpipe/1 greeting went before its thread starts: `None`, not begun
-/// (the thread greets); `Some(peer)`, the listener has done the hellos' exchange on the idle
-/// direction and `peer` is what the peer said (`None`: a plain peer).
-pub type Pre = Option<Option<Hello>>;
+/// How far a stream's netpipe/1 greeting went before its thread starts.
+#[derive(Clone, Copy, Debug)]
+pub enum Pre {
+    /// Not begun: the stream's thread does the greeting (a connecting side).
+    NotBegun,
+    /// The listener looked and the peer said no hello: a plain peer, whose bytes are data.
+    Plain,
+    /// The listener took this hello from the peer (and, as a receiver, said its own).
+    Hello(Hello),
+}
+
+impl Pre {
+    /// What a listener heard from an accepted connection: a hello, or none.
+    pub fn heard(h: Option<Hello>) -> Pre {
+        h.map_or(Pre::Plain, Pre::Hello)
+    }
+}
 
 /// What a client says when a listener refused its token (or its lack of one).
 pub const REFUSED: &str = "the listener refused this client: it takes only netpipe clients that give its token (the same --token, or NETPIPE_TOKEN)";

@@ -15,7 +15,9 @@
 
 mod addr;
 mod agree;
+mod args;
 mod cli;
+mod config;
 mod cpu;
 mod ctl;
 mod end;
@@ -25,7 +27,6 @@ mod interval;
 mod live;
 mod lowat;
 mod netcat;
-mod options;
 mod plan;
 mod relay;
 mod running;
@@ -55,8 +56,8 @@ pub struct Tool;
 /// What a run was asked to do, with its default row name.
 #[derive(Debug)]
 pub enum Options {
-    Measure(plan::Plan, String),
-    Netcat(netcat::NcPlan, String),
+    Measure(Box<plan::Plans>, String),
+    Netcat(Box<netcat::NcPlan>, String),
 }
 
 impl measure::lifecycle::Tool for Tool {
@@ -68,16 +69,17 @@ impl measure::lifecycle::Tool for Tool {
         cli::command()
     }
 
-    /// `m` is the matches of send or recv when `sub` names one, else netcat mode's.
+    /// `m` is the matches of send or recv when `sub` names one, else netcat mode's. Two steps:
+    /// args.rs reads what was given, config.rs checks it and makes the plans.
     fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
         match sub {
             Some(name) => {
-                let (p, n) = options::measuring(name, m)?;
-                Ok(Options::Measure(p, n))
+                let (p, n) = config::measuring(&args::measuring(name, m))?;
+                Ok(Options::Measure(Box::new(p), n))
             }
             None => {
-                let (p, n) = options::netcat(m)?;
-                Ok(Options::Netcat(p, n))
+                let (p, n) = config::netcat(&args::netcat(m))?;
+                Ok(Options::Netcat(Box::new(p), n))
             }
         }
     }
@@ -97,8 +99,8 @@ impl measure::lifecycle::Tool for Tool {
 
     fn run(o: Options, s: &mut Session) -> Result<Exit, Failure> {
         match o {
-            Options::Measure(p, _) => session::run(p, s),
-            Options::Netcat(p, _) => netcat::run(p, s),
+            Options::Measure(p, _) => session::run(*p, s),
+            Options::Netcat(p, _) => netcat::run(*p, s),
         }
     }
 }

@@ -31,6 +31,15 @@ impl Role {
     }
 }
 
+/// Which of a run's two directions a session moves data in: the plan's own role, or the
+/// other one (a --bidir client's reverse streams, which the listener serves in the other
+/// role).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Reverse,
+}
+
 /// Where the streams come from.
 #[derive(Clone, Debug)]
 pub enum Endpoint {
@@ -120,7 +129,7 @@ impl Plan {
 
     /// The plan of the other direction (--bidir, or a listener asked for it): the other
     /// role, with that role's default block size and the copying send method.
-    pub fn reversed(&self) -> Plan {
+    fn reversed(&self) -> Plan {
         let role = match self.role {
             Role::Send => Role::Recv,
             Role::Recv => Role::Send,
@@ -140,5 +149,30 @@ impl Plan {
 
     pub fn run_for(&self) -> Option<Duration> {
         self.time.map(|t| t + self.omit)
+    }
+}
+
+/// A measuring run's plan for each direction, both made once before the run: a listener may
+/// be asked for either, and a --bidir client runs both.
+#[derive(Clone, Debug)]
+pub struct Plans {
+    /// What was asked for: this side's own role.
+    pub fwd: Plan,
+    /// The other direction: see [`Plan::reversed`].
+    pub rev: Plan,
+}
+
+impl Plans {
+    pub fn new(fwd: Plan) -> Plans {
+        let rev = fwd.reversed();
+        Plans { fwd, rev }
+    }
+
+    /// The plan of the sessions that move data in direction `d`.
+    pub fn get(&self, d: Direction) -> &Plan {
+        match d {
+            Direction::Forward => &self.fwd,
+            Direction::Reverse => &self.rev,
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::ctl::Ctl;
 use crate::end::{End, Outcome};
 use crate::interval::Watch;
 use crate::live::{self, Live};
-use crate::plan::{Plan, Role};
+use crate::plan::{Direction, Plan, Plans, Role};
 use crate::samples::{self, Ended};
 use crate::summary::Tally;
 use measure::Failure;
@@ -28,24 +28,25 @@ pub struct Running {
     pub token: Option<u64>,
     /// How many streams it takes.
     pub want: usize,
-    /// Whether it runs the plan's other direction (--bidir's reverse streams).
-    pub rev: bool,
+    /// Which direction it runs: the plan's own, or the other (--bidir's reverse streams).
+    pub dir: Direction,
     started: Instant,
 }
 
 impl Running {
-    /// Session `number`, taking up to `want` streams; `rev` when `plan` is the reverse of the
-    /// run's (its senders then say their hello first).
+    /// Session `number`, taking up to `want` streams, in direction `dir` (a reverse
+    /// session's senders say their hello first).
     pub fn start(
-        plan: &Plan,
+        plans: &Plans,
         number: u64,
-        (token, want, rev): (Option<u64>, usize, bool),
+        (token, want, dir): (Option<u64>, usize, Direction),
         greet: Hello,
         out: &mut Session,
     ) -> Running {
+        let plan = plans.get(dir);
         let mut ctl = Ctl::new(plan.bytes, plan.run_for(), plan.idle);
         ctl.greet = greet;
-        ctl.speak_first = rev && plan.role == Role::Send;
+        ctl.speak_first = dir == Direction::Reverse && plan.role == Role::Send;
         Running {
             ctl: Arc::new(ctl),
             live: Vec::new(),
@@ -53,7 +54,7 @@ impl Running {
             number,
             token,
             want,
-            rev,
+            dir,
             started: Instant::now(),
         }
     }
@@ -61,12 +62,13 @@ impl Running {
     /// Starts a stream of the session on `s`.
     pub fn add(
         &mut self,
-        plan: &Plan,
+        plans: &Plans,
         s: Socket,
         peer: SocketAddr,
         pre: Pre,
     ) -> Result<(), Failure> {
         let i = self.live.len();
+        let plan = plans.get(self.dir);
         self.live
             .push(live::spawn(plan, &self.ctl, s, peer, i, pre)?);
         Ok(())
@@ -93,7 +95,8 @@ impl Running {
     }
 
     /// Ends the warm-up and writes the interval due; returns when to look again.
-    pub fn tick(&mut self, plan: &Plan, out: &mut Session) -> Result<u64, Failure> {
+    pub fn tick(&mut self, plans: &Plans, out: &mut Session) -> Result<u64, Failure> {
+        let plan = plans.get(self.dir);
         let now = self.ctl.now_ns();
         let wake = self.watch.tick(plan, &self.ctl, &self.live, out, now)?;
         Ok(wake.saturating_sub(self.ctl.now_ns()))
@@ -102,20 +105,17 @@ impl Running {
     /// The last interval, then one sample per stream; adds the session to the tally.
     pub fn finish(
         mut self,
-        plan: &Plan,
+        plans: &Plans,
         from_listener: bool,
         out: &mut Session,
         t: &mut Tally,
     ) -> Result<(), Failure> {
+        let plan = plans.get(self.dir);
         let end_ns = self.ctl.now_ns();
         self.watch
             .finish(plan, &self.ctl, &self.live, out, end_ns)?;
         let ended = join(self.live);
-        let t: &mut Tally = if self.rev {
-            t.rev.get_or_insert_default()
-        } else {
-            t
-        };
+        let t = t.of(self.dir);
         t.sessions += 1;
         samples::write(
             plan,

@@ -3,7 +3,7 @@
 use crate::addr;
 use crate::end::{End, Outcome};
 use crate::plan::{Plan, Role};
-use crate::summary::Tally;
+use crate::summary::Counts;
 use measure::Failure;
 use measure::lifecycle::Session;
 use measure::parts::{Values, info};
@@ -37,7 +37,7 @@ pub fn write(
     omit: Option<&(u64, Vec<u64>)>,
     from_listener: bool,
     out: &mut Session,
-    t: &mut Tally,
+    t: &mut Counts,
 ) -> Result<(), Failure> {
     let mut s_first: Option<u64> = None;
     let mut s_end: Option<u64> = None;
@@ -88,7 +88,7 @@ pub fn write(
 
 /// A netpipe sender says in its hello how many streams it opened: a receiver that took fewer
 /// (its -P) left the others unread, which is a fault on both sides.
-fn streams_agree(plan: &Plan, ended: &[Ended], t: &mut Tally) {
+fn streams_agree(plan: &Plan, ended: &[Ended], t: &mut Counts) {
     let Some(h) = ended.iter().find_map(|e| e.out.peer_hello) else {
         return;
     };
@@ -102,7 +102,7 @@ fn streams_agree(plan: &Plan, ended: &[Ended], t: &mut Tally) {
 }
 
 /// The sample's parameters, and the TCP_INFO totals it adds to the tally.
-fn sample_info(plan: &Plan, s: &Share, sess: u64, t: &mut Tally) -> Map<String, Value> {
+fn sample_info(plan: &Plan, s: &Share, sess: u64, t: &mut Counts) -> Map<String, Value> {
     let o = &s.e.out;
     let mut inf = info(json!({
         "session": sess,
@@ -175,7 +175,7 @@ fn sample(
     sess: u64,
     from_listener: bool,
     out: &mut Session,
-    t: &mut Tally,
+    t: &mut Counts,
 ) -> Result<(), Failure> {
     let o = &s.e.out;
     let mut inf = sample_info(plan, s, sess, t);

@@ -5,9 +5,9 @@
 //! blocking, so a client that vanishes or stays silent never holds up the others.
 
 use crate::addr;
-use crate::agree::{self, Hello, Peeked};
+use crate::agree::{self, Hello, Peeked, Pre};
 use crate::cpu::Cpu;
-use crate::plan::{Plan, Role};
+use crate::plan::{Direction, Plan, Plans, Role};
 use crate::running::{Running, greeting};
 use crate::sock::{self, TICK};
 use crate::summary::Tally;
@@ -33,9 +33,8 @@ struct Serving {
     started: u64,
     /// This side's hello.
     me: Hello,
-    /// The other direction, for a client's --bidir reverse streams (a hello in this side's
-    /// own role asks for it), and its hello.
-    rev: Plan,
+    /// This side's hello in the other direction, for a client's --bidir reverse streams (a
+    /// hello in this side's own role asks for it).
     me_rev: Hello,
     /// Whether a session of each direction has started: without --keep-open there is one
     /// of each, in either order (a --bidir client's reverse streams may greet first).
@@ -48,14 +47,14 @@ struct Serving {
 }
 
 /// Serves sessions on a listener until the one session (or, with --keep-open, Ctrl-C) ends.
-pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
+pub fn serve(plans: &Plans, l: &Socket, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
+    let plan = &plans.fwd;
     let mut sv = Serving {
         running: Vec::new(),
         pending: Vec::new(),
         started: 0,
         me: greeting(plan, plan.parallel.unwrap_or(0)),
-        rev: plan.reversed(),
-        me_rev: greeting(&plan.reversed(), plan.parallel.unwrap_or(0)),
+        me_rev: greeting(&plans.rev, plan.parallel.unwrap_or(0)),
         fwd_started: false,
         rev_started: false,
         busy: None,
@@ -78,8 +77,8 @@ pub fn serve(plan: &Plan, l: &Socket, out: &mut Session, t: &mut Tally) -> Resul
         if open {
             sv.accept(plan, l, out)?;
         }
-        sv.route(plan, out)?;
-        let wait = sv.tick_and_finish(plan, out, t)?;
+        sv.route(plans, out)?;
+        let wait = sv.tick_and_finish(plans, out, t)?;
         t.refused = sv.refused;
         let idle = sv.running.is_empty() && sv.pending.is_empty();
         if idle && (t.interrupted || (!plan.keep_open && sv.started > 0)) {
@@ -134,13 +133,13 @@ impl Serving {
     }
 
     /// Places each pending connection whose peer has spoken (or has had its time to).
-    fn route(&mut self, plan: &Plan, out: &mut Session) -> Result<(), Failure> {
+    fn route(&mut self, plans: &Plans, out: &mut Session) -> Result<(), Failure> {
         let mut still = Vec::new();
         for p in std::mem::take(&mut self.pending) {
             match agree::peek_hello(&p.sock) {
                 Peeked::NotYet if p.since.elapsed() < p.wait => still.push(p),
-                Peeked::Hello(h) => self.place(plan, p, Some(h), out)?,
-                _ => self.place(plan, p, None, out)?,
+                Peeked::Hello(h) => self.place(plans, p, Some(h), out)?,
+                _ => self.place(plans, p, None, out)?,
             }
         }
         self.pending = still;
@@ -152,20 +151,25 @@ impl Serving {
     /// reverse stream: its session runs the other direction.
     fn place(
         &mut self,
-        plan: &Plan,
+        plans: &Plans,
         p: Pending,
         h: Option<Hello>,
         out: &mut Session,
     ) -> Result<(), Failure> {
+        let plan = &plans.fwd;
         let token = h.map(|h| h.token);
         let own = if plan.role == Role::Send { b'S' } else { b'R' };
-        let rev = h.is_some_and(|h| h.role == own);
+        let dir = if h.is_some_and(|h| h.role == own) {
+            Direction::Reverse
+        } else {
+            Direction::Forward
+        };
         if let Some(key) = plan.token {
             if h.is_none_or(|h| h.key != key) {
                 self.refuse(p, h.is_some());
                 return Ok(());
             }
-            if plan.role == Role::Recv && !rev {
+            if plan.role == Role::Recv && dir == Direction::Forward {
                 // The sender waits for this before its first byte (agree::admitted).
                 let _ = agree::write_within(
                     &p.sock,
@@ -174,25 +178,19 @@ impl Serving {
                 );
             }
         }
-        if rev && plan.role == Role::Send {
+        if dir == Direction::Reverse && plan.role == Role::Send {
             // A reverse sender spoke first and waits for a receiver's hello.
             let _ = agree::write_within(&p.sock, &self.me_rev.encode(), Duration::from_secs(1));
         }
-        let (sp, me) = if rev {
-            (self.rev.clone(), self.me_rev)
-        } else {
-            (plan.clone(), self.me)
+        let (me, started_this_way) = match dir {
+            Direction::Forward => (self.me, self.fwd_started),
+            Direction::Reverse => (self.me_rev, self.rev_started),
         };
-        let same = |r: &Running| r.token == token && r.rev == rev;
+        let same = |r: &Running| r.token == token && r.dir == dir;
         if let Some(r) = self.running.iter_mut().find(|r| same(r) && r.has_room()) {
-            return r.add(&sp, p.sock, p.peer, Some(h));
+            return r.add(plans, p.sock, p.peer, Pre::heard(h));
         }
         let joined_full = token.is_some() && self.running.iter().any(same);
-        let started_this_way = if rev {
-            self.rev_started
-        } else {
-            self.fwd_started
-        };
         let may_start = plan.keep_open || !started_this_way;
         if joined_full || !may_start {
             return Ok(());
@@ -205,11 +203,13 @@ impl Serving {
         if self.running.is_empty() {
             self.busy = Some((Instant::now(), Cpu::now()));
         }
-        let mut r = Running::start(&sp, self.started, (token, want, rev), me, out);
+        let mut r = Running::start(plans, self.started, (token, want, dir), me, out);
         self.started += 1;
-        self.rev_started |= rev;
-        self.fwd_started |= !rev;
-        r.add(&sp, p.sock, p.peer, Some(h))?;
+        match dir {
+            Direction::Forward => self.fwd_started = true,
+            Direction::Reverse => self.rev_started = true,
+        }
+        r.add(plans, p.sock, p.peer, Pre::heard(h))?;
         self.running.push(r);
         Ok(())
     }
@@ -242,20 +242,19 @@ impl Serving {
     /// returns how long to wait before looking again.
     fn tick_and_finish(
         &mut self,
-        plan: &Plan,
+        plans: &Plans,
         out: &mut Session,
         t: &mut Tally,
     ) -> Result<Duration, Failure> {
         let mut wait = TICK;
         let mut i = 0;
         while i < self.running.len() {
-            let sp = if self.running[i].rev { &self.rev } else { plan };
             if self.running[i].done() {
                 let r = self.running.remove(i);
-                r.finish(sp, true, out, t)?;
+                r.finish(plans, true, out, t)?;
                 continue;
             }
-            let ns = self.running[i].tick(sp, out)?;
+            let ns = self.running[i].tick(plans, out)?;
             wait = wait.min(Duration::from_nanos(ns));
             i += 1;
         }

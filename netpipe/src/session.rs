@@ -3,9 +3,10 @@
 //! per connection and the summary.
 
 use crate::addr;
+use crate::agree::Pre;
 use crate::cpu::Cpu;
 use crate::human::say;
-use crate::plan::{Endpoint, Plan};
+use crate::plan::{Direction, Endpoint, Plans};
 use crate::running::{Running, greeting};
 use crate::serve;
 use crate::sock::{self, TICK, WaitEnd};
@@ -22,10 +23,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Runs `send` or `recv`: begin, sessions, samples, summary.
-pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
-    if plan.udp {
-        return crate::udprun::run(plan, out);
+pub fn run(plans: Plans, out: &mut Session) -> Result<Exit, Failure> {
+    if plans.fwd.udp {
+        return crate::udprun::run(plans.fwd, out);
     }
+    let plan = &plans.fwd;
     let mut begin = plan.info();
     let mut tally = Tally::default();
     let listener = match &plan.endpoint {
@@ -41,7 +43,7 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
                 let (what, why) = addr::listen_failed(a, &format!("--listen {typed}"), &e);
                 out.begin(begin)?;
                 let msg = format!("{what}: {why}");
-                write_summary(out, &plan, &tally, Status::Failed, Some(msg))?;
+                write_summary(out, &plans, &tally, Status::Failed, Some(msg))?;
                 return Err(Failure::new(Exit::Cannot, what, why));
             }
         },
@@ -60,20 +62,20 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
         ));
     }
     let result = match (&plan.endpoint, &listener) {
-        (Endpoint::Listen(..), Some(l)) => serve::serve(&plan, l, out, &mut tally),
+        (Endpoint::Listen(..), Some(l)) => serve::serve(&plans, l, out, &mut tally),
         (Endpoint::Connect(target, addrs), _) => {
-            connect_session(&plan, target, addrs, out, &mut tally)
+            connect_session(&plans, target, addrs, out, &mut tally)
         }
         _ => Ok(()),
     };
     if let Err(f) = result {
         let msg = f.message.clone();
-        write_summary(out, &plan, &tally, Status::Failed, msg)?;
+        write_summary(out, &plans, &tally, Status::Failed, msg)?;
         return Err(f);
     }
-    let (status, error, code) = verdict(&plan, &tally);
-    write_summary(out, &plan, &tally, status, error.clone())?;
-    human_summary(out, &plan, &tally, status);
+    let (status, error, code) = verdict(&plans, &tally);
+    write_summary(out, &plans, &tally, status, error.clone())?;
+    human_summary(out, &plans, &tally, status);
     if let Some(e) = error
         && code != Exit::Ok
     {
@@ -84,12 +86,13 @@ pub fn run(plan: Plan, out: &mut Session) -> Result<Exit, Failure> {
 
 /// Opens the streams to the peer and runs one session.
 fn connect_session(
-    plan: &Plan,
+    plans: &Plans,
     target: &str,
     addrs: &[SocketAddr],
     out: &mut Session,
     t: &mut Tally,
 ) -> Result<(), Failure> {
+    let plan = &plans.fwd;
     let n = plan.parallel.unwrap_or(1);
     let both = if plan.bidir { 2 * n } else { n };
     let mut socks = Vec::with_capacity(both);
@@ -112,39 +115,43 @@ fn connect_session(
                     "cannot connect to {target}: {}",
                     sock::describe(&e, plan.connect_timeout, "--connect-timeout")
                 );
-                t.errors.push(msg.clone());
-                t.failed_streams += 1;
+                t.fwd.errors.push(msg.clone());
+                t.fwd.failed_streams += 1;
                 out.sample_failed(&msg, info(json!({"target": target})))?;
                 return Ok(());
             }
         }
     }
     let rev = socks.split_off(n);
-    let rplan = plan.reversed();
-    let mut parts = vec![(plan, socks, false)];
+    let mut parts = vec![(Direction::Forward, socks)];
     if !rev.is_empty() {
-        parts.push((&rplan, rev, true));
+        parts.push((Direction::Reverse, rev));
     }
-    session(parts, out, t)
+    session(plans, parts, out, t)
 }
 
-/// The streams of one direction: its plan, its connections, whether it is the reverse.
-type Part<'a> = (&'a Plan, Vec<(Socket, SocketAddr)>, bool);
+/// The streams of one direction: which one, and its connections.
+type Part = (Direction, Vec<(Socket, SocketAddr)>);
 
 /// Runs one session on the given streams (one direction, or both with --bidir), watching them
 /// from this thread until every one has ended: passes Ctrl-C on, ends the warm-up and writes
 /// the intervals.
-fn session(parts: Vec<Part>, out: &mut Session, t: &mut Tally) -> Result<(), Failure> {
+fn session(
+    plans: &Plans,
+    parts: Vec<Part>,
+    out: &mut Session,
+    t: &mut Tally,
+) -> Result<(), Failure> {
     let cpu0 = Cpu::now();
     let mut runs = Vec::new();
-    for (plan, socks, rev) in parts {
-        let greet = greeting(plan, socks.len());
+    for (dir, socks) in parts {
+        let greet = greeting(plans.get(dir), socks.len());
         let n = socks.len();
-        let mut r = Running::start(plan, t.sessions, (None, n, rev), greet, out);
+        let mut r = Running::start(plans, t.fwd.sessions, (None, n, dir), greet, out);
         for (s, p) in socks {
-            r.add(plan, s, p, None)?;
+            r.add(plans, s, p, Pre::NotBegun)?;
         }
-        runs.push((plan, r));
+        runs.push(r);
     }
     let started = std::time::Instant::now();
     // Bounded: ends when every stream has ended; streams end on EOF, limits, the idle
@@ -153,23 +160,23 @@ fn session(parts: Vec<Part>, out: &mut Session, t: &mut Tally) -> Result<(), Fai
         // Read before looking at the streams: a Ctrl-C after the last stream ended falls
         // after the transfer, not into it.
         let interrupted = measure::signal::interrupted();
-        if runs.iter().all(|(_, r)| r.done()) {
+        if runs.iter().all(Running::done) {
             break;
         }
         let mut wait = TICK;
-        for (plan, r) in runs.iter_mut() {
+        for r in runs.iter_mut() {
             if interrupted && !r.ctl.stop.load(Ordering::Relaxed) {
                 t.cut |= r.stop();
                 t.interrupted = true;
             }
-            wait = wait.min(Duration::from_nanos(r.tick(plan, out)?));
+            wait = wait.min(Duration::from_nanos(r.tick(plans, out)?));
         }
         // A stream that ends unparks this thread (Ctl::finish).
         std::thread::park_timeout(wait);
     }
     t.active_s += started.elapsed().as_secs_f64();
-    for (plan, r) in runs {
-        r.finish(plan, false, out, t)?;
+    for r in runs {
+        r.finish(plans, false, out, t)?;
     }
     t.cpu = t.cpu.plus(Cpu::now().since(cpu0));
     Ok(())

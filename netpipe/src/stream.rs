@@ -26,12 +26,12 @@ pub fn send(
 ) -> Outcome {
     let me = Hello { index, ..ctl.greet };
     let greeted = match pre {
-        None => agree::greet_as_sender(s, &me, ctl),
-        Some(Some(h)) if !agree::write_within(s, &me.encode(), Duration::from_secs(1)) => {
-            let _ = h;
+        Pre::NotBegun => agree::greet_as_sender(s, &me, ctl),
+        Pre::Hello(_) if !agree::write_within(s, &me.encode(), Duration::from_secs(1)) => {
             Err("the receiver took the connection but not our hello".into())
         }
-        Some(p) => Ok(p),
+        Pre::Hello(h) => Ok(Some(h)),
+        Pre::Plain => Ok(None),
     };
     let peer = match greeted {
         Ok(p) => p,
@@ -213,8 +213,9 @@ pub fn recv(
 ) -> Outcome {
     let me = Hello { index, ..ctl.greet };
     let greeted = match pre {
-        None => agree::greet_as_receiver(s, &me, ctl),
-        Some(p) => Ok(p),
+        Pre::NotBegun => agree::greet_as_receiver(s, &me, ctl),
+        Pre::Hello(h) => Ok(Some(h)),
+        Pre::Plain => Ok(None),
     };
     let peer = match greeted {
         Ok(p) => p,

@@ -2,7 +2,7 @@
 //! exit code), the summary record and the human summary.
 
 use crate::cpu::Cpu;
-use crate::plan::{Plan, Role};
+use crate::plan::{Direction, Plan, Plans, Role};
 use measure::Exit;
 use measure::Failure;
 use measure::lifecycle::Session;
@@ -11,9 +11,9 @@ use measure::units::{format_bits_per_s, format_bytes, format_seconds};
 use measure::{Headline, Status};
 use serde_json::json;
 
-/// What a session measured, for the summary.
+/// What the sessions of one direction measured, for the summary.
 #[derive(Clone, Debug, Default)]
-pub struct Tally {
+pub struct Counts {
     pub sessions: u64,
     pub streams: u64,
     pub failed_streams: u64,
@@ -23,17 +23,34 @@ pub struct Tally {
     pub retrans: u64,
     pub rtt_sum_s: f64,
     pub rtt_n: u64,
+    pub errors: Vec<String>,
+    pub omit_short: bool,
+}
+
+/// What a run measured: each direction's counts, and what belongs to the run as a whole.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// The plan's own direction.
+    pub fwd: Counts,
+    /// The other direction's sessions (--bidir), counted apart; `None` until one has ended.
+    pub back: Option<Counts>,
     pub cpu: Cpu,
     pub active_s: f64,
-    pub errors: Vec<String>,
     pub interrupted: bool,
     /// Ctrl-C came while streams were moving data (not between sessions).
     pub cut: bool,
-    pub omit_short: bool,
     /// Connections a listener refused for want of its --token.
     pub refused: u64,
-    /// The other direction's sessions (--bidir), counted apart.
-    pub rev: Option<Box<Tally>>,
+}
+
+impl Tally {
+    /// The counts of direction `d`.
+    pub fn of(&mut self, d: Direction) -> &mut Counts {
+        match d {
+            Direction::Forward => &mut self.fwd,
+            Direction::Reverse => self.back.get_or_insert_default(),
+        }
+    }
 }
 
 /// The least measured transfer whose rate is a figure: one shorter than MIN_TIMED_S or
@@ -43,7 +60,7 @@ pub const MIN_TIMED_S: f64 = 0.0002;
 pub const MIN_TIMED_BYTES: u64 = 64 << 10;
 
 /// Why a run that ended without an error measured no byte.
-fn nothing_moved(plan: &Plan, t: &Tally) -> String {
+fn nothing_moved(plan: &Plan, t: &Counts) -> String {
     let verb = match plan.role {
         Role::Send => "sent",
         Role::Recv => "received",
@@ -61,15 +78,12 @@ fn nothing_moved(plan: &Plan, t: &Tally) -> String {
 
 /// Status, error and exit code from what happened, both directions' when there are two (the
 /// worse one's, its error naming the direction).
-pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
-    let main = verdict_one(plan, t);
-    let Some(r) = &t.rev else {
+pub fn verdict(plans: &Plans, t: &Tally) -> (Status, Option<String>, Exit) {
+    let main = verdict_one(&plans.fwd, &t.fwd, t);
+    let Some(r) = &t.back else {
         return main;
     };
-    let mut rt = (**r).clone();
-    rt.interrupted = t.interrupted;
-    rt.cut = t.cut;
-    let rev = verdict_one(&plan.reversed(), &rt);
+    let rev = verdict_one(&plans.rev, r, t);
     let rank = |s: Status| match s {
         Status::Ok => 0,
         Status::Partial => 1,
@@ -83,11 +97,12 @@ pub fn verdict(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     }
 }
 
-fn verdict_one(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
+/// The verdict on one direction's counts `t`; `run` says whether and when Ctrl-C came.
+fn verdict_one(plan: &Plan, t: &Counts, run: &Tally) -> (Status, Option<String>, Exit) {
     let unlimited = plan.bytes.is_none() && plan.time.is_none();
-    if t.interrupted {
+    if run.interrupted {
         // Ctrl-C is how an unlimited sender or a --keep-open listener is meant to end.
-        let expected = !t.cut || (plan.role == Role::Send && unlimited);
+        let expected = !run.cut || (plan.role == Role::Send && unlimited);
         let clean = t.errors.is_empty() && t.measured_bytes > 0 && expected;
         let status = if clean {
             Status::Ok
@@ -153,13 +168,14 @@ fn verdict_one(plan: &Plan, t: &Tally) -> (Status, Option<String>, Exit) {
     (Status::Ok, None, Exit::Ok)
 }
 
-fn first_error(t: &Tally) -> Option<String> {
+fn first_error(t: &Counts) -> Option<String> {
     t.errors.first().cloned()
 }
 
 /// The summary's figures: the rate, the bytes and streams, TCP's counters, the reverse
 /// direction's (--bidir) and the CPU cost.
-fn values(plan: &Plan, t: &Tally) -> Values {
+fn values(plans: &Plans, run: &Tally) -> Values {
+    let (plan, t) = (&plans.fwd, &run.fwd);
     let mut v = Values::new();
     if t.measured_s > 0.0 && t.measured_bytes > 0 {
         v.set(
@@ -178,7 +194,7 @@ fn values(plan: &Plan, t: &Tally) -> Values {
     v.set_count("failed_stream_count", t.failed_streams);
     v.set_count("session_count", t.sessions);
     if plan.listens() && plan.token.is_some() {
-        v.set_count("refused_count", t.refused);
+        v.set_count("refused_count", run.refused);
     }
     if plan.role == Role::Send && t.streams > 0 {
         v.set_count("retransmits_count", t.retrans);
@@ -186,8 +202,8 @@ fn values(plan: &Plan, t: &Tally) -> Values {
             v.set("rtt_s", t.rtt_sum_s / t.rtt_n as f64);
         }
     }
-    if let Some(r) = &t.rev {
-        let rp = plan.reversed();
+    if let Some(r) = &run.back {
+        let rp = &plans.rev;
         if r.measured_s > 0.0 && r.measured_bytes > 0 {
             v.set(
                 "reverse_throughput_bits_per_s",
@@ -198,10 +214,10 @@ fn values(plan: &Plan, t: &Tally) -> Values {
         v.set_count("reverse_stream_count", r.streams);
         v.set_count("reverse_failed_stream_count", r.failed_streams);
     }
-    v.set("cpu_user_s", t.cpu.user_s);
-    v.set("cpu_sys_s", t.cpu.sys_s);
-    if t.active_s > 0.0 {
-        v.set("cpu_seconds_per_s", t.cpu.total_s() / t.active_s);
+    v.set("cpu_user_s", run.cpu.user_s);
+    v.set("cpu_sys_s", run.cpu.sys_s);
+    if run.active_s > 0.0 {
+        v.set("cpu_seconds_per_s", run.cpu.total_s() / run.active_s);
     }
     v
 }
@@ -209,7 +225,7 @@ fn values(plan: &Plan, t: &Tally) -> Values {
 /// With --bidir, a row for each direction from the one run: "NAME: this->peer" and
 /// "NAME: peer->this".
 fn headlines(plan: &Plan, t: &Tally) -> Vec<Headline> {
-    if t.rev.is_none() {
+    if t.back.is_none() {
         return Vec::new();
     }
     let (fwd, rev) = match plan.role {
@@ -224,20 +240,21 @@ fn headlines(plan: &Plan, t: &Tally) -> Vec<Headline> {
 
 pub fn write_summary(
     out: &mut Session,
-    plan: &Plan,
+    plans: &Plans,
     t: &Tally,
     status: Status,
     error: Option<String>,
 ) -> Result<(), Failure> {
-    let v = values(plan, t);
+    let plan = &plans.fwd;
+    let v = values(plans, t);
     let note = match plan.role {
         Role::Recv => "the receiver's figure: its own clock from the first byte to EOF",
         Role::Send => {
             "the sender's figure: from the first byte written until the peer closed after the half-close; the receiver's own figure is the reference"
         }
     };
-    let mut errors = t.errors.clone();
-    if let Some(r) = &t.rev {
+    let mut errors = t.fwd.errors.clone();
+    if let Some(r) = &t.back {
         errors.extend(
             r.errors
                 .iter()
@@ -248,9 +265,9 @@ pub fn write_summary(
         "role": plan.role.word(),
         "measured_by": plan.role.word(),
         "note": note,
-        "reverse_measured_by": t.rev.as_ref().map(|_| plan.reversed().role.word()),
+        "reverse_measured_by": t.back.as_ref().map(|_| plans.rev.role.word()),
         "errors": errors,
-        "omit_longer_than_transfer": t.omit_short,
+        "omit_longer_than_transfer": t.fwd.omit_short,
     }));
     out.summary(Summary {
         status,
@@ -265,7 +282,8 @@ pub fn write_summary(
 /// The summary for a person (on a terminal; the lifecycle prints it only then): the row and
 /// its status, then what moved, how fast, by whose clock, and at what CPU cost. A failure's
 /// reason follows on its own line (`netpipe: ...`), for everyone.
-pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) {
+pub fn human_summary(out: &mut Session, plans: &Plans, run: &Tally, status: Status) {
+    let (plan, t) = (&plans.fwd, &run.fwd);
     let status = match status {
         Status::Ok => "ok",
         Status::Partial => "partial",
@@ -296,7 +314,7 @@ pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) 
             plan.role.word()
         ));
     }
-    if let Some(r) = &t.rev
+    if let Some(r) = &run.back
         && r.measured_s > 0.0
     {
         text.push_str(&format!(
@@ -305,15 +323,15 @@ pub fn human_summary(out: &mut Session, plan: &Plan, t: &Tally, status: Status) 
             format_seconds(r.measured_s),
             r.streams,
             format_bits_per_s(r.measured_bytes as f64 * 8.0 / r.measured_s),
-            plan.reversed().role.word()
+            plans.rev.role.word()
         ));
     }
-    if t.active_s > 0.0 {
+    if run.active_s > 0.0 {
         text.push_str(&format!(
             "  cpu {:.2} s per second of transfer ({} user, {} system)\n",
-            t.cpu.total_s() / t.active_s,
-            format_seconds(t.cpu.user_s),
-            format_seconds(t.cpu.sys_s)
+            run.cpu.total_s() / run.active_s,
+            format_seconds(run.cpu.user_s),
+            format_seconds(run.cpu.sys_s)
         ));
     }
     out.human().summary(&text);

@@ -1,77 +1,54 @@
-//! Turning parsed matches into plans: checks the values clap cannot, resolves addresses and
-//! picks the defaults that depend on other flags.
+//! The second step from argv to a plan: what was given (args.rs) checked where clap cannot
+//! check it, with the defaults that depend on other flags, made into the plans. A function
+//! of the arguments alone, except that it resolves host names and asks the kernel whether
+//! it has the congestion control named.
 
 use crate::addr::{self, Family};
+use crate::args::{MeasureArgs, NetcatArgs};
 use crate::netcat::NcPlan;
-use crate::plan::{Endpoint, Plan, Role, SendMethod};
+use crate::plan::{Endpoint, Plan, Plans, Role, SendMethod};
 use crate::sock::SockOpts;
-use clap::ArgMatches;
 use measure::Exit;
 use measure::Failure;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
-fn family(m: &ArgMatches) -> Family {
-    if m.get_flag("ipv4") {
-        Family::V4
-    } else if m.get_flag("ipv6") {
-        Family::V6
-    } else {
-        Family::Any
-    }
-}
-
-fn dur(m: &ArgMatches, id: &str) -> Option<Duration> {
-    m.get_one::<Duration>(id).copied()
-}
-
-/// A flag of a subcommand that may lack it (`--send-method` and `--pattern` are send's).
-fn opt_str<'a>(m: &'a ArgMatches, id: &str) -> Option<&'a str> {
-    m.try_get_one::<String>(id)
-        .ok()
-        .flatten()
-        .map(String::as_str)
-}
-
-/// The plan of `send` or `recv` (`name`) and the run's default name.
-pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> {
-    let role = if name == "send" {
-        Role::Send
-    } else {
-        Role::Recv
-    };
-    let fam = family(m);
+/// The plans of `send` or `recv` (both directions) and the run's default name.
+pub fn measuring(m: &MeasureArgs) -> Result<(Plans, String), Failure> {
+    let role = m.role;
+    let fam = m.family;
     let endpoint = endpoint(m, fam)?;
     let bind = m
-        .get_one::<String>("bind")
+        .bind
+        .as_deref()
         .map(|b| addr::parse_bind(b, fam))
         .transpose()
         .map_err(Failure::usage)?;
-    let idle = match dur(m, "idle-timeout") {
+    let idle = match m.idle_timeout {
         Some(d) if d.is_zero() => None,
         Some(d) => Some(d),
         None => Some(Duration::from_secs(30)),
     };
-    if dur(m, "time").is_some_and(|d| d.is_zero()) {
+    if m.time.is_some_and(|d| d.is_zero()) {
         return Err(Failure::usage(
             "--time 0: give a positive duration such as 10 or 500ms",
         ));
     }
-    if m.get_one::<u64>("bytes") == Some(&0) {
+    if m.bytes == Some(0) {
         return Err(Failure::usage(
             "--bytes 0 asks to move nothing: give a positive size such as --bytes 1G, or leave --bytes out to move data until EOF or Ctrl-C",
         ));
     }
-    if dur(m, "interval").is_some_and(|d| d < Duration::from_millis(10)) {
+    if m.interval.is_some_and(|d| d < Duration::from_millis(10)) {
         return Err(Failure::usage(
             "--interval: give at least 10ms, e.g. 1 or 500ms",
         ));
     }
-    let udp = m.get_flag("udp");
+    let udp = m.udp;
     if udp {
         udp_checks(m)?;
     }
-    let method = match opt_str(m, "send-method") {
+    let method = match m.send_method.as_deref() {
         Some("splice") => SendMethod::Splice,
         Some("sendfile") => SendMethod::Sendfile,
         _ => SendMethod::Copy,
@@ -80,45 +57,45 @@ pub fn measuring(name: &str, m: &ArgMatches) -> Result<(Plan, String), Failure> 
         role,
         bind,
         v6_only: fam == Family::V6,
-        bytes: m.get_one::<u64>("bytes").copied(),
-        time: dur(m, "time"),
-        omit: dur(m, "omit").unwrap_or(Duration::ZERO),
-        interval: dur(m, "interval"),
-        parallel: m.get_one::<u16>("parallel").map(|&p| p as usize),
+        bytes: m.bytes,
+        time: m.time,
+        omit: m.omit.unwrap_or(Duration::ZERO),
+        interval: m.interval,
+        parallel: m.parallel.map(usize::from),
         idle,
-        connect_timeout: dur(m, "connect-timeout"),
-        keep_open: m.get_flag("keep-open"),
+        connect_timeout: m.connect_timeout,
+        keep_open: m.keep_open,
         block: if udp {
             udp_size(m)?
         } else {
             block_size(m, role, method)?
         },
-        random: opt_str(m, "pattern") == Some("random"),
+        random: m.pattern.as_deref() == Some("random"),
         method,
         opts: SockOpts {
-            window: window(m)?,
-            no_delay: m.get_flag("no-delay"),
-            congestion: congestion(m)?,
-            mss: m.get_one::<u32>("mss").copied(),
+            window: window(m.window)?,
+            no_delay: m.no_delay,
+            congestion: congestion(m.congestion.as_deref())?,
+            mss: m.mss,
         },
         endpoint,
         udp,
-        rate: m.try_get_one::<f64>("rate").ok().flatten().copied(),
-        bidir: m.get_flag("bidir"),
+        rate: m.rate,
+        bidir: m.bidir,
         // UDP listeners take no token (--token is refused with --udp, the variable ignored).
         token: if udp { None } else { token(m)? },
     };
     let name = default_name(&plan);
-    Ok((plan, name))
+    Ok((Plans::new(plan), name))
 }
 
-fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
-    if let Some(l) = m.get_one::<String>("listen") {
+fn endpoint(m: &MeasureArgs, fam: Family) -> Result<Endpoint, Failure> {
+    if let Some(l) = &m.listen {
         Ok(Endpoint::Listen(
             addr::parse_listen(l, fam).map_err(Failure::usage)?,
             l.clone(),
         ))
-    } else if let Some(c) = m.get_one::<String>("connect") {
+    } else if let Some(c) = &m.connect {
         Ok(Endpoint::Connect(
             c.clone(),
             addr::parse_connect(c, fam)
@@ -133,13 +110,11 @@ fn endpoint(m: &ArgMatches, fam: Family) -> Result<Endpoint, Failure> {
 
 /// `--token`, else the NETPIPE_TOKEN environment variable (which no `ps` shows): 1 to 16
 /// printable characters without spaces.
-fn token(m: &ArgMatches) -> Result<Option<[u8; crate::wire::KEY_LEN]>, Failure> {
-    let (t, from) = match m.get_one::<String>("token") {
-        Some(t) => (t.clone(), "--token"),
-        None => match std::env::var("NETPIPE_TOKEN") {
-            Ok(t) if !t.is_empty() => (t, "NETPIPE_TOKEN"),
-            _ => return Ok(None),
-        },
+fn token(m: &MeasureArgs) -> Result<Option<[u8; crate::wire::KEY_LEN]>, Failure> {
+    let (t, from) = match (&m.token, &m.token_env) {
+        (Some(t), _) => (t, "--token"),
+        (None, Some(t)) => (t, "NETPIPE_TOKEN"),
+        (None, None) => return Ok(None),
     };
     let fits =
         (1..=crate::wire::KEY_LEN).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_graphic());
@@ -154,20 +129,20 @@ fn token(m: &ArgMatches) -> Result<Option<[u8; crate::wire::KEY_LEN]>, Failure> 
     Ok(Some(key))
 }
 
-/// The flags that mean nothing for UDP are refused with it, by name.
-fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
-    for (id, flag) in [
-        ("parallel", "-P/--parallel"),
-        ("keep-open", "--keep-open"),
-        ("congestion", "-C/--congestion"),
-        ("mss", "-M/--mss"),
-        ("omit", "-O/--omit"),
-        ("interval", "-i/--interval"),
-        ("no-delay", "--no-delay"),
-        ("bidir", "--bidir"),
-        ("token", "--token"),
+/// The flags that mean nothing for UDP are refused with it, by name. None of them has a
+/// default, so each is given exactly when it is set.
+fn udp_checks(m: &MeasureArgs) -> Result<(), Failure> {
+    for (given, flag) in [
+        (m.parallel.is_some(), "-P/--parallel"),
+        (m.keep_open, "--keep-open"),
+        (m.congestion.is_some(), "-C/--congestion"),
+        (m.mss.is_some(), "-M/--mss"),
+        (m.omit.is_some(), "-O/--omit"),
+        (m.interval.is_some(), "-i/--interval"),
+        (m.no_delay, "--no-delay"),
+        (m.bidir, "--bidir"),
+        (m.token.is_some(), "--token"),
     ] {
-        let given = m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
         if given {
             return Err(Failure::usage(format!(
                 "{flag} is for TCP and does not go with --udp: leave it out"
@@ -179,23 +154,23 @@ fn udp_checks(m: &ArgMatches) -> Result<(), Failure> {
 
 /// A UDP datagram's size: `-b/--bs`, 24 .. 65507 bytes, default 1460 (as iperf3 -u on
 /// Ethernet).
-fn udp_size(m: &ArgMatches) -> Result<usize, Failure> {
-    match m.get_one::<u64>("bs") {
-        Some(&b) if !(24..=65507).contains(&b) => Err(Failure::usage(
+fn udp_size(m: &MeasureArgs) -> Result<usize, Failure> {
+    match m.bs {
+        Some(b) if !(24..=65507).contains(&b) => Err(Failure::usage(
             "--bs with --udp is the datagram size: give 24 .. 65507 bytes, e.g. 1460",
         )),
-        Some(&b) => Ok(b as usize),
+        Some(b) => Ok(b as usize),
         None => Ok(1460),
     }
 }
 
 /// `-b/--bs`, or the default for the role and the send method.
-fn block_size(m: &ArgMatches, role: Role, method: SendMethod) -> Result<usize, Failure> {
-    Ok(match m.get_one::<u64>("bs") {
-        Some(&b) if b == 0 || b > (1 << 30) => {
+fn block_size(m: &MeasureArgs, role: Role, method: SendMethod) -> Result<usize, Failure> {
+    Ok(match m.bs {
+        Some(b) if b == 0 || b > (1 << 30) => {
             return Err(Failure::usage("--bs: give 1 byte .. 1G, e.g. 128k"));
         }
-        Some(&b) => b as usize,
+        Some(b) => b as usize,
         // The defaults, measured on loopback, one stream, the receiver's figure. send() copies
         // from a 1M buffer: each call hands the kernel eight 128k segments' worth, so a
         // sender makes an eighth of the calls and wake-ups per byte that 128k writes (and
@@ -246,8 +221,8 @@ fn default_name(plan: &Plan) -> String {
 }
 
 /// `--congestion`, tried on a scratch socket so that a name the kernel lacks is a usage error.
-fn congestion(m: &ArgMatches) -> Result<Option<String>, Failure> {
-    let Some(c) = m.get_one::<String>("congestion") else {
+fn congestion(c: Option<&str>) -> Result<Option<String>, Failure> {
+    let Some(c) = c else {
         return Ok(None);
     };
     let probe = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
@@ -260,27 +235,28 @@ fn congestion(m: &ArgMatches) -> Result<Option<String>, Failure> {
             avail.trim()
         )));
     }
-    Ok(Some(c.clone()))
+    Ok(Some(c.to_string()))
 }
 
 fn msg_tail(e: &str) -> String {
     e.split_once(": ").map_or(e, |(_, t)| t).to_string()
 }
 
-fn window(m: &ArgMatches) -> Result<Option<usize>, Failure> {
-    match m.get_one::<u64>("window") {
-        Some(&w) if !(1024..=(1 << 31)).contains(&w) => Err(Failure::usage(
+/// `--window`, in both modes.
+fn window(w: Option<u64>) -> Result<Option<usize>, Failure> {
+    match w {
+        Some(w) if !(1024..=(1 << 31)).contains(&w) => Err(Failure::usage(
             "--window: give 1k .. 2G, e.g. 4M (the kernel doubles it and caps it at net.core.rmem_max/wmem_max)",
         )),
-        Some(&w) => Ok(Some(w as usize)),
+        Some(w) => Ok(Some(w as usize)),
         None => Ok(None),
     }
 }
 
 /// The plan of netcat mode and the run's default name.
-pub fn netcat(m: &ArgMatches) -> Result<(NcPlan, String), Failure> {
-    let fam = family(m);
-    let nc_w = dur(m, "nc-timeout");
+pub fn netcat(m: &NetcatArgs) -> Result<(NcPlan, String), Failure> {
+    let fam = m.family;
+    let nc_w = m.nc_timeout;
     let plan = NcPlan {
         listen: None,
         target: String::new(),
@@ -288,36 +264,31 @@ pub fn netcat(m: &ArgMatches) -> Result<(NcPlan, String), Failure> {
         bind: None,
         v6_only: fam == Family::V6,
         keep_open: false,
-        no_stdin: m.get_flag("no-stdin"),
-        idle: dur(m, "idle-timeout").or(nc_w).filter(|d| !d.is_zero()),
-        connect_timeout: dur(m, "connect-timeout").or(nc_w),
-        connect_flag: if dur(m, "connect-timeout").is_none() && nc_w.is_some() {
+        no_stdin: m.no_stdin,
+        idle: m.idle_timeout.or(nc_w).filter(|d| !d.is_zero()),
+        connect_timeout: m.connect_timeout.or(nc_w),
+        connect_flag: if m.connect_timeout.is_none() && nc_w.is_some() {
             "-w"
         } else {
             "--connect-timeout"
         },
         opts: SockOpts {
-            window: window(m)?,
-            no_delay: m.get_flag("no-delay"),
+            window: window(m.window)?,
+            no_delay: m.no_delay,
             ..SockOpts::default()
         },
     };
-    if m.get_flag("listen") {
+    if m.listen {
         nc_listen(m, fam, plan)
     } else {
         nc_connect(m, fam, plan)
     }
 }
 
-fn positionals(m: &ArgMatches) -> Vec<&String> {
-    m.get_many::<String>("args").into_iter().flatten().collect()
-}
-
 /// `-l [-s ADDR] [-p] PORT` or `-l [ADDR] PORT`.
-fn nc_listen(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
-    let pos = positionals(m);
-    let source = m.get_one::<String>("source").map(String::as_str);
-    let (host, port) = match (pos.as_slice(), m.get_one::<String>("port")) {
+fn nc_listen(m: &NetcatArgs, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
+    let source = m.source.as_deref();
+    let (host, port) = match (m.positionals.as_slice(), &m.port) {
         ([], Some(p)) => (source, p.as_str()),
         ([p], None) => (source, p.as_str()),
         ([h], Some(p)) => (Some(h.as_str()), p.as_str()),
@@ -341,32 +312,32 @@ fn nc_listen(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Strin
     let plan = NcPlan {
         listen: Some(a),
         target: addr::show(&a),
-        keep_open: m.get_flag("keep"),
+        keep_open: m.keep,
         ..plan
     };
     Ok((plan, name))
 }
 
 /// `[-s ADDR] [-p PORT] HOST PORT`.
-fn nc_connect(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
-    let pos = positionals(m);
-    let [host, port] = pos.as_slice() else {
+fn nc_connect(m: &NetcatArgs, fam: Family, plan: NcPlan) -> Result<(NcPlan, String), Failure> {
+    let [host, port] = m.positionals.as_slice() else {
         return Err(Failure::usage(
             "give HOST PORT to connect (netpipe host 2222 < file), -l PORT to listen, or a subcommand: send, recv (see --help)",
         ));
     };
-    if m.get_flag("keep") {
+    if m.keep {
         return Err(Failure::usage("-k only goes with -l"));
     }
     let port = addr::parse_port(port, "port").map_err(Failure::usage)?;
     let addrs = addr::resolve(host, port, fam, "host")
         .map_err(|e| Failure::new(Exit::MeasuredFailure, host, msg_tail(&e)))?;
     let src_port = m
-        .get_one::<String>("port")
+        .port
+        .as_deref()
         .map(|p| addr::parse_port(p, "-p"))
         .transpose()
         .map_err(Failure::usage)?;
-    let bind = match (m.get_one::<String>("source"), src_port) {
+    let bind = match (&m.source, src_port) {
         (Some(s), p) => {
             let mut b = addr::parse_bind(s, fam).map_err(Failure::usage)?;
             if let Some(p) = p {
@@ -393,4 +364,54 @@ fn nc_connect(m: &ArgMatches, fam: Family, plan: NcPlan) -> Result<(NcPlan, Stri
         ..plan
     };
     Ok((plan, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first step on `a` (after the program name): a subcommand's arguments.
+    fn given(a: &[&str]) -> MeasureArgs {
+        let argv = std::iter::once("netpipe").chain(a.iter().copied());
+        let m = crate::cli::command().try_get_matches_from(argv).unwrap();
+        let (name, sub) = m.subcommand().unwrap();
+        crate::args::measuring(name, sub)
+    }
+
+    #[test]
+    fn both_directions_are_planned_up_front() {
+        let a = given(&[
+            "send",
+            "--connect",
+            "127.0.0.1:9",
+            "--bidir",
+            "--send-method",
+            "splice",
+            "--pattern",
+            "random",
+        ]);
+        let (plans, name) = measuring(&a).unwrap();
+        assert_eq!(name, "tcp send to 127.0.0.1");
+        let f = &plans.fwd;
+        assert_eq!(
+            (f.role, f.block, f.method, f.random),
+            (Role::Send, 64 << 10, SendMethod::Splice, true)
+        );
+        let r = &plans.rev;
+        assert_eq!(
+            (r.role, r.block, r.method, r.random),
+            (Role::Recv, 4 << 20, SendMethod::Copy, false)
+        );
+        assert!(r.bidir && r.parallel.is_none());
+    }
+
+    #[test]
+    fn udp_refuses_the_tcp_flags_by_name() {
+        let a = given(&["recv", "--listen", "0", "--udp", "--no-delay"]);
+        let e = measuring(&a).unwrap_err();
+        assert_eq!(e.code, Exit::Cannot);
+        assert!(format!("{e:?}").contains("--no-delay is for TCP"), "{e:?}");
+        let a = given(&["recv", "--listen", "0", "--udp", "-b", "1000"]);
+        assert_eq!(measuring(&a).unwrap().0.fwd.block, 1000);
+    }
 }
