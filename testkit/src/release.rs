@@ -59,8 +59,10 @@ pub fn bin_dir() -> PathBuf {
 }
 
 /// The release binary `name` as the text a command line takes, for `Command::new` and for the
-/// shell lines of terminal tests (every path under the target directory is UTF-8).
+/// shell lines of terminal tests (every path under the target directory is UTF-8). The
+/// calling test shares the machine from here on (see [`crate::alone`]).
 pub fn tool(name: &str) -> &'static str {
+    crate::alone::share();
     static PATHS: std::sync::Mutex<Vec<(String, &'static str)>> = std::sync::Mutex::new(Vec::new());
     let mut paths = PATHS
         .lock()
