@@ -40,6 +40,7 @@ mod stream;
 mod summary;
 mod udp;
 mod udprun;
+mod udpsend;
 mod wire;
 
 pub use cli::command;

@@ -6,8 +6,8 @@ use crate::addr;
 use crate::ctl::Ctl;
 use crate::plan::{Endpoint, Plan, Role};
 use crate::sock::TICK;
-use crate::source;
 use crate::udp::{self, DATA, END, Flow, HEADER, HELLO};
+use crate::udpsend;
 use measure::lifecycle::Session;
 use measure::parts::{Summary, Values, info};
 use measure::units::{format_bits_per_s, format_bytes, format_seconds};
@@ -16,15 +16,11 @@ use serde_json::json;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// A receiver that has had data takes this long without a datagram as the sender's end
 /// (its end datagrams lost).
 const QUIET: Duration = Duration::from_secs(2);
-
-/// How far behind its pace a sender catches up by sending at once.
-const CATCH_UP: Duration = Duration::from_millis(10);
 
 /// How a UDP run ended, and what it says.
 struct Ended {
@@ -155,16 +151,17 @@ fn send(
     let size = plan.block.max(HEADER);
     let rate = plan.rate.unwrap_or(1e6);
     let gap = udp::gap(size, rate);
-    let sent = match paced(plan, s, to.as_ref(), ctl, size, gap) {
+    let sent = match udpsend::paced(plan, s, to.as_ref(), ctl, size, rate) {
         Ok(x) => x,
         Err(e) => return Ok((Values::new(), failed(&format!("sending: {e}")))),
     };
     let secs = sent.seconds(gap, plan.time.is_some());
-    let Sent {
+    let udpsend::Sent {
         end,
         seq,
         bytes,
         refused,
+        batches,
         ..
     } = sent;
     let mut v = Values::new();
@@ -176,7 +173,8 @@ fn send(
         v.set("throughput_bits_per_s", bytes as f64 * 8.0 / secs);
     }
     let inf = info(
-        json!({"role": "sender", "end": end, "datagram_bytes": size, "rate_bits_per_s": rate}),
+        json!({"role": "sender", "end": end, "datagram_bytes": size, "rate_bits_per_s": rate,
+               "catch_up_batches": batches}),
     );
     out.sample(v.clone(), inf)?;
     let name = out.name().to_string();
@@ -206,123 +204,6 @@ fn send(
         }
     };
     Ok((v, ended))
-}
-
-/// What a paced send did.
-struct Sent {
-    end: &'static str,
-    seq: u64,
-    bytes: u64,
-    refused: u64,
-    start: Instant,
-    last: Instant,
-    /// When the loop ended (the limit, Ctrl-C).
-    stopped: Instant,
-}
-
-impl Sent {
-    /// The send's seconds: each datagram stands for its `gap` of the pace, but never past
-    /// where the run stopped (-t or Ctrl-C ends a slow pace between datagrams; --bytes ends
-    /// right after the last one).
-    fn seconds(&self, gap: Duration, timed: bool) -> f64 {
-        let paced = (self.last - self.start).as_secs_f64() + gap.as_secs_f64();
-        if self.end == "limit" && !timed {
-            paced
-        } else {
-            paced.min((self.stopped - self.start).as_secs_f64())
-        }
-    }
-}
-
-/// Sends datagrams of `size` bytes every `gap` (to `to`, else to the connected peer) until
-/// the limits, Ctrl-C or an error, then the end datagram three times (any may be lost).
-fn paced(
-    plan: &Plan,
-    s: &UdpSocket,
-    to: Option<&SocketAddr>,
-    ctl: &Ctl,
-    size: usize,
-    gap: Duration,
-) -> io::Result<Sent> {
-    let put = |b: &[u8]| match to {
-        Some(a) => s.send_to(b, a),
-        None => s.send(b),
-    };
-    let mut buf = source::pattern(size, plan.random);
-    let start = Instant::now();
-    let (mut next, mut seq, mut bytes, mut refused) = (start, 0u64, 0u64, 0u64);
-    let mut last = start;
-    // Ends on the limits, Ctrl-C or an error; each pass sleeps until the next datagram is due.
-    let end = loop {
-        if measure::signal::interrupted() {
-            ctl.stop.store(true, Ordering::Relaxed);
-            break "interrupted";
-        }
-        let now = Instant::now();
-        if plan.time.is_some_and(|t| now - start >= t) {
-            break "limit";
-        }
-        let len = match plan.bytes {
-            Some(b) if bytes >= b => break "limit",
-            Some(b) => ((b - bytes) as usize).clamp(HEADER, size),
-            None => size,
-        };
-        if now < next {
-            pace(next - now);
-            continue;
-        }
-        udp::put_header(&mut buf, DATA, seq, ctl.ns(now));
-        match put(&buf[..len]) {
-            Ok(_) => {
-                seq += 1;
-                bytes += len as u64;
-                last = now;
-            }
-            Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => refused += 1,
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) || is_again(&e) => continue,
-            Err(e) => return Err(e),
-        }
-        // Keep the average pace: a late wake-up (a sleep overshoots, a busy machine) is made
-        // up by sending at once, for up to 10 ms behind; a longer stall is not caught up.
-        next = (next + gap).max(now.checked_sub(CATCH_UP).unwrap_or(now));
-    };
-    let stopped = Instant::now();
-    let mut e = [0u8; HEADER];
-    for _ in 0..3 {
-        udp::put_header(&mut e, END, seq, ctl.now_ns());
-        let _ = put(&e);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    Ok(Sent {
-        end,
-        seq,
-        bytes,
-        refused,
-        start,
-        last,
-        stopped,
-    })
-}
-
-/// The longest one pacing sleep lasts: the loop then looks at -t and at signals again (a sleep
-/// is not cut short by a signal), so that a slow --rate (one datagram per hours at
-/// `--rate 1`) still ends at -t and on Ctrl-C at once.
-const PACE_SLICE: Duration = Duration::from_millis(50);
-
-/// Waits `d`, at most [`PACE_SLICE`]: sleeps the most of it, and spins the last bit (a sleep
-/// overshoots by tens of microseconds, which at a high rate is several datagrams).
-fn pace(d: Duration) {
-    if d > PACE_SLICE {
-        std::thread::sleep(PACE_SLICE);
-    } else if d > Duration::from_micros(200) {
-        std::thread::sleep(d - Duration::from_micros(100));
-    } else {
-        std::thread::yield_now();
-    }
-}
-
-fn is_again(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::WouldBlock
 }
 
 fn failed(e: &str) -> Ended {
