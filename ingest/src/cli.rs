@@ -71,7 +71,7 @@ EXAMPLES:
   hyperfine --export-json hf.json 'make -j8'; ingest hyperfine hf.json -o results.jsonl
   ping -D -c 100 10.0.0.1 | ingest ping --label para/lvm > ping.jsonl
   fping -C 20 -q 10.0.0.1 10.0.0.2 2>&1 | ingest fping -o results.jsonl
-  dd if=/dev/zero of=f bs=1M count=512 conv=fsync 2>&1 | awk '/copied/ { print \"throughput_bytes_per_s=\" $1 / $(NF-3) }' \\
+  dd if=/dev/zero of=f bs=1M count=512 conv=fsync 2>&1 | awk '/copied/ { printf \"throughput_bytes_per_s=%d\\n\", $1 / $(NF-3) }' \\
       | ingest figures --tool dd -o results.jsonl
   collate results.jsonl";
 

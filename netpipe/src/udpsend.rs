@@ -166,34 +166,47 @@ pub fn paced(
         for (i, b) in bufs.iter_mut().take(lens.len()).enumerate() {
             udp::put_header(b, DATA, sent.seq + i as u64, ctl.ns(now));
         }
-        match dest.send(&bufs, &lens) {
-            Ok(n) => {
-                sent.seq += n as u64;
-                sent.bytes += lens[..n].iter().sum::<usize>() as u64;
-                sent.batches += u64::from(n > 1);
-                sent.last = now;
-                slots += n as u64;
-            }
-            Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => {
-                sent.refused += 1;
-                slots += 1;
-            }
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(e),
-        }
+        slots += sent.count(dest.send(&bufs, &lens), &lens, now)?;
     };
     sent.stopped = Instant::now();
+    send_end(s, to, sent.seq, ctl);
+    Ok(sent)
+}
+
+impl Sent {
+    /// Counts what one send did at `now` (the `lens` it was given); the schedule's slots it
+    /// used: those sent, one refused (ICMP port unreachable), none when the socket had no room.
+    fn count(&mut self, r: io::Result<usize>, lens: &[usize], now: Instant) -> io::Result<u64> {
+        match r {
+            Ok(n) => {
+                self.seq += n as u64;
+                self.bytes += lens[..n].iter().sum::<usize>() as u64;
+                self.batches += u64::from(n > 1);
+                self.last = now;
+                Ok(n as u64)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => {
+                self.refused += 1;
+                Ok(1)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => Ok(0),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The end datagram, three times 5 ms apart (any may be lost), after datagram `seq`.
+fn send_end(s: &UdpSocket, to: Option<&SocketAddr>, seq: u64, ctl: &Ctl) {
     let mut e = [0u8; HEADER];
     for _ in 0..3 {
-        udp::put_header(&mut e, END, sent.seq, ctl.now_ns());
+        udp::put_header(&mut e, END, seq, ctl.now_ns());
         let _ = match to {
             Some(a) => s.send_to(&e, a),
             None => s.send(&e),
         };
         std::thread::sleep(Duration::from_millis(5));
     }
-    Ok(sent)
 }
 
 /// The longest one pacing sleep lasts: the loop then looks at -t and at signals again (a sleep

@@ -35,6 +35,7 @@ const COVERED: &[&str] = &[
     "ingest hyperfine",
     "ingest ping",
     "ingest fping",
+    "ingest figures",
     "netpipe",
     "netpipe send",
     "netpipe recv",
@@ -294,6 +295,58 @@ fn ingest_reads_the_format_its_word_names() {
             let recs = decode(&String::from_utf8_lossy(&out.stdout));
             assert!(recs.iter().all(|r| r.kind != Kind::Begin), "{what}");
         }
+    }
+}
+
+#[test]
+fn ingest_figures_reads_key_value_lines_from_a_file_and_stdin_and_refuses_other_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("figures.txt");
+    let text = b"# sleep 0.5, timed by hand\nwall_s=0.5\nwall_s=0.7 user_s=0\n";
+    std::fs::write(&file, text).expect("figures written");
+    let args = ["figures", "--tool", "sleep", "--tool-version", "9.1"];
+    let with_file: Vec<&str> = args.iter().copied().chain([path_str(&file)]).collect();
+    for (what, out) in [
+        (
+            "ingest figures --tool sleep FILE",
+            run("ingest", &with_file),
+        ),
+        (
+            "ingest figures --tool sleep < FILE",
+            run_stdin("ingest", &args, text),
+        ),
+    ] {
+        let recs = records(&out, 0, what);
+        let s = summary(&recs, "sleep", what);
+        assert_eq!(
+            s.headline.as_deref(),
+            Some("wall_s"),
+            "{what}: {}",
+            s.to_line()
+        );
+        assert_eq!(s.version, "9.1", "{what}");
+        assert_eq!(
+            recs.iter().filter(|r| r.kind == Kind::Sample).count(),
+            2,
+            "{what}"
+        );
+    }
+    // Another tool's output is no figures: refused with its place, exit 2.
+    for (_, _, path) in examples() {
+        let out = run("ingest", &["figures", "--tool", "x", path_str(&path)]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}: {}",
+            path.display(),
+            explain(&out)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(":1:") || err.contains(":2:"),
+            "{}: {err}",
+            path.display()
+        );
     }
 }
 

@@ -9,12 +9,26 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 use testkit::{Spawned, free_port};
 
-/// The shell lines of the first ```sh block of `file`.
+/// The shell commands of the first ```sh block of `file`: a line ending in a backslash goes
+/// on into the next, as in the shell.
 fn sh_block(file: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(file).expect("the README");
     let start = text.find("```sh\n").expect("a sh block") + 6;
     let end = start + text[start..].find("```").expect("its end");
-    text[start..end].lines().map(str::to_string).collect()
+    let mut commands: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text[start..end].lines() {
+        match commands.last_mut() {
+            Some(last) if open => last.push_str(line.trim_start()),
+            _ => commands.push(line.to_string()),
+        }
+        open = line.ends_with('\\');
+        if let Some(last) = commands.last_mut().filter(|_| open) {
+            last.pop();
+            last.push(' ');
+        }
+    }
+    commands
 }
 
 /// The commands in the README's table row `old results`.
@@ -43,6 +57,7 @@ fn local(line: &str, iperf_port: &str) -> String {
     .replace("-C 20", "-C 3")
     .replace("10.0.0.1 10.0.0.2", "127.0.0.1 127.0.0.2")
     .replace("--output-format=json+", "--size=1M --output-format=json+")
+    .replace("bs=1M count=512", "bs=1M count=4")
 }
 
 /// Runs `lines` one by one in `dir`, each with an iperf3 server waiting for it.
@@ -128,6 +143,6 @@ fn the_ingest_readme_examples_run() {
     summaries_of(
         dir.path(),
         "results.jsonl",
-        &["iperf3", "fio", "hyperfine", "ping", "fping"],
+        &["iperf3", "fio", "hyperfine", "ping", "fping", "dd"],
     );
 }
