@@ -67,7 +67,8 @@ deepest label's level, the other column keys, unit in base units, n, value, ci_l
 excluded; with --baseline ratio, p_value, verdict), every number a float; a text field a
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
-(horizontal bars with their CI); -f svg is those charts. Control characters in labels,
+(a bar to each cell's statistic, its CI as a whisker, every value as a dot, the baseline's CI \
+shaded); -f svg is those charts. Control characters in labels,
 names and tags show escaped (\\n); values beyond 1e15 or below 1e-9 show with an exponent.
 
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),

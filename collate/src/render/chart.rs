@@ -1,8 +1,9 @@
 //! One chart per row, as SVG, for `-f svg` and the HTML report: at the top the row's name
-//! (wrapped, never cut), its unit and which way is better, and the legend; then a horizontal
-//! bar per column with its confidence interval as a whisker, the column's name beside the
-//! bar and the cell's text (the table's rounding, its ±, its change and verdict) after it,
-//! coloured by the verdict, so that nothing needs hovering.
+//! (wrapped, never cut), its unit and which way is better, and the legend; then per column a
+//! bar to the statistic, its confidence interval as a whisker and every value as a dark dot (jittered across the bar, so that a bimodal cell or one outlier
+//! shows), on one scale per row; with a baseline, its interval shaded behind every bar. The
+//! column's name is beside the bar and the cell's text (the table's rounding, its ±, its
+//! change and verdict) after it, coloured by the verdict, so that nothing needs hovering.
 
 use super::html_escape;
 use crate::matrix::{Better, Cell, Delta, Row, Table, Verdict, visible};
@@ -18,12 +19,17 @@ const BAR_H: f64 = 16.0;
 const BAR_GAP: f64 = 8.0;
 /// Line height of wrapped text.
 const LINE: f64 = 15.0;
+/// The most dots a cell draws: more values are drawn by rank, evenly (the smallest and the
+/// largest always), so that a page of many runs stays small.
+const MAX_DOTS: usize = 100;
 
 /// Colours: the baseline, a better and a worse cell, and every other cell.
 pub const BASELINE: &str = "#8c8c8c";
 pub const BETTER: &str = "#2e7d32";
 pub const WORSE: &str = "#c62828";
 pub const PLAIN: &str = "#4e79a7";
+/// The values' dots, dark on any bar and on the page.
+pub const DOT: &str = "#1a1a1a";
 
 /// Words of `s` in lines of at most `max` characters (a longer word is a line of its own).
 pub fn wrap(s: &str, max: usize) -> Vec<String> {
@@ -90,7 +96,7 @@ fn head(o: &mut String, t: &Table, r: &Row) -> f64 {
         "<text x=\"8\" y=\"{y:.1}\" class=\"unit\">{}{way}</text>\n",
         html_escape(&unit)
     ));
-    legend(o, t, y);
+    legend(o, t, &r.stat.name(), y);
     y + 12.0
 }
 
@@ -118,10 +124,15 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
         .cells
         .iter()
         .flatten()
-        .map(|c| c.ci.map_or(c.value, |(_, hi)| hi.max(c.value)))
+        .map(|c| {
+            let top = c.sorted.last().copied().unwrap_or(c.value).max(c.value);
+            c.ci.map_or(top, |(_, hi)| hi.max(top))
+        })
         .fold(0.0f64, f64::max);
     let max = if max > 0.0 { max } else { 1.0 };
     let x_of = |v: f64| label_w + (v.max(0.0) / max).min(1.0) * plot_w;
+    let band_at = o.len();
+    let first_top = y + BAR_GAP;
     for (k, &j) in drawn.iter().enumerate() {
         let c = &r.cells[j];
         let lines = &names[k];
@@ -144,6 +155,7 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
         }
         y = top + h;
     }
+    o.insert_str(band_at, &band(r, first_top, y, &x_of));
     let empty = t.columns.len() - drawn.len();
     if empty > 0 {
         y += LINE + 4.0;
@@ -155,7 +167,43 @@ pub fn row_chart(t: &Table, r: &Row) -> (String, f64) {
     (o, y + 14.0)
 }
 
-/// A cell's bar, its whisker and its text.
+/// The baseline's confidence interval (else its statistic) shaded from `top` to `bottom`,
+/// behind every bar of the row; nothing without a baseline cell.
+fn band(r: &Row, top: f64, bottom: f64, x_of: &dyn Fn(f64) -> f64) -> String {
+    let Some(base) = r
+        .cells
+        .iter()
+        .flatten()
+        .find(|c| matches!(c.delta, Some(Delta::Baseline)))
+    else {
+        return String::new();
+    };
+    let (lo, hi) = base.ci.unwrap_or((base.value, base.value));
+    let (a, b) = (x_of(lo), x_of(hi));
+    format!(
+        "<rect class=\"band\" x=\"{a:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{BASELINE}\" fill-opacity=\"0.18\"/>\n",
+        (b - a).max(1.0),
+        (bottom - top).max(BAR_H)
+    )
+}
+
+/// A cell's values as dots across its bar: up to [`MAX_DOTS`] by rank, each at a height
+/// that the rank alone sets (the same chart twice is the same picture).
+fn dots(o: &mut String, c: &Cell, top: f64, x_of: &dyn Fn(f64) -> f64) {
+    let n = c.sorted.len();
+    let m = n.min(MAX_DOTS);
+    for i in 0..m {
+        let k = if m < 2 { 0 } else { i * (n - 1) / (m - 1) };
+        let jitter = ((k * 7919) % 11) as f64 - 5.0;
+        o.push_str(&format!(
+            "<circle class=\"dot\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.2\" fill=\"{DOT}\" fill-opacity=\"0.8\" stroke=\"#fff\" stroke-width=\"0.6\"/>\n",
+            x_of(c.sorted[k]),
+            top + BAR_H / 2.0 + jitter
+        ));
+    }
+}
+
+/// A cell's bar (to its statistic), its whisker, its dots and its text.
 fn bar(o: &mut String, c: &Cell, better: Better, top: f64, x_of: &dyn Fn(f64) -> f64) {
     let x0 = x_of(0.0);
     let x1 = x_of(c.value);
@@ -164,7 +212,8 @@ fn bar(o: &mut String, c: &Cell, better: Better, top: f64, x_of: &dyn Fn(f64) ->
         "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{BAR_H}\" fill=\"{fill}\"/>\n",
         (x1 - x0).max(1.0)
     ));
-    let mut end = x1;
+    dots(o, c, top, x_of);
+    let mut end = x1.max(c.sorted.last().map_or(x1, |&v| x_of(v)));
     if let Some((lo, hi)) = c.ci {
         let (a, b) = (x_of(lo), x_of(hi));
         let cy = top + BAR_H / 2.0;
@@ -195,19 +244,21 @@ fn bar(o: &mut String, c: &Cell, better: Better, top: f64, x_of: &dyn Fn(f64) ->
     ));
 }
 
-/// The legend beside the unit line: what each colour means (only those a baseline needs).
-fn legend(o: &mut String, t: &Table, y: f64) {
-    let items: &[(&str, &str)] = if t.baseline.is_some() {
-        &[
-            (BASELINE, "baseline"),
+/// The legend beside the unit line: what each colour means (only those a baseline needs),
+/// else what the marks are.
+fn legend(o: &mut String, t: &Table, stat: &str, y: f64) {
+    let marks = format!("{stat} (bar), values (dots), 95% CI (whisker)");
+    let items: Vec<(&str, &str)> = if t.baseline.is_some() {
+        vec![
+            (BASELINE, "baseline (its CI shaded)"),
             (BETTER, "better"),
             (WORSE, "worse"),
             (PLAIN, "no significant change"),
         ]
     } else {
-        &[(PLAIN, "median, whisker: 95% CI")]
+        vec![(PLAIN, marks.as_str())]
     };
-    let mut x = 330.0;
+    let mut x = 300.0;
     for (fill, what) in items {
         o.push_str(&format!(
             "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{fill}\"/><text x=\"{:.1}\" y=\"{y:.1}\" class=\"legend\">{what}</text>\n",
@@ -249,4 +300,25 @@ pub fn inline(t: &Table, r: &Row) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{WIDTH}\" height=\"{h:.0}\" viewBox=\"0 0 {WIDTH} {h:.0}\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n{c}</svg>\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_values_draw_the_most_dots_with_both_ends() {
+        let mut c = Cell::text_only(String::new());
+        c.sorted = (0..250).map(f64::from).collect();
+        let x_of = |v: f64| v;
+        let mut o = String::new();
+        dots(&mut o, &c, 0.0, &x_of);
+        assert_eq!(o.matches("<circle").count(), MAX_DOTS);
+        assert!(o.starts_with("<circle class=\"dot\" cx=\"0.0\""), "{o}");
+        assert!(o.contains("cx=\"249.0\""), "{o}");
+        c.sorted = vec![3.0];
+        let mut one = String::new();
+        dots(&mut one, &c, 0.0, &x_of);
+        assert_eq!(one.matches("<circle").count(), 1);
+    }
 }

@@ -351,9 +351,41 @@ fn svg_is_well_formed() {
     let text = stdout(&out);
     let names = well_formed(&text);
     assert_eq!(names[0], "svg");
-    // The background, one bar per present cell (5 + 4 + 4) and a legend swatch per chart.
+    // The background, one bar per present cell (5 + 4 + 4) and a legend swatch per chart
+    // (no baseline: no band).
     assert_eq!(names.iter().filter(|n| *n == "rect").count(), 1 + 13 + 3);
     assert!(text.contains("no value"));
+}
+
+/// Each chart draws every value of a cell as a dot (up to 100 a cell), and with a baseline
+/// its interval shaded once a row where the baseline has a cell.
+#[test]
+fn charts_show_every_value_and_the_baseline_band() {
+    for base in [None, Some("hvm/nas/net")] {
+        let mut args = vec!["-f", "json"];
+        args.extend(base.iter().flat_map(|b| ["--baseline", *b]));
+        let v: serde_json::Value = serde_json::from_slice(&run(&args, &fixture()).stdout).unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        let dots: u64 = rows
+            .iter()
+            .flat_map(|r| r["cells"].as_array().unwrap())
+            .filter_map(|c| c["n"].as_u64())
+            .map(|n| n.min(100))
+            .sum();
+        let bands = rows
+            .iter()
+            .filter(|r| r["cells"][0]["compare"]["baseline"] == true)
+            .count();
+        args[1] = "svg";
+        let svg = stdout(&run(&args, &fixture()));
+        assert_eq!(
+            svg.matches("<circle class=\"dot\"").count() as u64,
+            dots,
+            "{base:?}"
+        );
+        assert_eq!(svg.matches("class=\"band\"").count(), bands, "{base:?}");
+        assert_eq!(bands > 0, base.is_some());
+    }
 }
 
 #[test]
