@@ -71,6 +71,24 @@ fn input() -> String {
     )
 }
 
+/// Every value a dot in the page Chromium built (`v` the same matrix as JSON), and the
+/// baseline's band in each of the two charts.
+fn marks(dom: &str, v: &Value) {
+    let n: u64 = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["cells"].as_array().unwrap())
+        .filter_map(|c| c["n"].as_u64())
+        .sum();
+    assert_eq!(
+        dom.matches("<circle class=\"dot\"").count() as u64,
+        n,
+        "{dom}"
+    );
+    assert_eq!(dom.matches("class=\"band\"").count(), 2, "{dom}");
+}
+
 #[test]
 fn the_report_renders_in_chromium() {
     if !testkit::need_root("the headless browser test") || !testkit::need_tool("chromium") {
@@ -111,17 +129,7 @@ fn the_report_renders_in_chromium() {
     );
     assert_eq!(got.len(), want.len() + 3, "{got:?}");
     assert_eq!(dom.matches("<svg").count(), 2, "one chart per row");
-    // Every value a dot in the page Chromium built, and the baseline's band in each chart.
-    let n: u64 = (0..v["rows"].as_array().unwrap().len())
-        .flat_map(|i| v["rows"][i]["cells"].as_array().unwrap().clone())
-        .filter_map(|c| c["n"].as_u64())
-        .sum();
-    assert_eq!(
-        dom.matches("<circle class=\"dot\"").count() as u64,
-        n,
-        "{dom}"
-    );
-    assert_eq!(dom.matches("class=\"band\"").count(), 2, "{dom}");
+    marks(&dom, &v);
 
     let shot = dir.path().join("shot.png");
     let arg = format!("--screenshot={}", shot.display());
