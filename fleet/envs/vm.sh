@@ -69,14 +69,15 @@ vm_install_packages() {
 }
 
 # vm_prepare CACHE: the kernel (CACHE/vmlinux, its modules under CACHE/kernel) and the
-# initramfs (CACHE/initrd.cpio), made once and again only when vm-init changes.
+# initramfs (CACHE/initrd.cpio), made once and again only when vm-init or the module list
+# changes.
 vm_prepare() {
     vm_cache=$1
     mkdir -p "$vm_cache" || return 2
     if [ ! -s "$vm_cache/vmlinux" ]; then
         vm_fetch_kernel "$vm_cache" || return 2
     fi
-    vm_sum=$(cat "$vm_here/vm-init" "$vm_here/vm.sh" | cksum)
+    vm_sum=$({ cat "$vm_here/vm-init"; echo "$vm_modules ${VM_MODULES:-}"; } | cksum)
     if [ ! -s "$vm_cache/initrd.cpio" ] || [ "$(cat "$vm_cache/initrd.sum" 2>/dev/null)" != "$vm_sum" ]; then
         vm_initramfs "$vm_cache" || return 2
         echo "$vm_sum" >"$vm_cache/initrd.sum"

@@ -42,11 +42,13 @@ pub fn convert(input: &Input, source: &Source) -> Result<Converted, Failure> {
     };
     let mut values = Values::new();
     for k in &keys {
-        let mut xs: Vec<f64> = records
+        let xs: Vec<f64> = records
             .iter()
             .filter_map(|r| r.values.0.get(k).and_then(Value::as_f64))
             .collect();
-        values.set(k, median(&mut xs));
+        if let Some(m) = measure::stats::median(&xs) {
+            values.set(k, m);
+        }
     }
     let info = json!({ "samples": records.len() });
     let end = End::ok(&headline, values, measure::parts::info(info));
@@ -104,16 +106,6 @@ fn first_key(text: &str) -> Option<String> {
         .and_then(|l| l.split_whitespace().next())
         .and_then(|p| p.split_once('='))
         .map(|(k, _)| k.to_string())
-}
-
-/// The median (R's type 7: the mean of the middle two of an even count); NaN for none.
-fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    match xs.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => xs[n / 2],
-        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-    }
 }
 
 #[cfg(test)]

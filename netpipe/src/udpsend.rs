@@ -54,16 +54,19 @@ struct Dest<'a> {
 }
 
 impl Dest<'_> {
+    /// One datagram, with a plain send.
+    fn one(&self, b: &[u8]) -> io::Result<usize> {
+        match self.plain {
+            Some(a) => self.s.send_to(b, a),
+            None => self.s.send(b),
+        }
+    }
+
     /// Sends the first `lens.len()` buffers, each cut to its length: one send for one, one
     /// sendmmsg for more; how many went.
     fn send(&self, bufs: &[Vec<u8>], lens: &[usize]) -> io::Result<usize> {
         if let [len] = lens {
-            let b = &bufs[0][..*len];
-            return match self.plain {
-                Some(a) => self.s.send_to(b, a),
-                None => self.s.send(b),
-            }
-            .map(|_| 1);
+            return self.one(&bufs[0][..*len]).map(|_| 1);
         }
         let iovs: Vec<[IoSlice<'_>; 1]> = bufs
             .iter()
@@ -169,7 +172,7 @@ pub fn paced(
         slots += sent.count(dest.send(&bufs, &lens), &lens, now)?;
     };
     sent.stopped = Instant::now();
-    send_end(s, to, sent.seq, ctl);
+    send_end(&dest, sent.seq, ctl);
     Ok(sent)
 }
 
@@ -197,14 +200,11 @@ impl Sent {
 }
 
 /// The end datagram, three times 5 ms apart (any may be lost), after datagram `seq`.
-fn send_end(s: &UdpSocket, to: Option<&SocketAddr>, seq: u64, ctl: &Ctl) {
+fn send_end(dest: &Dest<'_>, seq: u64, ctl: &Ctl) {
     let mut e = [0u8; HEADER];
     for _ in 0..3 {
         udp::put_header(&mut e, END, seq, ctl.now_ns());
-        let _ = match to {
-            Some(a) => s.send_to(&e, a),
-            None => s.send(&e),
-        };
+        let _ = dest.one(&e);
         std::thread::sleep(Duration::from_millis(5));
     }
 }
