@@ -153,6 +153,7 @@ fn a_history_of_1000_runs_of_30_rows_is_one_page_under_5_mb() {
         rss >> 10
     );
     assert!(page.len() < 5 << 20, "page of {} bytes", page.len());
+    assert!(rss < 600 << 10, "peak RSS {} MiB", rss >> 10);
     assert_eq!(page.matches("class=\"chart history\"").count(), 30);
     assert_eq!(page.matches("<circle").count(), 30_000);
     // Every row's change found near its run (401 + 10 k, 1-based); a few more at most (each
