@@ -22,7 +22,7 @@ pub fn text(h: &History) -> String {
     );
     for s in &h.series {
         out.push('\n');
-        series(&mut out, s);
+        series(&mut out, s, &h.stat);
     }
     for n in &h.notes {
         out.push('\n');
@@ -40,13 +40,19 @@ pub fn short_at(at: &str) -> String {
     }
 }
 
-/// One series: heading, sparkline, markers, changes.
-fn series(out: &mut String, s: &Series) {
+/// One series: heading, sparkline, markers, changes; its statistic is named where it is not
+/// the history's `stat` (a row whose headline names the mean).
+fn series(out: &mut String, s: &Series, stat: &str) {
     let n = s.points.len();
     let (first, last) = (&s.points[0], &s.points[n - 1]);
+    let own = if s.stat == stat {
+        String::new()
+    } else {
+        format!(", each run's {}", s.stat)
+    };
     let _ = writeln!(
         out,
-        "{}  {}: {n} run{}, {} to {}",
+        "{}  {}: {n} run{}, {} to {}{own}",
         s.title,
         s.key,
         if n == 1 { "" } else { "s" },
