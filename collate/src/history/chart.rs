@@ -55,9 +55,14 @@ pub fn series_chart(s: &Series) -> (String, f64) {
     let top = 18.0 + LINE * title.len() as f64;
     let _ = writeln!(
         o,
-        "<text x=\"8\" y=\"{top:.1}\" class=\"legend\">{} runs: each run's {} (point) and its 95% CI (whisker), each level (dashed), each change (a vertical mark)</text>",
+        "<text x=\"8\" y=\"{top:.1}\" class=\"legend\">{} runs: each run's {} (point{}) and its 95% CI (whisker), each level (dashed), each change (a vertical mark)</text>",
         s.points.len(),
-        html_escape(&s.stat)
+        html_escape(&s.stat),
+        if s.points.iter().any(|p| p.partial > 0) {
+            "; hollow: with values of unfinished runs"
+        } else {
+            ""
+        }
     );
     let y0 = top + 14.0;
     let (lo, hi) = y_range(s);
@@ -149,7 +154,16 @@ fn marks(o: &mut String, s: &Series, x_of: &dyn Fn(usize) -> f64, y_of: &dyn Fn(
             let _ = write!(ci, "M{x:.1} {:.1}V{:.1}", y_of(a), y_of(b));
         }
         let _ = write!(line, "{}{x:.1},{y:.1}", if i == 0 { "" } else { " " });
-        let _ = write!(dots, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\"/>");
+        // A run with values of runs that did not finish (--include-partial) is hollow.
+        let hollow = if p.partial > 0 {
+            " fill=\"#fff\" stroke=\"#1a1a1a\" class=\"partial\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            dots,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\"{hollow}/>"
+        );
     }
     if !ci.is_empty() {
         let _ = writeln!(

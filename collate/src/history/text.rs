@@ -89,6 +89,17 @@ fn series(out: &mut String, s: &Series, stat: &str) {
             let _ = writeln!(out, "    {}", fact_text(f));
         }
     }
+    let partial: Vec<String> = (1..=n)
+        .filter(|&i| s.points[i - 1].partial > 0)
+        .map(|i| i.to_string())
+        .collect();
+    if !partial.is_empty() {
+        let _ = writeln!(
+            out,
+            "  * runs with values of runs that did not finish (--include-partial): {}",
+            partial.join(", ")
+        );
+    }
     if s.changes.is_empty() && n > 1 {
         out.push_str("  no change\n");
     }

@@ -285,3 +285,31 @@ fn formats_and_flags_that_cannot_make_a_history_refuse() {
     assert_eq!(svg.matches("class=\"change\"").count(), 1);
     assert!(svg.contains("kernel: 6.1.0 -&gt; 6.12.0"), "{svg}");
 }
+
+#[test]
+fn a_run_that_did_not_finish_is_left_out_or_marked() {
+    // Run 11's summary says failed.
+    let input: String = shifted()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "summary" && v["run"] == "bare/xfs-time make-0011" {
+                v["status"] = "failed".into();
+                v["error"] = "killed".into();
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    let out = run(&["--history"], &input);
+    let text = stdout(&out);
+    assert!(text.contains("bare/xfs: 39 runs"), "{text}");
+    assert!(text.contains("Left out: 8 values of 1 run"), "{text}");
+    let out = run(&["--history", "--include-partial"], &input);
+    let text = stdout(&out);
+    assert!(text.contains("bare/xfs: 40 runs"), "{text}");
+    assert!(text.contains("(--include-partial): 11\n"), "{text}");
+    let out = run(&["--history", "--include-partial", "-f", "html"], &input);
+    assert_eq!(stdout(&out).matches("class=\"partial\"").count(), 1);
+    let v = json_of(&["--history", "--include-partial", "-f", "json"], &input);
+    assert_eq!(v["series"][0]["points"][10]["partial"], 8);
+}
