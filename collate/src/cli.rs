@@ -71,6 +71,22 @@ starts with ' instead. -f html is one self-contained page: the matrix, then a ch
 shaded); -f svg is those charts. Control characters in labels,
 names and tags show escaped (\\n); values beyond 1e15 or below 1e-9 show with an exponent.
 
+--history prints, instead of the matrix, each row of each column (a series: one per row and
+label, or per --cols value) as its runs in order of time: a run as above (a suite invocation,
+or a tool run by hand), placed at its records' first time, its point the run's statistic
+(--stat) with its 95% CI. The runs where a row's level shifted are found by e-divisive means
+(Matteson and James 2014, as Hunter and Apache Otava do): split the series where the energy
+distance between its two sides is largest, keep the split where a permutation test (fixed
+seed: the same input gives the same changes) gives p < --change-alpha (0.01) with at least
+--change-min-runs (3) runs a side, and search both sides again. It assumes no distribution
+(no normality) and finds several changes; alpha is the chance that a series without a
+shift shows one. It sees each run's statistic, not the spread within runs, and no change
+closer to either end than the smallest segment. Each change lists the environment facts
+that differ between the runs before and after it. -f text draws a sparkline per series
+with ^ under each change, html and svg a line chart, json the series with points, CIs and
+changes, csv a line per row, label and run; --filter, --metric, --stat, --rows, --cols and
+--include-partial apply.
+
 Keys for --rows, --cols and --filter: name, label, label.N (a level of the label, from 1),
 host, tool, version, run, type, metric (the key in values), unit, tag.KEY (or a bare KEY).
 
@@ -99,7 +115,10 @@ EXAMPLES
   Pipe straight from a tool:
     pingrt -c 100 10.0.0.1 | collate -f markdown
   How long each step of the newest ./benchmatrix run took, and its share of the run:
-    collate --times --latest results/*.jsonl";
+    collate --times --latest results/*.jsonl
+  Each label's runs in order of time, with the runs where a row's level shifted:
+    collate --history results/*.jsonl
+    collate --history -f html results/*.jsonl > history.html";
 
 /// The command line (the one source for --help and the man page).
 pub fn command() -> Command {
@@ -207,6 +226,27 @@ pub fn command() -> Command {
                 .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run; -f text or csv, --latest for each label's newest run"),
         )
         .arg(
+            Arg::new("history")
+                .long("history")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["baseline", "latest", "transpose", "columns", "times"])
+                .help("Instead of the matrix, each row of each label as its runs in order of time (a point per run: its statistic and 95% CI), with the runs where the level shifted (e-divisive means, a permutation test) and the facts that differ around each; -f text (sparklines), html or svg (a chart per row and label), json or csv; --filter, --metric, --stat, --rows, --cols (what a series is, default label) and --include-partial apply"),
+        )
+        .arg(
+            Arg::new("change-alpha")
+                .long("change-alpha")
+                .value_name("P")
+                .requires("history")
+                .help("With --history: keep a change where its permutation p-value is below P (default 0.01)"),
+        )
+        .arg(
+            Arg::new("change-min-runs")
+                .long("change-min-runs")
+                .value_name("N")
+                .requires("history")
+                .help("With --history: the fewest runs on each side of a change (default 3, at least 2)"),
+        )
+        .arg(
             Arg::new("skip-invalid")
                 .long("skip-invalid")
                 .action(ArgAction::SetTrue)
@@ -226,6 +266,10 @@ pub struct Opts {
     pub transpose: bool,
     /// `--times`: the time each measurement took, not the matrix.
     pub times: bool,
+    /// `--history`: each row of each label as a series of runs, not the matrix.
+    pub history: bool,
+    /// How `--history` looks for changes.
+    pub change: crate::changepoint::Params,
 }
 
 impl Opts {
@@ -293,8 +337,37 @@ impl Opts {
             },
             transpose: m.get_flag("transpose"),
             times: m.get_flag("times"),
+            history: m.get_flag("history"),
+            change: change_params(get("change-alpha"), get("change-min-runs"))?,
         })
     }
+}
+
+/// `--change-alpha` (in (0, 0.5]) and `--change-min-runs` (at least 2), else the defaults.
+fn change_params(
+    alpha: Option<&str>,
+    min: Option<&str>,
+) -> Result<crate::changepoint::Params, Failure> {
+    let mut p = crate::changepoint::Params::default();
+    if let Some(a) = alpha {
+        p.alpha = a
+            .parse::<f64>()
+            .ok()
+            .filter(|a| *a > 0.0 && *a <= 0.5)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "--change-alpha {a}: a significance level above 0 and at most 0.5, e.g. 0.01"
+                ))
+            })?;
+    }
+    if let Some(n) = min {
+        p.min_size = n.parse::<usize>().ok().filter(|n| *n >= 2).ok_or_else(|| {
+            Failure::usage(format!(
+                "--change-min-runs {n}: a whole number of runs, at least 2"
+            ))
+        })?;
+    }
+    Ok(p)
 }
 
 /// `--metric`: absent is the headline rule, `all` every metric, else a list of keys that

@@ -338,6 +338,9 @@ pub struct Collector {
     pub matched: u64,
     /// The environment facts of each column, from its begin records.
     pub facts: ColumnFacts,
+    /// The oldest begin of each unit of pooling (a suite invocation, or a run by hand), by
+    /// its id: where `--history` places the unit in time.
+    pub begun: HashMap<String, String>,
 }
 
 impl Collector {
@@ -367,6 +370,7 @@ impl Collector {
             ordinal: 0,
             matched: 0,
             facts: ColumnFacts::default(),
+            begun: HashMap::new(),
         }
     }
 
@@ -391,7 +395,10 @@ impl Collector {
         match r.kind {
             Kind::Sample => self.samples += 1,
             Kind::Summary => self.summaries += 1,
-            Kind::Begin => return self.add_facts(r),
+            Kind::Begin => {
+                self.note_begin(r);
+                return self.add_facts(r);
+            }
             Kind::Interval => return,
         }
         if r.failed {
@@ -461,6 +468,18 @@ impl Collector {
         }
         if any {
             self.matched += 1;
+        }
+    }
+
+    /// A begin's time, as its unit's oldest where it is.
+    fn note_begin(&mut self, r: LiteView<'_>) {
+        let unit = r.invocation.unwrap_or(r.run);
+        match self.begun.get_mut(unit) {
+            Some(at) if r.at < at.as_str() => r.at.clone_into(at),
+            Some(_) => {}
+            None => {
+                self.begun.insert(unit.to_string(), r.at.to_string());
+            }
         }
     }
 

@@ -22,6 +22,9 @@ pub enum Dim {
     /// The unit suffix of the metric, without the underscore (`s`, `bits_per_s`).
     Unit,
     Tag(String),
+    /// The unit of pooling: the suite invocation the record names, else its run. No key of
+    /// the command line: `--history` adds it to the columns, one per run.
+    RunUnit,
 }
 
 /// The key names, for messages.
@@ -94,6 +97,7 @@ impl Dim {
             Dim::Metric => "metric".into(),
             Dim::Unit => "unit".into(),
             Dim::Tag(t) => format!("tag.{t}"),
+            Dim::RunUnit => "run_unit".into(),
         }
     }
 
@@ -118,6 +122,7 @@ impl Dim {
                 .map(|s| &s[1..])
                 .unwrap_or(""),
             Dim::Tag(t) => r.tags.get(t).map(String::as_str).unwrap_or(""),
+            Dim::RunUnit => r.invocation.as_deref().unwrap_or(&r.run),
         }
     }
 

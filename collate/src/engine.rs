@@ -14,7 +14,10 @@ pub fn run(o: Opts) -> Result<Exit, Failure> {
     if o.times {
         return crate::times::run(&o.files, o.on_invalid, o.format, o.matrix.latest);
     }
-    let collector = collect(&o)?;
+    if o.history {
+        return crate::history::run(&o);
+    }
+    let collector = collect_spec(o.spec.clone(), &o.files, o.on_invalid)?;
     unknown_keys(&collector)?;
     let table = matrix::build(&collector, &o.matrix)?;
     if table.rows.is_empty() || table.columns.is_empty() {
@@ -37,18 +40,23 @@ pub fn print(out: &str) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// Reads every input into a [`Collector`], saying on stderr what was skipped or left out;
-/// a failure when the inputs hold no sample or summary at all.
-fn collect(o: &Opts) -> Result<Collector, Failure> {
-    if o.files.is_empty() && std::io::stdin().is_terminal() {
+/// Reads every input (`files`; none is stdin) into a [`Collector`] grouped by `spec`, saying
+/// on stderr what was skipped or left out; a failure when the inputs hold no sample or
+/// summary at all.
+pub(crate) fn collect_spec(
+    spec: crate::collect::Spec,
+    files: &[String],
+    on_invalid: read::OnInvalid,
+) -> Result<Collector, Failure> {
+    if files.is_empty() && std::io::stdin().is_terminal() {
         let _ = writeln!(
             std::io::stderr(),
             "collate: reading JSON lines from the terminal (give FILEs or a pipe; Ctrl-D ends)"
         );
     }
-    let mut collector = Collector::new(o.spec.clone());
+    let mut collector = Collector::new(spec);
     let group_dims = collector.group_dims.clone();
-    let report = read::read_all(&o.files, o.on_invalid, &group_dims, |b| {
+    let report = read::read_all(files, on_invalid, &group_dims, |b| {
         collector.add_batch(b);
         Ok(())
     })?;
@@ -98,7 +106,7 @@ fn collect(o: &Opts) -> Result<Collector, Failure> {
 
 /// A `--rows` or `--cols` key that no record has (a misspelt tag would name every row
 /// ` (us)`) is a usage error.
-fn unknown_keys(c: &Collector) -> Result<(), Failure> {
+pub(crate) fn unknown_keys(c: &Collector) -> Result<(), Failure> {
     for (flag, dims, vals) in [
         ("--rows", &c.spec.rows, &c.row_vals),
         ("--cols", &c.spec.cols, &c.col_vals),
@@ -126,7 +134,7 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// Why the matrix has no row or no column: the filter, `--metric`, or nothing to show.
-fn why_empty(collector: &Collector) -> String {
+pub(crate) fn why_empty(collector: &Collector) -> String {
     if collector.matched == 0 && collector.spec.filter != Filter::All {
         "no record matches --filter".to_string()
     } else if let MetricChoice::Keys(k) = &collector.spec.metrics {

@@ -8,12 +8,14 @@
 //! reader of records (`measure::reading`): it writes a matrix and no records of its own.
 
 pub mod bootstrap;
+pub mod changepoint;
 pub mod cli;
 pub mod collect;
 pub mod dims;
 pub mod engine;
 pub mod facts;
 pub mod filter;
+pub mod history;
 pub mod kruskal;
 pub mod matrix;
 pub mod read;

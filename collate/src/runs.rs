@@ -21,6 +21,8 @@ pub struct RunInfo {
     pub error: Option<String>,
     /// The newest `at` of the run's records (RFC 3339 in UTC, so it orders as text).
     pub at: String,
+    /// The oldest `at` of its samples and summaries (where `--history` places its unit).
+    pub start: String,
     /// The ordinal of the run's first record (ties of `at` go to the later run).
     pub first: u64,
     /// Its unit of pooling, an index into [`Runs::units`].
@@ -91,6 +93,7 @@ impl Runs {
                             status: None,
                             error: None,
                             at: String::new(),
+                            start: at.to_string(),
                             first: ordinal,
                             unit,
                             invoked: invocation.is_some(),
@@ -107,6 +110,10 @@ impl Runs {
         if at > info.at.as_str() {
             info.at.clear();
             info.at.push_str(at);
+        }
+        if at < info.start.as_str() {
+            info.start.clear();
+            info.start.push_str(at);
         }
         n
     }

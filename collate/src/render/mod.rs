@@ -1,7 +1,7 @@
 //! The output formats: text, DokuWiki, Markdown (GFM), HTML, CSV, JSON and SVG, each from
 //! the same [`Table`], each escaping what its syntax needs.
 
-mod chart;
+pub mod chart;
 pub mod csv;
 mod html;
 mod json;

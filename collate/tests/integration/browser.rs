@@ -1,7 +1,9 @@
 //! The HTML report in a real browser (headless Chromium, as root; else skipped): the page
 //! loads without a console message, the table in the DOM holds the cells collate computed,
 //! and the charts render (a screenshot with the bars' colours, not a blank page). A page that
-//! does log to the console is checked too, so the console check is known to catch one.
+//! does log to the console is checked too, so the console check is known to catch one. The
+//! history page (`--history -f html`) loads the same way, its lines, points, whiskers and
+//! change marks in the DOM and on the screenshot.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -181,4 +183,81 @@ fn pixels(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
         .map(|c| [c[0], c[1], c[2]])
         .collect();
     (info.width, info.height, px)
+}
+
+/// The history page in Chromium: no console message; every series' line, points, CI
+/// whiskers and its change mark in the DOM Chromium built; the screenshot not blank, with
+/// the line, the points and the change's red drawn.
+#[test]
+fn the_history_page_renders_in_chromium() {
+    if !testkit::need_root("the headless browser test") || !testkit::need_tool("chromium") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = history("bare/xfs", "time make", 40, 8, 1, (25, 0.15), 0.03);
+    input.push_str(&history(
+        "para/lvm",
+        "time make",
+        30,
+        8,
+        2,
+        (999, 0.0),
+        0.03,
+    ));
+    let out = run(&["--history", "-f", "html"], &input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = stdout(&out);
+    for outside in ["<link", "src=", "<script", "url(", "@import"] {
+        assert!(!html.contains(outside), "{outside} in the page");
+    }
+    let page = dir.path().join("history.html");
+    std::fs::write(&page, &html).unwrap();
+    let (dom, err) = chromium(&page, &["--dump-dom"]);
+    assert!(console(&err).is_empty(), "console: {:?}", console(&err));
+    history_marks(&dom);
+
+    let shot = dir.path().join("shot.png");
+    let arg = format!("--screenshot={}", shot.display());
+    let (_, err) = chromium(&page, &[&arg, "--window-size=900,1000"]);
+    assert!(console(&err).is_empty(), "console: {:?}", console(&err));
+    let (w, h, px) = pixels(&shot);
+    assert_eq!((w, h), (900, 1000));
+    let white = px.iter().filter(|p| **p == [255, 255, 255]).count();
+    assert!(
+        white < px.len() * 97 / 100,
+        "a blank page: {white} of {} white",
+        px.len()
+    );
+    // The change mark red (a worse time), the points dark, the line blue (with its
+    // antialiased edges: near the colour).
+    let near = |p: &[u8; 3], c: [u8; 3]| (0..3).all(|i| p[i].abs_diff(c[i]) <= 24);
+    for (rgb, what, least) in [
+        ([198, 40, 40], "change mark", 150),
+        ([26, 26, 26], "points", 200),
+        ([78, 121, 167], "line", 200),
+    ] {
+        let n = px.iter().filter(|p| near(p, rgb)).count();
+        eprintln!("{what}: {n} pixels");
+        assert!(n > least, "{n} pixels of the {what}");
+    }
+}
+
+/// The marks of the two series in the DOM: 40 and 30 points, a whisker each, a line each, one
+/// change (at run 25 of the first) with its shift and the kernel that differs.
+fn history_marks(dom: &str) {
+    assert_eq!(dom.matches("<svg").count(), 2, "a chart per series");
+    assert_eq!(dom.matches("<circle").count(), 70, "a point per run");
+    assert_eq!(dom.matches("class=\"line\"").count(), 2);
+    let whiskers: usize = dom
+        .split("class=\"ci\" d=\"")
+        .skip(1)
+        .map(|d| d[..d.find('"').unwrap()].matches('M').count())
+        .sum();
+    assert_eq!(whiskers, 70, "a whisker per run (8 values each)");
+    assert_eq!(dom.matches("class=\"change\"").count(), 1, "{dom}");
+    assert_eq!(dom.matches("class=\"shift\"").count(), 1);
+    assert!(dom.contains(">+1"), "the shift written at the mark");
+    assert!(dom.contains("change at run 2"), "{dom}");
+    assert!(dom.contains("<li>kernel: 6.1.0 -&gt; 6.12.0</li>"), "{dom}");
+    assert_eq!(dom.matches("No change of level.").count(), 1);
 }

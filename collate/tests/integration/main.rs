@@ -7,6 +7,7 @@ mod common;
 mod facts;
 mod formats;
 mod headlines;
+mod history;
 mod odd_input;
 mod runs;
 mod scale;

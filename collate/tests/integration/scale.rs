@@ -1,6 +1,7 @@
 //! Scale: a wide, sparse matrix (1000 labels of 24 rows each among 2000 names, two million
-//! cells, 98.8% empty) in bounded memory and output, every format, with GNU time measuring
-//! the peak RSS.
+//! cells, 98.8% empty) in bounded memory and output, every format, and the history of a label
+//! of 1000 runs of 30 rows as one page under 5 MB, with GNU time measuring the peak RSS and
+//! the time (said, never a threshold).
 
 #![allow(clippy::unwrap_used)]
 
@@ -13,8 +14,15 @@ const TIME: &str = "/usr/bin/time";
 
 /// `collate -f FORMAT -` of `input` under GNU time: its output and peak RSS in KiB.
 fn timed(format: &str, input: &str) -> (Output, u64) {
+    let (out, rss, _) = timed_args(&["-f", format, "-"], input);
+    (out, rss)
+}
+
+/// `collate ARGS` of `input` under GNU time: its output, peak RSS in KiB and elapsed seconds.
+fn timed_args(args: &[&str], input: &str) -> (Output, u64, f64) {
     let mut child = Command::new(TIME)
-        .args(["-f", "maxrss_kib=%M", bin(), "-f", format, "-"])
+        .args(["-f", "elapsed_s=%e maxrss_kib=%M", bin()])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -26,7 +34,7 @@ fn timed(format: &str, input: &str) -> (Output, u64) {
     let out = child.wait_with_output().unwrap();
     w.join().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{format}: {err}");
+    assert!(out.status.success(), "{args:?}: {err}");
     let rss = err
         .rsplit("maxrss_kib=")
         .next()
@@ -34,7 +42,14 @@ fn timed(format: &str, input: &str) -> (Output, u64) {
         .trim()
         .parse()
         .unwrap();
-    (out, rss)
+    let elapsed = err
+        .rsplit("elapsed_s=")
+        .next()
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    (out, rss, elapsed)
 }
 
 #[test]
@@ -96,5 +111,58 @@ fn a_wide_sparse_matrix_renders_in_bounded_memory_and_pages() {
             }
             assert!(page.contains("988 of the 1000 columns have no value in this row (not drawn)"));
         }
+    }
+}
+
+#[test]
+fn a_history_of_1000_runs_of_30_rows_is_one_page_under_5_mb() {
+    // One label, 1000 suite runs an hour apart, each measuring 30 rows of 5 samples (3% noise),
+    // row k 10% slower from run 400 + 10 k on: 210,000 lines.
+    let mut input = String::with_capacity(60 << 20);
+    let mut rng = Noise(7);
+    for k in 0..1000u64 {
+        let inv = format!("inv{k:04}");
+        for row in 0..30u64 {
+            let slower = if k >= 400 + 10 * row { 1.1 } else { 1.0 };
+            let level = (1.0 + row as f64 * 0.1) * slower;
+            let values: Vec<f64> = (0..5)
+                .map(|_| level * (1.0 + 0.03 * rng.normal()))
+                .collect();
+            let (name, run) = (format!("step {row:02}"), format!("r{k:04}{row:02}"));
+            let kernel = if k < 500 { "6.1.0" } else { "6.12.0" };
+            input.push_str(&history_run(
+                "bare/xfs",
+                &name,
+                (&run, Some(&inv)),
+                k * 60 + row,
+                kernel,
+                &values,
+            ));
+        }
+    }
+    if !std::path::Path::new(TIME).exists() {
+        testkit::skip("the figures need GNU time (/usr/bin/time)");
+        return;
+    }
+    let (out, rss, elapsed) = timed_args(&["--history", "-f", "html", "-"], &input);
+    let page = String::from_utf8(out.stdout).unwrap();
+    eprintln!(
+        "history of 1000 runs x 30 rows: {} input bytes, page {} bytes, {elapsed} s, peak RSS {} MiB",
+        input.len(),
+        page.len(),
+        rss >> 10
+    );
+    assert!(page.len() < 5 << 20, "page of {} bytes", page.len());
+    assert!(rss < 600 << 10, "peak RSS {} MiB", rss >> 10);
+    assert_eq!(page.matches("class=\"chart history\"").count(), 30);
+    assert_eq!(page.matches("<circle").count(), 30_000);
+    // Every row's change found near its run (401 + 10 k, 1-based); a few more at most (each
+    // row tests both sides of its change again, at alpha 0.01).
+    let changes = page.matches("class=\"change\"").count();
+    assert!((30..=33).contains(&changes), "{changes} changes");
+    for row in 0..30u64 {
+        let near = (399 + 10 * row..=403 + 10 * row)
+            .any(|r| page.contains(&format!("change at run {r} of 1000")));
+        assert!(near, "row {row}'s change");
     }
 }

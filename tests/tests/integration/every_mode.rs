@@ -151,6 +151,44 @@ fn fsmeta_cpumem_timecmd_and_collate_run() {
 }
 
 #[test]
+fn collate_history_shows_timecmd_runs_in_every_format_that_can() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let file = d.path().join("t.jsonl");
+    for _ in 0..4 {
+        let out = run("timecmd", &["-r", "6", "-o", path_str(&file), "--", "true"]);
+        assert_eq!(out.status.code(), Some(0), "timecmd: {}", explain(&out));
+    }
+    for f in ["text", "html", "svg", "json", "csv"] {
+        let out = run("collate", &["--history", "-f", f, path_str(&file)]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "collate --history -f {f}: {}",
+            explain(&out)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("true"), "-f {f}: {text}");
+    }
+    let out = run(
+        "collate",
+        &[
+            "--history",
+            "--change-alpha",
+            "0.05",
+            "--change-min-runs",
+            "2",
+            path_str(&file),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4 runs"));
+    for f in ["markdown", "dokuwiki"] {
+        let out = run("collate", &["--history", "-f", f, path_str(&file)]);
+        assert_eq!(out.status.code(), Some(2), "-f {f}: {}", explain(&out));
+    }
+}
+
+#[test]
 fn pingrt_pings_loopback() {
     let out = run("pingrt", &["-c", "2", "-i", "50ms", "127.0.0.1"]);
     if out.status.code() == Some(2) && !testkit::is_root() {

@@ -299,3 +299,129 @@ pub fn doku_row(line: &str) -> Vec<DokuCell> {
     }
     cells
 }
+
+/// A small fixed-seed generator for test series (splitmix64), with normal deviates.
+pub struct Noise(pub u64);
+
+impl Noise {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform deviate in (0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// A standard normal deviate (Box-Muller).
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// One suite run of a history as the tools write it: tool run `run` of suite invocation
+/// `inv` (none: a run by hand) measuring `name` in `label`, `minute` minutes after
+/// 2026-11-01T00:00Z (up to 61 days): a begin with the machine's `kernel`, `values` as samples of `wall_s` and an ok
+/// summary.
+pub fn history_run(
+    label: &str,
+    name: &str,
+    (run, inv): (&str, Option<&str>),
+    minute: u64,
+    kernel: &str,
+    values: &[f64],
+) -> String {
+    let at = |s: u64| {
+        let t = minute * 60 + s;
+        let d = t / 86400;
+        let (month, day) = if d < 30 { (11, d + 1) } else { (12, d - 29) };
+        format!(
+            "2026-{month:02}-{day:02}T{:02}:{:02}:{:02}.000000Z",
+            (t / 3600) % 24,
+            (t / 60) % 60,
+            t % 60
+        )
+    };
+    let extra = |s: u64, more: Value| {
+        let mut e = json!({"run": run, "at": at(s), "tool": "timecmd"});
+        if let Some(i) = inv {
+            e["invocation"] = json!(i);
+        }
+        if let (Some(e), Value::Object(m)) = (e.as_object_mut(), more) {
+            e.extend(m);
+        }
+        e
+    };
+    let begin_info = json!({"info": {"kernel": kernel, "cpu_count": 2}});
+    let mut out = vec![line(
+        "begin",
+        label,
+        name,
+        json!({}),
+        0,
+        extra(0, begin_info),
+    )];
+    for (i, v) in values.iter().enumerate() {
+        let i = i as u64;
+        out.push(line(
+            "sample",
+            label,
+            name,
+            json!({"wall_s": v}),
+            i,
+            extra(1 + i, json!({})),
+        ));
+    }
+    let done = json!({"status": "ok", "headline": "wall_s"});
+    out.push(line(
+        "summary",
+        label,
+        name,
+        json!({"wall_s": values[0]}),
+        0,
+        extra(59, done),
+    ));
+    out.join("\n") + "\n"
+}
+
+/// A history of `runs` suite runs of `name` in `label` (an hour apart), each of `samples`
+/// samples around 1 s with `noise` (relative, normal) from `seed`, the level times
+/// `1 + shift` from run `at` on (1-based), and the kernel "6.1.0" before run `at`, "6.12.0"
+/// from it on. Ids are unique to the label.
+pub fn history(
+    label: &str,
+    name: &str,
+    runs: u64,
+    samples: usize,
+    seed: u64,
+    shift: (u64, f64),
+    noise: f64,
+) -> String {
+    let mut rng = Noise(seed);
+    let mut out = String::new();
+    for k in 1..=runs {
+        let level = if k >= shift.0 { 1.0 + shift.1 } else { 1.0 };
+        let values: Vec<f64> = (0..samples)
+            .map(|_| level * (1.0 + noise * rng.normal()))
+            .collect();
+        let kernel = if k >= shift.0 { "6.12.0" } else { "6.1.0" };
+        let (run, inv) = (
+            format!("{label}-{name}-{k:04}"),
+            format!("{label}-inv-{k:04}"),
+        );
+        out.push_str(&history_run(
+            label,
+            name,
+            (&run, Some(&inv)),
+            k * 60,
+            kernel,
+            &values,
+        ));
+    }
+    out
+}

@@ -1,0 +1,315 @@
+//! `collate --history`: each row of each label as its runs in order of time, the change
+//! points e-divisive means finds (where the level shifted, none in noise alone), the facts
+//! that differ around a change, and the text, CSV and JSON shapes; the formats that cannot
+//! show a history refuse.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::*;
+use serde_json::Value;
+
+/// 40 runs of 8 samples, noise 3%, the level 15% higher from run 25 on (and the kernel
+/// 6.12.0 there, 6.1.0 before).
+fn shifted() -> String {
+    history("bare/xfs", "time make", 40, 8, 1, (25, 0.15), 0.03)
+}
+
+fn json_of(args: &[&str], input: &str) -> Value {
+    let out = run(args, input);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_shift_at_run_25_is_found_there_with_the_kernel_that_changed() {
+    let v = json_of(&["--history", "-f", "json"], &shifted());
+    let series = v["series"].as_array().unwrap();
+    assert_eq!(series.len(), 1, "{v}");
+    let s = &series[0];
+    assert_eq!(s["column"], "bare/xfs");
+    let points = s["points"].as_array().unwrap();
+    assert_eq!(points.len(), 40);
+    // In order of time, each with its interval (8 values: the median's 95% CI is bounded).
+    let ats: Vec<&str> = points.iter().map(|p| p["at"].as_str().unwrap()).collect();
+    assert!(ats.windows(2).all(|w| w[0] < w[1]), "{ats:?}");
+    for p in points {
+        let (lo, val, hi) = (
+            p["ci_low"].as_f64().unwrap(),
+            p["value"].as_f64().unwrap(),
+            p["ci_high"].as_f64().unwrap(),
+        );
+        assert!(lo <= val && val <= hi, "{p}");
+    }
+    let changes = s["changes"].as_array().unwrap();
+    assert_eq!(
+        changes.len(),
+        1,
+        "one change and none elsewhere: {changes:?}"
+    );
+    let c = &changes[0];
+    // Run 25 is point 24.
+    let at = c["index"].as_u64().unwrap();
+    eprintln!(
+        "change at point {at} (run {}), shift {}%",
+        at + 1,
+        c["shift_pct"]
+    );
+    assert!((23..=25).contains(&at), "{c}");
+    assert_eq!(c["run"], points[at as usize]["run"]);
+    let pct = c["shift_pct"].as_f64().unwrap();
+    assert!((10.0..20.0).contains(&pct), "{c}");
+    assert!(c["p"].as_f64().unwrap() < 0.01);
+    let facts = c["facts"].as_array().unwrap();
+    assert_eq!(facts.len(), 1, "only the kernel differs: {facts:?}");
+    assert_eq!(facts[0]["key"], "kernel");
+    assert_eq!(facts[0]["before"], serde_json::json!(["6.1.0"]));
+    assert_eq!(facts[0]["after"], serde_json::json!(["6.12.0"]));
+    assert_eq!(v["change_points"]["alpha"], 0.01);
+    assert_eq!(v["change_points"]["min_runs"], 3);
+}
+
+#[test]
+fn noise_alone_shows_no_change_in_at_least_95_of_100_seeds() {
+    // 100 labels, each 40 runs of 8 samples with 3% noise and no shift.
+    let mut input = String::new();
+    for seed in 0..100u64 {
+        input.push_str(&history(
+            &format!("seed{seed:03}"),
+            "time make",
+            40,
+            8,
+            1000 + seed,
+            (999, 0.0),
+            0.03,
+        ));
+    }
+    let v = json_of(&["--history", "-f", "json"], &input);
+    let series = v["series"].as_array().unwrap();
+    assert_eq!(series.len(), 100);
+    let with_change = series
+        .iter()
+        .filter(|s| !s["changes"].as_array().unwrap().is_empty())
+        .count();
+    eprintln!("null series with a change: {with_change} of 100");
+    assert!(
+        with_change <= 5,
+        "{with_change} of 100 series without a shift show a change"
+    );
+}
+
+#[test]
+fn the_text_has_a_sparkline_a_marker_and_the_change_line() {
+    let out = run(&["--history"], &shifted());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.starts_with("time make (s) ↓  bare/xfs: 40 runs, 2026-11-"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let spark = lines[head + 1].trim_start();
+    let blocks: String = spark
+        .chars()
+        .take_while(|c| ('▁'..='█').contains(c))
+        .collect();
+    assert_eq!(blocks.chars().count(), 40, "{text}");
+    // Low before the change, high after it.
+    assert!(blocks.chars().take(20).all(|c| c <= '▄'), "{blocks}");
+    assert!(blocks.chars().skip(27).all(|c| c >= '▅'), "{blocks}");
+    let marks = lines[head + 2];
+    assert_eq!(marks.trim(), "^", "{text}");
+    let col = marks.chars().position(|c| c == '^').unwrap() - 2;
+    assert!((23..=25).contains(&col), "{text}");
+    let change = lines[head + 3];
+    assert!(change.starts_with("  change at run 2"), "{text}");
+    assert!(change.contains(" of 40 (2026-11-"), "{change}");
+    assert!(
+        change.contains(" s -> ") && change.contains(", +1") && change.contains("% (p 0.00"),
+        "{change}"
+    );
+    assert_eq!(lines[head + 4], "    kernel: 6.1.0 -> 6.12.0", "{text}");
+}
+
+#[test]
+fn csv_is_a_line_per_row_label_and_run() {
+    let mut input = shifted();
+    input.push_str(&history(
+        "para/lvm",
+        "time make",
+        10,
+        8,
+        2,
+        (999, 0.0),
+        0.03,
+    ));
+    let out = run(&["--history", "-f", "csv"], &input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let head: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();
+    assert_eq!(
+        head,
+        [
+            "row",
+            "label",
+            "unit",
+            "index",
+            "run",
+            "at",
+            "n",
+            "value",
+            "ci_low",
+            "ci_high",
+            "level",
+            "change_pct",
+            "change_p"
+        ]
+    );
+    let recs: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(recs.len(), 50);
+    assert_eq!(recs.iter().filter(|r| &r[1] == "bare/xfs").count(), 40);
+    for r in &recs {
+        for k in [7, 8, 9, 10] {
+            r[k].parse::<f64>().unwrap_or_else(|_| panic!("{r:?}"));
+        }
+    }
+    let starts: Vec<&csv::StringRecord> = recs.iter().filter(|r| !r[11].is_empty()).collect();
+    assert_eq!(starts.len(), 1, "{text}");
+    assert!(&starts[0][1] == "bare/xfs" && starts[0][11].parse::<f64>().unwrap() > 10.0);
+    // The level after the change is about 15% above the level before.
+    let level = |i: usize| recs[i][10].parse::<f64>().unwrap();
+    assert!((level(39) / level(0) - 1.15).abs() < 0.03, "{text}");
+}
+
+#[test]
+fn filters_and_columns_choose_the_series_and_runs_by_hand_are_runs() {
+    let mut input = shifted();
+    input.push_str(&history(
+        "para/lvm",
+        "time make",
+        10,
+        8,
+        2,
+        (999, 0.0),
+        0.03,
+    ));
+    // Runs by hand: no invocation, each tool run its own run.
+    for k in 0..5u64 {
+        let run = format!("hand-{k}");
+        input.push_str(&history_run(
+            "hand",
+            "time make",
+            (&run, None),
+            k * 60,
+            "6.1.0",
+            &[1.0, 1.1, 0.9],
+        ));
+    }
+    let v = json_of(&["--history", "-f", "json"], &input);
+    let cols: Vec<&str> = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["column"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, ["bare/xfs", "para/lvm", "hand"]);
+    let hand = &v["series"][2]["points"];
+    assert_eq!(hand.as_array().unwrap().len(), 5);
+    assert_eq!(hand[0]["run"], "hand-0");
+    let v = json_of(
+        &["--history", "-f", "json", "--filter", "label:para/*"],
+        &input,
+    );
+    assert_eq!(v["series"].as_array().unwrap().len(), 1);
+    assert_eq!(v["series"][0]["column"], "para/lvm");
+    // --cols label.1: a series per first level; --stat p90 per run.
+    let v = json_of(
+        &[
+            "--history",
+            "-f",
+            "json",
+            "--cols",
+            "label.1",
+            "--stat",
+            "p90",
+        ],
+        &input,
+    );
+    assert_eq!(v["series"][0]["column"], "bare");
+    assert_eq!(v["stat"], "p90");
+    // A stricter alpha and a longer smallest segment are taken and reported.
+    let v = json_of(
+        &[
+            "--history",
+            "-f",
+            "json",
+            "--change-alpha",
+            "0.001",
+            "--change-min-runs",
+            "5",
+        ],
+        &shifted(),
+    );
+    assert_eq!(v["change_points"]["alpha"], 0.001);
+    assert_eq!(v["change_points"]["min_runs"], 5);
+    assert!(v["change_points"]["permutations"].as_u64().unwrap() >= 1999);
+    assert_eq!(v["series"][0]["changes"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn formats_and_flags_that_cannot_make_a_history_refuse() {
+    for f in ["markdown", "dokuwiki"] {
+        let out = run(&["--history", "-f", f], &shifted());
+        assert_eq!(out.status.code(), Some(2), "{f}");
+        let err = stderr(&out);
+        assert!(err.contains(&format!("--history with -f {f}")), "{err}");
+        assert!(err.contains("text, html, svg, json or csv"), "{err}");
+    }
+    for args in [
+        &["--history", "--baseline", "bare/xfs"][..],
+        &["--history", "--latest"],
+        &["--history", "--transpose"],
+        &["--change-alpha", "0.05"],
+        &["--history", "--change-alpha", "2"],
+        &["--history", "--change-min-runs", "1"],
+    ] {
+        let out = run(args, &shifted());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty());
+    }
+    // The SVG charts: one per series, with its change marked.
+    let out = run(&["--history", "-f", "svg"], &shifted());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    assert_eq!(svg.matches("<g class=\"series\"").count(), 1);
+    assert_eq!(svg.matches("class=\"change\"").count(), 1);
+    assert!(svg.contains("kernel: 6.1.0 -&gt; 6.12.0"), "{svg}");
+}
+
+#[test]
+fn a_run_that_did_not_finish_is_left_out_or_marked() {
+    // Run 11's summary says failed.
+    let input: String = shifted()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "summary" && v["run"] == "bare/xfs-time make-0011" {
+                v["status"] = "failed".into();
+                v["error"] = "killed".into();
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    let out = run(&["--history"], &input);
+    let text = stdout(&out);
+    assert!(text.contains("bare/xfs: 39 runs"), "{text}");
+    assert!(text.contains("Left out: 8 values of 1 run"), "{text}");
+    let out = run(&["--history", "--include-partial"], &input);
+    let text = stdout(&out);
+    assert!(text.contains("bare/xfs: 40 runs"), "{text}");
+    assert!(text.contains("(--include-partial): 11\n"), "{text}");
+    let out = run(&["--history", "--include-partial", "-f", "html"], &input);
+    assert_eq!(stdout(&out).matches("class=\"partial\"").count(), 1);
+    let v = json_of(&["--history", "--include-partial", "-f", "json"], &input);
+    assert_eq!(v["series"][0]["points"][10]["partial"], 8);
+}
