@@ -157,6 +157,17 @@ impl<'a> LiteView<'a> {
 }
 
 impl Batch {
+    /// Empties the batch and keeps its buffers, for the next block: the reader hands batches
+    /// back to the parser threads, so that their buffers are not allocated (and their pages
+    /// faulted in) again for every block of lines.
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.vals.clear();
+        self.roles.clear();
+        self.facts.clear();
+        self.recs.clear();
+    }
+
     fn push_str(&mut self, s: &str) -> (u32, u32) {
         let a = self.buf.len() as u32;
         self.buf.push_str(s);

@@ -76,10 +76,21 @@ struct Parsed {
     lines: u64,
 }
 
-/// Parses a block on a worker thread; the records are reduced to their [`Batch`] extract
-/// here, so that they are freed on the thread that allocated them.
-fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
-    let mut batch = Batch::default();
+/// The buffers that go back for reuse: block texts to the reader, emptied batches to the
+/// parser threads.
+struct Pools {
+    texts: SyncSender<Vec<u8>>,
+    batches: Mutex<Receiver<Batch>>,
+}
+
+/// Parses a block on a worker thread into a batch (an emptied one handed back by the
+/// consumer where there is one); the records are reduced to their [`Batch`] extract here, so
+/// that they are freed on the thread that allocated them.
+fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
+    let mut batch = match pools.batches.lock() {
+        Ok(rx) => rx.try_recv().unwrap_or_default(),
+        Err(_) => Batch::default(),
+    };
     let mut bad = Vec::new();
     let mut lines = 0;
     let mut start = 0;
@@ -102,7 +113,7 @@ fn parse_block(b: Block, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
     }
     let mut text = b.text;
     text.clear();
-    let _ = pool.try_send(text);
+    let _ = pools.texts.try_send(text);
     let file = b.file;
     let _ = b.reply.send(Parsed {
         file,
@@ -196,16 +207,22 @@ pub fn read_all(
     std::thread::scope(|scope| -> Result<(), Failure> {
         let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);
         let job_rx = Arc::new(Mutex::new(job_rx));
-        // Block buffers go back to the reader for reuse.
+        // Block buffers go back to the reader for reuse, emptied batches to the workers.
         let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT * 8);
+        let (batch_tx, batch_rx) = sync_channel::<Batch>(IN_FLIGHT * 2);
+        let pools = Arc::new(Pools {
+            texts: pool_tx,
+            batches: Mutex::new(batch_rx),
+        });
         for _ in 0..workers {
             let rx = Arc::clone(&job_rx);
-            let pool = pool_tx.clone();
-            scope.spawn(move || work(&rx, group_dims, &pool));
+            let pools = Arc::clone(&pools);
+            scope.spawn(move || work(&rx, group_dims, &pools));
         }
+        drop(pools);
         let (order_tx, order_rx) = sync_channel::<Order>(IN_FLIGHT);
         scope.spawn(move || read_inputs(inputs, &pool_rx, job_tx, order_tx));
-        let result = consume(&order_rx, on_invalid, &mut report, &mut sink);
+        let result = consume(&order_rx, on_invalid, &mut report, &batch_tx, &mut sink);
         // On an early return the receivers go away; the reader and workers notice their
         // sends failing and stop.
         drop(order_rx);
@@ -215,14 +232,14 @@ pub fn read_all(
 }
 
 /// A worker: parses blocks until the reader is done.
-fn work(jobs: &Mutex<Receiver<Block>>, group_dims: &[Dim], pool: &SyncSender<Vec<u8>>) {
+fn work(jobs: &Mutex<Receiver<Block>>, group_dims: &[Dim], pools: &Pools) {
     loop {
         let job = match jobs.lock() {
             Ok(guard) => guard.recv(),
             Err(_) => return,
         };
         match job {
-            Ok(b) => parse_block(b, group_dims, pool),
+            Ok(b) => parse_block(b, group_dims, pools),
             Err(_) => return,
         }
     }
@@ -282,11 +299,13 @@ fn read_input(
 }
 
 /// Takes the parsed blocks in input order: counts their lines and bad lines, stops at the
-/// first bad line under `OnInvalid::Fail`, and hands each batch to `sink`.
+/// first bad line under `OnInvalid::Fail`, hands each batch to `sink`, and the emptied
+/// batch back to the workers (`spent`).
 fn consume(
     order: &Receiver<Order>,
     on_invalid: OnInvalid,
     report: &mut ReadReport,
+    spent: &SyncSender<Batch>,
     sink: &mut impl FnMut(&Batch) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     for next in order.iter() {
@@ -315,6 +334,8 @@ fn consume(
         let mut batch = parsed.batch;
         report.repeats.mark(&mut batch, &parsed.file);
         sink(&batch)?;
+        batch.clear();
+        let _ = spent.try_send(batch);
     }
     Ok(())
 }
