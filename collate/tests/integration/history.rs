@@ -313,3 +313,61 @@ fn a_run_that_did_not_finish_is_left_out_or_marked() {
     let v = json_of(&["--history", "--include-partial", "-f", "json"], &input);
     assert_eq!(v["series"][0]["points"][10]["partial"], 8);
 }
+
+/// The arguments that draw README.md's history: three rows of the real series in
+/// doc/history-nightly.jsonl (doc/history-nightly.sh made it).
+fn readme_history_args(format: &str) -> Vec<String> {
+    let records =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../doc/history-nightly.jsonl");
+    [
+        "--history",
+        "-f",
+        format,
+        "--filter=-name:\"network throughput loopback->this\"",
+        "--metric",
+        "throughput_bits_per_s,syscall_s,mem_read_bytes_per_s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([records.display().to_string()])
+    .collect()
+}
+
+#[test]
+fn the_readme_history_is_what_collate_makes_of_the_real_series() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let draw = |format: &str| {
+        let args = readme_history_args(format);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&args, "");
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    // The chart README.md shows is collate's own drawing (UPDATE_GOLDEN=1 draws it again).
+    let svg = draw("svg");
+    let path = root.join("doc/history-nightly.svg");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &svg).unwrap();
+    }
+    let kept = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        kept == svg,
+        "{} is not what collate draws now (UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+    // Each row changes once, at the ninth run, where the cgroup's quota began.
+    assert_eq!(svg.matches("class=\"change\"").count(), 3, "{svg}");
+    assert_eq!(
+        svg.matches("cpu_quota: max -&gt; 50000/100000").count(),
+        3,
+        "{svg}"
+    );
+    // The text under it in README.md is collate's text of the same rows.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for line in draw("text").lines().filter(|l| !l.trim().is_empty()) {
+        assert!(
+            readme.contains(line),
+            "README.md lacks collate's line {line:?}"
+        );
+    }
+}
