@@ -15,6 +15,7 @@ pub mod dims;
 pub mod engine;
 pub mod facts;
 pub mod filter;
+pub mod gather;
 pub mod history;
 pub mod kruskal;
 pub mod matrix;

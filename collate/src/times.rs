@@ -113,7 +113,7 @@ pub fn run(
         ));
     }
     let suites = suite_runs(&spans.list, latest);
-    crate::engine::print(&match format {
+    crate::render::print(&match format {
         Format::Csv => csv(&suites),
         _ => text(&suites),
     })

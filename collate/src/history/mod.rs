@@ -114,8 +114,8 @@ pub fn run(o: &Opts) -> Result<Exit, Failure> {
     let mut spec = o.spec.clone();
     let series_dims = spec.cols.clone();
     spec.cols.push(Dim::RunUnit);
-    let collector = crate::engine::collect_spec(spec, &o.files, o.on_invalid)?;
-    crate::engine::unknown_keys(&collector)?;
+    let collector = crate::gather::collect_spec(spec, &o.files, o.on_invalid)?;
+    crate::gather::unknown_keys(&collector)?;
     let mopts = matrix::Options {
         baseline: None,
         columns: None,
@@ -128,11 +128,11 @@ pub fn run(o: &Opts) -> Result<Exit, Failure> {
         return Err(Failure::new(
             Exit::MeasuredFailure,
             "empty history",
-            crate::engine::why_empty(&collector),
+            crate::gather::why_empty(&collector),
         ));
     }
     let h = build(&collector, &table, &series_dims, o.change);
-    crate::engine::print(&match o.format {
+    crate::render::print(&match o.format {
         Format::Json => tidy::json(&h),
         Format::Csv => tidy::csv(&h),
         Format::Html => chart::page(&h),

@@ -441,3 +441,14 @@ pub fn html_escape(s: &str) -> String {
     }
     out
 }
+
+/// Writes collate's output (the matrix, `--times`' table or the history) to stdout.
+pub fn print(out: &str) -> Result<measure::Exit, measure::Failure> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| measure::Failure::io("stdout", &e))?;
+    Ok(measure::Exit::Ok)
+}
