@@ -7,7 +7,7 @@ use crate::facts::ColumnFacts;
 use crate::filter::Filter;
 use crate::runs::{RunValues, Runs};
 use measure::record::{CellStat, Status};
-use measure::{Kind, Record};
+use measure::{Kind, RecordView};
 use std::collections::HashMap;
 
 /// Which metrics become rows.
@@ -176,12 +176,12 @@ impl Batch {
 
     /// Adds a begin, sample or summary (intervals are left out) grouped by `group_dims`; the
     /// collector counts samples and summaries, `--times` begins too.
-    pub fn push(&mut self, r: &Record, group_dims: &[Dim]) {
+    pub fn push(&mut self, r: &RecordView, group_dims: &[Dim]) {
         self.push_at(r, group_dims, 0);
     }
 
     /// As [`Batch::push`], for the record read at `line` of its input.
-    pub fn push_at(&mut self, r: &Record, group_dims: &[Dim], line: u64) {
+    pub fn push_at(&mut self, r: &RecordView, group_dims: &[Dim], line: u64) {
         if r.kind == Kind::Interval {
             return;
         }
@@ -217,8 +217,10 @@ impl Batch {
         }
         let roles = (ra, self.roles.len() as u32);
         let fa = self.facts.len() as u32;
-        if r.kind == Kind::Begin {
-            for (k, v) in crate::facts::texts(&r.info) {
+        if r.kind == Kind::Begin
+            && let Some(info) = &r.info
+        {
+            for (k, v) in crate::facts::texts(info) {
                 let kv = (self.push_str(&k), self.push_str(&v));
                 self.facts.push(kv);
             }
@@ -386,7 +388,7 @@ impl Collector {
     }
 
     /// Adds one record (for tests and small inputs; the reader uses batches).
-    pub fn add_record(&mut self, r: &Record) {
+    pub fn add_record(&mut self, r: &RecordView) {
         let mut b = Batch::default();
         b.push(r, &self.group_dims);
         self.add_batch(&b);

@@ -1,7 +1,7 @@
 //! Dimensions: the keys a matrix's rows and columns (and `--filter`) are made of: envelope
 //! fields, the label and its `/` levels, tags, and the metric (the key in `values`).
 
-use measure::Record;
+use measure::RecordView;
 
 /// One dimension of a record's value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -107,7 +107,7 @@ impl Dim {
     }
 
     /// The value of this dimension for `metric` of record `r` (missing tags are empty).
-    pub fn value<'a>(&self, r: &'a Record, metric: &'a str) -> &'a str {
+    pub fn value<'a>(&self, r: &'a RecordView, metric: &'a str) -> &'a str {
         match self {
             Dim::Name => &r.name,
             Dim::Label => &r.label,
@@ -121,7 +121,7 @@ impl Dim {
             Dim::Unit => measure::record::unit_suffix(metric)
                 .map(|s| &s[1..])
                 .unwrap_or(""),
-            Dim::Tag(t) => r.tags.get(t).map(String::as_str).unwrap_or(""),
+            Dim::Tag(t) => r.tag(t).unwrap_or(""),
             Dim::RunUnit => r.invocation.as_deref().unwrap_or(&r.run),
         }
     }
@@ -141,7 +141,7 @@ pub trait Source {
     fn get<'a>(&'a self, d: &Dim, metric: &'a str) -> &'a str;
 }
 
-impl Source for Record {
+impl Source for RecordView<'_> {
     fn get<'a>(&'a self, d: &Dim, metric: &'a str) -> &'a str {
         d.value(self, metric)
     }

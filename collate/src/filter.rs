@@ -311,6 +311,7 @@ mod tests {
     #[test]
     fn benchstat_syntax() {
         let r = rec("icmp latency", "para/lvm/san", "lvm");
+        let r = r.as_view();
         let m = |e: &str| Filter::parse(e).unwrap().matches(&r, "rtt_s");
         assert!(m("name:\"icmp latency\""));
         assert!(m("label:para/*"));

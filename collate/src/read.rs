@@ -1,5 +1,6 @@
 //! Reading JSON lines: every input in order, one pass, each line checked by the strict
-//! `measure::parse_line`, with bad lines named as `FILE:LINE: what is wrong`.
+//! `measure::parse_view` (parse_line's checks, into a record that borrows the line), with
+//! bad lines named as `FILE:LINE: what is wrong`.
 //!
 //! Parsing is the cost (a few microseconds a line), so blocks of lines are parsed on worker
 //! threads while the caller consumes the records strictly in input order: the result is the
@@ -9,7 +10,7 @@
 use crate::collect::Batch;
 use crate::dims::Dim;
 use crate::repeats::Repeats;
-use measure::{Exit, Failure, Record};
+use measure::{Exit, Failure, RecordView};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -124,8 +125,8 @@ fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
 }
 
 /// One raw line: `None` for a blank line (skipped: concatenated files often have them),
-/// else the strictly parsed record or why it is not one.
-pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
+/// else the strictly parsed record (a view borrowing from `raw`) or why it is not one.
+pub fn parse_raw(raw: &[u8]) -> Result<Option<RecordView<'_>>, String> {
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
@@ -136,7 +137,7 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<Record>, String> {
             e.valid_up_to() + 1
         )
     })?;
-    measure::parse_line(text)
+    measure::parse_view(text)
         .map(Some)
         .map_err(|e| e.to_string())
 }

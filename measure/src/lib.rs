@@ -67,7 +67,10 @@
 //! `tags`) is rejected: JSON leaves duplicates undefined and a reader would keep one of them
 //! silently.
 //!
-//! [`record::parse_line`] is the strict reader; `measure/record.schema.json` is the same
+//! [`record::parse_line`] is the strict reader, and [`record::parse_view`] the same reader
+//! for a reader of many lines: its record borrows the line's texts and builds `info` only
+//! for a begin (every other record's is checked, not kept); one deserializer serves both.
+//! `measure/record.schema.json` is the same
 //! contract as a JSON Schema (with format assertion on), which accepts exactly the lines the
 //! reader accepts but for the rules a schema cannot state: the duplicate keys above, a
 //! headline (or a `headlines` key) that names no value, a `headlines` key twice, and a first
@@ -94,5 +97,5 @@ pub mod units;
 
 pub use exit::{Exit, Failure};
 pub use lifecycle::{Session, Stdout, Tool};
-pub use record::{Headline, Kind, Record, SCHEMA, Status, parse_line};
+pub use record::{Headline, Kind, Record, RecordView, SCHEMA, Status, parse_line, parse_view};
 pub use reporter::Reporter;

@@ -59,6 +59,10 @@ pub use crate::headline::{CellStat, HEADLINE_STATS, Headline};
 
 mod de;
 mod strict;
+mod view;
+
+pub use de::Info;
+pub use view::RecordView;
 
 /// One line of the contract. It reads itself strictly (`de`): a key twice in any object is
 /// an error, `seq` is a whole number, an optional field is absent or its type, never `null`.
@@ -145,54 +149,86 @@ pub fn unit_suffix(key: &str) -> Option<&'static str> {
 /// `values`, `info`, `tags`) all give an error that says which field and why. Unknown
 /// fields are ignored.
 pub fn parse_line(line: &str) -> Result<Record, ParseError> {
+    read(line, Info::Keep).map(RecordView::into_record)
+}
+
+/// Reads one line as [`parse_line`] does, with the same checks and messages, into a view
+/// that borrows its texts from `line` and builds `info` only for a begin record (every
+/// other record's is checked, not kept): for a reader of many lines.
+pub fn parse_view(line: &str) -> Result<RecordView<'_>, ParseError> {
+    read(line, Info::Begin)
+}
+
+fn read(line: &str, info: Info) -> Result<RecordView<'_>, ParseError> {
+    use serde::de::DeserializeSeed;
     let line = line.trim_end_matches(['\n', '\r']);
-    // Fast path: straight into the typed record (which refuses a repeated key as it reads),
-    // then the checks serde cannot make. Anything it rejects goes through the slow path
-    // below, which words the error.
-    if let Ok(record) = serde_json::from_str::<Record>(line) {
-        if record.schema != SCHEMA {
-            return Err(reject(format!(
-                "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
-                record.schema
-            )));
+    // Fast path: straight into the view (which refuses a repeated key as it reads), then
+    // the checks serde cannot make. Anything it rejects goes through the slow path below,
+    // which words the error.
+    let mut de = serde_json::Deserializer::from_str(line);
+    let fast = de::ViewSeed(info)
+        .deserialize(&mut de)
+        .and_then(|view| de.end().map(|()| view));
+    match fast {
+        Ok(view) => {
+            if view.schema != SCHEMA {
+                return Err(reject(format!(
+                    "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
+                    view.schema
+                )));
+            }
+            for (key, n) in &view.values {
+                check_number(key, n)?;
+            }
+            check_semantics(&view)?;
+            Ok(view)
         }
-        check_values(&record.values)?;
-        check_semantics(&record)?;
-        return Ok(record);
+        Err(e) => Err(parse_slow(line).unwrap_or_else(|| reject(format!("malformed record: {e}")))),
     }
-    parse_slow(line)
+}
+
+/// A key in `values` has a unit suffix and its number is not negative.
+fn check_number(key: &str, n: &serde_json::Number) -> Result<(), ParseError> {
+    if !has_unit_suffix(key) {
+        return Err(reject(format!(
+            "values key \"{key}\" has no unit suffix: use one of {}",
+            UNIT_SUFFIXES.join(", ")
+        )));
+    }
+    // Seconds, bytes, rates, ratios and counts are never below 0.
+    if n.as_f64().is_some_and(|f| f < 0.0) {
+        return Err(reject(format!(
+            "values key \"{key}\" is {n}: a measurement in {} is never negative",
+            unit_suffix(key).unwrap_or("its unit")
+        )));
+    }
+    Ok(())
 }
 
 /// Every key in `values` has a unit suffix and every value is a number.
 fn check_values(values: &Map<String, Value>) -> Result<(), ParseError> {
     for (key, val) in values {
-        if !has_unit_suffix(key) {
-            return Err(reject(format!(
-                "values key \"{key}\" has no unit suffix: use one of {}",
-                UNIT_SUFFIXES.join(", ")
-            )));
-        }
-        match val.as_f64() {
-            None => {
+        match val {
+            Value::Number(n) => check_number(key, n)?,
+            _ if !has_unit_suffix(key) => check_number(key, &0.into())?,
+            _ => {
                 return Err(reject(format!(
                     "values key \"{key}\" must be a number, got {val}"
                 )));
             }
-            // Seconds, bytes, rates, ratios and counts are never below 0.
-            Some(f) if f < 0.0 => {
-                return Err(reject(format!(
-                    "values key \"{key}\" is {val}: a measurement in {} is never negative",
-                    unit_suffix(key).unwrap_or("its unit")
-                )));
-            }
-            Some(_) => {}
         }
     }
     Ok(())
 }
 
+/// Why the fast path rejected `line`, worded field by field; None where these checks find
+/// nothing more to say than serde's own message.
+fn parse_slow(line: &str) -> Option<ParseError> {
+    slow_checks(line).err()
+}
+
 /// The reader that says which field is wrong and why, for lines the fast path rejects.
-fn parse_slow(line: &str) -> Result<Record, ParseError> {
+fn slow_checks(line: &str) -> Result<(), ParseError> {
     let v: Value =
         serde_json::from_str(line).map_err(|e| reject(format!("not a JSON object: {e}")))?;
     let obj = v
@@ -263,10 +299,9 @@ fn parse_slow(line: &str) -> Result<Record, ParseError> {
     {
         return Err(reject(format!("tag \"{k}\" must be a string, got {v}")));
     }
-    let record: Record =
-        serde_json::from_value(v).map_err(|e| reject(format!("malformed record: {e}")))?;
-    check_semantics(&record)?;
-    Ok(record)
+    let view = serde::de::DeserializeSeed::deserialize(de::ViewSeed(Info::Keep), v)
+        .map_err(|e| reject(format!("malformed record: {e}")))?;
+    check_semantics(&view)
 }
 
 const HEADLINES_SHAPE: &str = "field \"headlines\" must be a list of one or more {\"key\": ..., \"role\": ...}, each a non-empty string, with \"stat\", where given, \"median\" or \"mean\"";
@@ -299,7 +334,7 @@ fn headlines_shape(h: Option<&Value>) -> Result<(), ParseError> {
 
 /// The rules of `headlines` a JSON Schema cannot state: on a summary with `headline` the
 /// first's key, every key in `values`, no key twice.
-fn check_headlines(r: &Record) -> Result<(), ParseError> {
+fn check_headlines(r: &RecordView) -> Result<(), ParseError> {
     let Some(first) = r.headlines.first() else {
         return Ok(());
     };
@@ -312,7 +347,7 @@ fn check_headlines(r: &Record) -> Result<(), ParseError> {
         if h.key.is_empty() || h.role.is_empty() {
             return Err(reject(HEADLINES_SHAPE));
         }
-        if !r.values.contains_key(&h.key) {
+        if !r.has_value(&h.key) {
             return Err(reject(format!(
                 "headlines key \"{}\" names no key in \"values\"",
                 h.key
@@ -325,7 +360,7 @@ fn check_headlines(r: &Record) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn check_semantics(r: &Record) -> Result<(), ParseError> {
+fn check_semantics(r: &RecordView) -> Result<(), ParseError> {
     for (field, text) in [("tool", &r.tool), ("run", &r.run)] {
         if text.is_empty() {
             return Err(reject(format!("field \"{field}\" is empty")));
@@ -343,7 +378,7 @@ fn check_semantics(r: &Record) -> Result<(), ParseError> {
         )));
     }
     if let Some(h) = &r.headline
-        && !r.values.contains_key(h)
+        && !r.has_value(h)
     {
         return Err(reject(format!(
             "headline \"{h}\" names no key in \"values\""

@@ -456,7 +456,7 @@ fn garbage_never_panics() {
             }
         }
         if let Ok(Some(r)) = collate::read::parse_raw(&b) {
-            kept.push(r);
+            kept.push(r.into_record());
         }
     }
     assert!(!kept.is_empty());
@@ -468,7 +468,7 @@ fn garbage_never_panics() {
     };
     let mut c = collate::collect::Collector::new(spec);
     for r in &kept {
-        c.add_record(r);
+        c.add_record(&r.as_view());
     }
     let o = collate::matrix::Options {
         stat: collate::stats::Stat::Median,

@@ -1,48 +1,74 @@
-//! The record read from JSON in one pass: each envelope field once, `values`, `info`,
-//! `tags`, `headlines` and unknown fields built or skipped strictly (a key twice in any
-//! object is an error), the optional fields present as their type or absent, never `null`.
+//! The record read from JSON in one pass, as a [`RecordView`]: each envelope field once,
+//! borrowed from the line where it holds no escape; `values`, `tags`, `info`, `headlines`
+//! and unknown fields read strictly (a key twice in any object is an error); the optional
+//! fields present as their type or absent, never `null`. `info` is built only where the
+//! caller wants it ([`Info`]); otherwise it is checked as it is skipped.
 
-use super::strict::{StrictObject, StrictTags, StrictValue, duplicate};
-use super::{Headline, Record};
+use super::strict::{KeySet, StrictObject, StrictSkip, StrictValue, duplicate};
+use super::view::RecordView;
+use super::{Headline, Kind, Record, Status};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
+
+/// Which records get their `info` built (it is checked in every record either way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Info {
+    /// Every record's.
+    Keep,
+    /// A begin's only (its environment facts); a line whose `info` comes before its `type`
+    /// has it built, then dropped if it is not a begin.
+    Begin,
+}
 
 impl<'de> Deserialize<'de> for Record {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(RecordVisitor)
+        ViewSeed(Info::Keep)
+            .deserialize(d)
+            .map(RecordView::into_record)
     }
 }
 
-/// A key, borrowed from the input where it holds no escape.
-struct Key<'de>(Cow<'de, str>);
+/// Reads a record as a view, building `info` as [`Info`] says.
+pub(super) struct ViewSeed(pub Info);
 
-impl<'de> Deserialize<'de> for Key<'de> {
+impl<'de> DeserializeSeed<'de> for ViewSeed {
+    type Value = RecordView<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RecordView<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+/// A string, borrowed from the input where it holds no escape.
+pub(super) struct Text<'de>(pub Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(KeyVisitor)
+        d.deserialize_str(TextVisitor)
     }
 }
 
-struct KeyVisitor;
+struct TextVisitor;
 
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
+        f.write_str("a string")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(s)))
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(s)))
     }
 
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(s.to_owned())))
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(s.to_owned())))
     }
 
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(s)))
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(s)))
     }
 }
 
@@ -76,6 +102,69 @@ impl<'de> DeserializeSeed<'de> for Headlines {
     }
 }
 
+/// An object read strictly into its entries in order, each value by `V`; `within` names
+/// the object in a message about a repeated key.
+struct Entries<V> {
+    within: &'static str,
+    value: std::marker::PhantomData<V>,
+}
+
+impl<V> Entries<V> {
+    fn of(within: &'static str) -> Self {
+        Entries {
+            within,
+            value: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'de, V: Deserialize<'de>> DeserializeSeed<'de> for Entries<V> {
+    type Value = Vec<(Cow<'de, str>, V)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Visitor<'de> for Entries<V> {
+    type Value = Vec<(Cow<'de, str>, V)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object (\"{}\")", self.within)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out: Vec<(Cow<'de, str>, V)> = Vec::new();
+        let mut keys = KeySet::default();
+        while let Some(Text(key)) = map.next_key()? {
+            if !keys.insert(key.clone()) {
+                return Err(duplicate(&key, Some(self.within)));
+            }
+            let val = map.next_value()?;
+            out.push((key, val));
+        }
+        Ok(out)
+    }
+}
+
+/// `info`: built (`true`) or checked as it is skipped.
+struct InfoSeed(bool);
+
+impl<'de> DeserializeSeed<'de> for InfoSeed {
+    type Value = Option<Map<String, Value>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        if self.0 {
+            StrictObject("info").deserialize(d).map(Some)
+        } else {
+            d.deserialize_map(StrictSkip {
+                within: Some("info"),
+            })
+            .map(|()| None)
+        }
+    }
+}
+
 /// A field's value into its slot; false (the value unread) when the slot is filled already.
 fn put<'de, A: MapAccess<'de>, S: DeserializeSeed<'de>>(
     slot: &mut Option<S::Value>,
@@ -97,20 +186,19 @@ fn put_plain<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
     put(slot, map, std::marker::PhantomData::<T>)
 }
 
-struct RecordVisitor;
-
-impl<'de> Visitor<'de> for RecordVisitor {
-    type Value = Record;
+impl<'de> Visitor<'de> for ViewSeed {
+    type Value = RecordView<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a benchmatrix/1 record (a JSON object)")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RecordView<'de>, A::Error> {
         let mut s = Slots::default();
+        let mut info_seen = false;
         // Fields this reader does not know: ignored, but each once and read strictly.
-        let mut others: HashSet<Cow<'de, str>> = HashSet::new();
-        while let Some(Key(key)) = map.next_key()? {
+        let mut others = KeySet::default();
+        while let Some(Text(key)) = map.next_key()? {
             let m = &mut map;
             let fresh = match key.as_ref() {
                 "schema" => put_plain(&mut s.schema, m)?,
@@ -123,21 +211,31 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 "host" => put_plain(&mut s.host, m)?,
                 "label" => put_plain(&mut s.label, m)?,
                 "name" => put_plain(&mut s.name, m)?,
-                "tags" => put(&mut s.tags, m, StrictTags)?,
+                "tags" => put(&mut s.tags, m, Entries::<Text>::of("tags"))?,
                 "invocation" => put_plain(&mut s.invocation, m)?,
                 "status" => put_plain(&mut s.status, m)?,
                 "error" => put_plain(&mut s.error, m)?,
                 "headline" => put_plain(&mut s.headline, m)?,
                 "headlines" => put(&mut s.headlines, m, Headlines)?,
-                "values" => put(&mut s.values, m, StrictObject("values"))?,
-                "info" => put(&mut s.info, m, StrictObject("info"))?,
-                _ => {
-                    let fresh = !others.contains(&key);
+                "values" => put(&mut s.values, m, Entries::<Number>::of("values"))?,
+                "info" => {
+                    let build = match self.0 {
+                        Info::Keep => true,
+                        Info::Begin => s.kind.is_none_or(|k| k == Kind::Begin),
+                    };
+                    let fresh = !info_seen;
                     if fresh {
-                        m.next_value_seed(StrictValue {
+                        s.info = m.next_value_seed(InfoSeed(build))?;
+                        info_seen = true;
+                    }
+                    fresh
+                }
+                _ => {
+                    let fresh = others.insert(key.clone());
+                    if fresh {
+                        m.next_value_seed(StrictSkip {
                             within: Some(key.as_ref()),
                         })?;
-                        others.insert(key.clone());
                     }
                     fresh
                 }
@@ -146,58 +244,75 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 return Err(duplicate(&key, None));
             }
         }
-        s.record()
+        s.view(self.0)
     }
 }
 
 /// The fields read so far; a filled slot is a field seen.
 #[derive(Default)]
-struct Slots {
-    schema: Option<String>,
-    tool: Option<String>,
-    version: Option<String>,
-    kind: Option<super::Kind>,
-    run: Option<String>,
+struct Slots<'de> {
+    schema: Option<Text<'de>>,
+    tool: Option<Text<'de>>,
+    version: Option<Text<'de>>,
+    kind: Option<Kind>,
+    run: Option<Text<'de>>,
     seq: Option<u64>,
-    at: Option<String>,
-    host: Option<String>,
-    label: Option<String>,
-    name: Option<String>,
-    tags: Option<std::collections::BTreeMap<String, String>>,
-    invocation: Option<String>,
-    status: Option<super::Status>,
-    error: Option<String>,
-    headline: Option<String>,
+    at: Option<Text<'de>>,
+    host: Option<Text<'de>>,
+    label: Option<Text<'de>>,
+    name: Option<Text<'de>>,
+    tags: Option<Vec<(Cow<'de, str>, Text<'de>)>>,
+    invocation: Option<Text<'de>>,
+    status: Option<Status>,
+    error: Option<Text<'de>>,
+    headline: Option<Text<'de>>,
     headlines: Option<Vec<Headline>>,
-    values: Option<serde_json::Map<String, serde_json::Value>>,
-    info: Option<serde_json::Map<String, serde_json::Value>>,
+    values: Option<Vec<(Cow<'de, str>, Number)>>,
+    info: Option<Map<String, Value>>,
 }
 
-impl Slots {
-    /// The record, or the first envelope field missing.
-    fn record<E: de::Error>(self) -> Result<Record, E> {
+impl<'de> Slots<'de> {
+    /// The view, or the first envelope field missing.
+    fn view<E: de::Error>(self, info: Info) -> Result<RecordView<'de>, E> {
         fn need<T, E: de::Error>(v: Option<T>, field: &'static str) -> Result<T, E> {
             v.ok_or_else(|| E::missing_field(field))
         }
-        Ok(Record {
-            schema: need(self.schema, "schema")?,
-            tool: need(self.tool, "tool")?,
-            version: need(self.version, "version")?,
-            kind: need(self.kind, "type")?,
-            run: need(self.run, "run")?,
+        fn text<'de, E: de::Error>(
+            v: Option<Text<'de>>,
+            field: &'static str,
+        ) -> Result<Cow<'de, str>, E> {
+            need(v, field).map(|t| t.0)
+        }
+        let kind = need(self.kind, "type")?;
+        let keep_info = info == Info::Keep || kind == Kind::Begin;
+        Ok(RecordView {
+            schema: text(self.schema, "schema")?,
+            tool: text(self.tool, "tool")?,
+            version: text(self.version, "version")?,
+            kind,
+            run: text(self.run, "run")?,
             seq: need(self.seq, "seq")?,
-            at: need(self.at, "at")?,
-            host: need(self.host, "host")?,
-            label: need(self.label, "label")?,
-            name: need(self.name, "name")?,
-            tags: self.tags.unwrap_or_default(),
-            invocation: self.invocation,
+            at: text(self.at, "at")?,
+            host: text(self.host, "host")?,
+            label: text(self.label, "label")?,
+            name: text(self.name, "name")?,
+            tags: self
+                .tags
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, v.0))
+                .collect(),
+            invocation: self.invocation.map(|t| t.0),
             status: self.status,
-            error: self.error,
-            headline: self.headline,
+            error: self.error.map(|t| t.0),
+            headline: self.headline.map(|t| t.0),
             headlines: self.headlines.unwrap_or_default(),
             values: self.values.unwrap_or_default(),
-            info: self.info.unwrap_or_default(),
+            info: if keep_info {
+                Some(Cow::Owned(self.info.unwrap_or_default()))
+            } else {
+                None
+            },
         })
     }
 }

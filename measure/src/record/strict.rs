@@ -2,12 +2,13 @@
 //! would let pass with the last one winning, is refused while the object is built, at every
 //! depth, so that the check costs no pass of its own over the line.
 
+use super::de::Text;
 use super::{ParseError, reject};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry as TreeEntry;
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 const DUPLICATE_HEAD: &str = "duplicate key \"";
@@ -117,6 +118,107 @@ fn object<'de, A: MapAccess<'de>>(
     Ok(m)
 }
 
+/// The keys of one object read so far, for the repeated-key check without building the
+/// object: a list while it is short (most objects have a few keys), a hash set past that.
+#[derive(Default)]
+pub(super) struct KeySet<'de> {
+    few: Vec<Cow<'de, str>>,
+    many: HashSet<Cow<'de, str>>,
+}
+
+/// Keys kept in the list before they move to the set.
+const FEW_KEYS: usize = 16;
+
+impl<'de> KeySet<'de> {
+    /// Adds `key`; false when it is there already.
+    pub(super) fn insert(&mut self, key: Cow<'de, str>) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < FEW_KEYS {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
+}
+
+/// A JSON value checked as it is skipped: every object's keys once, at every depth, and
+/// nothing built; `within` as in [`StrictValue`].
+#[derive(Clone, Copy)]
+pub(super) struct StrictSkip<'a> {
+    pub within: Option<&'a str>,
+}
+
+impl<'de> DeserializeSeed<'de> for StrictSkip<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictSkip<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys = KeySet::default();
+        while let Some(Text(key)) = map.next_key()? {
+            if !keys.insert(key.clone()) {
+                return Err(duplicate(&key, self.within));
+            }
+            map.next_value_seed(StrictSkip {
+                within: Some(key.as_ref()),
+            })?;
+        }
+        Ok(())
+    }
+}
+
 /// An object (`values`, `info`) built strictly; `within` is its key.
 pub(super) struct StrictObject(pub &'static str);
 
@@ -137,38 +239,6 @@ impl<'de> Visitor<'de> for StrictObject {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         object(map, Some(self.0))
-    }
-}
-
-/// `tags`: an object of strings, each key once.
-pub(super) struct StrictTags;
-
-impl<'de> DeserializeSeed<'de> for StrictTags {
-    type Value = BTreeMap<String, String>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StrictTags {
-    type Value = BTreeMap<String, String>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object of strings")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut tags = BTreeMap::new();
-        while let Some(key) = map.next_key::<String>()? {
-            match tags.entry(key) {
-                TreeEntry::Occupied(o) => return Err(duplicate(o.key(), Some("tags"))),
-                TreeEntry::Vacant(v) => {
-                    v.insert(map.next_value::<String>()?);
-                }
-            }
-        }
-        Ok(tags)
     }
 }
 
