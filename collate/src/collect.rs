@@ -107,6 +107,10 @@ type FactText = ((u32, u32), (u32, u32));
 /// Many records' [`Lite`] parts in a few buffers (few allocations per block of lines).
 #[derive(Debug, Default)]
 pub struct Batch {
+    /// The line in its input of the block's first line: the records' lines are counted
+    /// from it (the parser threads number a block's lines from 0, the reader knows where
+    /// the block starts).
+    first_line: u64,
     buf: String,
     vals: Vec<((u32, u32), f64)>,
     roles: Vec<Role>,
@@ -161,6 +165,7 @@ impl Batch {
     /// back to the parser threads, so that their buffers are not allocated (and their pages
     /// faulted in) again for every block of lines.
     pub fn clear(&mut self) {
+        self.first_line = 0;
         self.buf.clear();
         self.vals.clear();
         self.roles.clear();
@@ -180,7 +185,8 @@ impl Batch {
         self.push_at(r, group_dims, 0);
     }
 
-    /// As [`Batch::push`], for the record read at `line` of its input.
+    /// As [`Batch::push`], for the record read at `line` of its input (counted from the
+    /// batch's first line: see [`Batch::set_first_line`]).
     pub fn push_at(&mut self, r: &RecordView, group_dims: &[Dim], line: u64) {
         if r.kind == Kind::Interval {
             return;
@@ -257,7 +263,12 @@ impl Batch {
     pub fn identity(&self, i: usize) -> (&str, Kind, u64, u64) {
         let l = &self.recs[i];
         let run = &self.buf[l.run.0 as usize..l.run.1 as usize];
-        (run, l.kind, l.seq, l.line)
+        (run, l.kind, l.seq, self.first_line + l.line)
+    }
+
+    /// Counts the records' lines from `first`, the input line of the batch's first line.
+    pub fn set_first_line(&mut self, first: u64) {
+        self.first_line = first;
     }
 
     /// Marks record `i` as a repeat of one read before: the collector leaves it out.

@@ -12,7 +12,7 @@ use crate::dims::Dim;
 use crate::repeats::Repeats;
 use measure::{Exit, Failure, RecordView};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
@@ -50,30 +50,29 @@ pub struct ReadReport {
     pub repeats: Repeats,
 }
 
-/// Lines per block handed to a worker (at most).
-const BLOCK_LINES: usize = 2048;
-/// Bytes per block (about; a block ends after the line that reaches it), so that long lines
-/// do not make big blocks.
+/// Bytes read per block; a block hands on the whole lines among them, and the rest of its
+/// last line starts the next block.
 const BLOCK_BYTES: usize = 256 * 1024;
 /// Blocks in flight at once (bounds memory).
 const IN_FLIGHT: usize = 8;
 
+/// Whole lines of one input, each ending with a newline, as read: the parser thread finds
+/// where they end (the reader only looks for the last newline), and numbers them from 0.
 struct Block {
-    file: Arc<str>,
-    first_line: u64,
+    /// The block's buffer; its lines are `text[..len]` (what follows is a spent block's
+    /// bytes, kept so that a reused buffer is not zeroed again).
     text: Vec<u8>,
-    /// Where each line ends in `text` (past its newline), as the reader found them, so that
-    /// the workers do not look for the newlines again.
-    ends: Vec<usize>,
+    len: usize,
     reply: SyncSender<Parsed>,
 }
 
 /// A parsed block: what collate keeps of its samples and summaries (begin and interval
-/// lines are checked and dropped here, so they cost no memory), and its invalid lines.
+/// lines are checked and dropped here, so they cost no memory), its invalid lines (by
+/// their line in the block, from 0) and how many lines it had; the consumer, which takes
+/// the blocks in order, knows the input and the line each block starts at.
 struct Parsed {
-    file: Arc<str>,
     batch: Batch,
-    bad: Vec<(Place, String)>,
+    bad: Vec<(u64, String)>,
     lines: u64,
 }
 
@@ -95,33 +94,20 @@ fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
     let mut bad = Vec::new();
     let mut lines = 0;
     let mut start = 0;
-    // Every line in the block ends with a newline (fill_block sees to it).
-    for (i, &end) in b.ends.iter().enumerate() {
-        let raw = b.text.get(start..end.saturating_sub(1)).unwrap_or_default();
-        start = end;
-        lines += 1;
+    // Every line in the block ends with a newline (read_input sees to it).
+    let text = &b.text[..b.len];
+    for end in memchr::memchr_iter(b'\n', text) {
+        let raw = &text[start..end];
+        start = end + 1;
         match parse_raw(raw) {
-            Ok(Some(r)) => batch.push_at(&r, group_dims, b.first_line + i as u64),
+            Ok(Some(r)) => batch.push_at(&r, group_dims, lines),
             Ok(None) => {}
-            Err(why) => {
-                let place = Place {
-                    file: b.file.clone(),
-                    line: b.first_line + i as u64,
-                };
-                bad.push((place, why));
-            }
+            Err(why) => bad.push((lines, why)),
         }
+        lines += 1;
     }
-    let mut text = b.text;
-    text.clear();
-    let _ = pools.texts.try_send(text);
-    let file = b.file;
-    let _ = b.reply.send(Parsed {
-        file,
-        batch,
-        bad,
-        lines,
-    });
+    let _ = pools.texts.try_send(b.text);
+    let _ = b.reply.send(Parsed { batch, bad, lines });
 }
 
 /// One raw line: `None` for a blank line (skipped: concatenated files often have them),
@@ -142,28 +128,10 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<RecordView<'_>>, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Reads up to BLOCK_LINES complete lines into `buf`, and where each ends into `ends`;
-/// returns how many (a last line without its newline gets one).
-fn fill_block(r: &mut dyn BufRead, buf: &mut Vec<u8>, ends: &mut Vec<usize>) -> io::Result<u64> {
-    let mut n = 0;
-    while n < BLOCK_LINES as u64 && buf.len() < BLOCK_BYTES {
-        let got = r.read_until(b'\n', buf)?;
-        if got == 0 {
-            break;
-        }
-        if buf.last() != Some(&b'\n') {
-            buf.push(b'\n');
-        }
-        ends.push(buf.len());
-        n += 1;
-    }
-    Ok(n)
-}
-
 /// Opens an input: `-` is stdin.
-fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
+fn open(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
     if path == "-" {
-        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
+        return Ok(Box::new(io::stdin()));
     }
     let f = File::open(path).map_err(|e| {
         Failure::new(
@@ -179,14 +147,18 @@ fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
             "is a directory: give the JSON lines files in it (e.g. dir/*.jsonl)",
         ));
     }
-    Ok(Box::new(
-        BufReader::with_capacity(1 << 16, f) as BufReader<File>
-    ))
+    Ok(Box::new(f))
 }
 
-/// What the reader thread queues per block, in input order: the receiver of the block's
-/// parse, or why reading stopped.
-type Order = Result<Receiver<Parsed>, Failure>;
+/// What the reader thread queues, in input order: each block's input and the receiver of
+/// its parse, or why reading stopped.
+enum Order {
+    Block(Arc<str>, Receiver<Parsed>),
+    /// An input that stopped reading after its last block (the consumer, which counts the
+    /// lines, names the place).
+    Unreadable(Arc<str>, io::Error),
+    Stop(Failure),
+}
 
 /// Reads every input in order and hands the samples and summaries, extracted by
 /// `group_dims`, to `sink` in batches, in input order. `inputs` empty means stdin. Under
@@ -257,15 +229,16 @@ fn read_inputs(
     for path in inputs {
         if let Err(stop) = read_input(path, pool, &jobs, &order) {
             if let Some(f) = stop {
-                let _ = order.send(Err(f));
+                let _ = order.send(Order::Stop(f));
             }
             return;
         }
     }
 }
 
-/// Reads one input in blocks. `Err(Some(why))` when it cannot be read, `Err(None)` when the
-/// consumer or the workers are gone.
+/// Reads one input in blocks of whole lines (a last line without its newline gets one).
+/// `Err(Some(why))` when it cannot be opened, `Err(None)` when it stopped reading (said to
+/// the consumer) or the consumer or the workers are gone.
 fn read_input(
     path: &str,
     pool: &Receiver<Vec<u8>>,
@@ -274,28 +247,73 @@ fn read_input(
 ) -> Result<(), Option<Failure>> {
     let mut r = open(path)?;
     let file: Arc<str> = Arc::from(path);
-    let mut line = 1u64;
+    // The start of a line that the last block cut.
+    let mut carry: Vec<u8> = Vec::new();
     loop {
-        let mut text = pool
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BLOCK_BYTES + 4096));
-        let mut ends = Vec::with_capacity(BLOCK_LINES);
-        let n = fill_block(&mut r, &mut text, &mut ends)
-            .map_err(|e| Failure::new(Exit::Cannot, format!("{path}:{line}"), e))?;
-        if n == 0 {
+        let mut text = pool.try_recv().unwrap_or_default();
+        if text.len() < BLOCK_BYTES + carry.len() {
+            text.resize(BLOCK_BYTES + carry.len(), 0);
+        }
+        text[..carry.len()].copy_from_slice(&carry);
+        let mut len = carry.len();
+        carry.clear();
+        let (eof, cut) = match fill(&mut r, &mut text, &mut len) {
+            Ok(filled) => filled,
+            Err(e) => {
+                let _ = order.send(Order::Unreadable(file, e));
+                return Err(None);
+            }
+        };
+        if eof && len == 0 {
             return Ok(());
         }
+        if eof && text[len - 1] != b'\n' {
+            if len == text.len() {
+                text.push(b'\n');
+            } else {
+                text[len] = b'\n';
+            }
+            len += 1;
+        }
+        if !eof {
+            carry.extend_from_slice(&text[cut..len]);
+            len = cut;
+        }
         let (tx, rx) = sync_channel(1);
-        order.send(Ok(rx)).map_err(|_| None)?;
+        order
+            .send(Order::Block(Arc::clone(&file), rx))
+            .map_err(|_| None)?;
         let block = Block {
-            file: file.clone(),
-            first_line: line,
             text,
-            ends,
+            len,
             reply: tx,
         };
         jobs.send(block).map_err(|_| None)?;
-        line += n;
+        if eof {
+            return Ok(());
+        }
+    }
+}
+
+/// Reads into `text` past `len` until it is full and holds a newline (a line longer than a
+/// block makes it grow), or the input ends; returns whether it ended and where the bytes
+/// after the last newline start.
+fn fill(r: &mut dyn Read, text: &mut Vec<u8>, len: &mut usize) -> io::Result<(bool, usize)> {
+    let mut searched = 0;
+    loop {
+        while *len < text.len() {
+            match r.read(&mut text[*len..]) {
+                Ok(0) => return Ok((true, *len)),
+                Ok(n) => *len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if let Some(i) = memchr::memrchr(b'\n', &text[searched..*len]) {
+            return Ok((false, searched + i + 1));
+        }
+        searched = *len;
+        text.resize(text.len() + BLOCK_BYTES, 0);
     }
 }
 
@@ -309,15 +327,37 @@ fn consume(
     spent: &SyncSender<Batch>,
     sink: &mut impl FnMut(&Batch) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
+    // The input being read and the line its next block starts at.
+    let mut file: Option<Arc<str>> = None;
+    let mut line = 1;
     for next in order.iter() {
-        let rx = next?;
+        let (input, rx) = match next {
+            Order::Block(input, rx) => (input, rx),
+            Order::Unreadable(input, e) => {
+                let at = if file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &input)) {
+                    line
+                } else {
+                    1
+                };
+                return Err(Failure::new(Exit::Cannot, format!("{input}:{at}"), e));
+            }
+            Order::Stop(f) => return Err(f),
+        };
+        if !file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &input)) {
+            line = 1;
+        }
         let parsed = rx
             .recv()
             .map_err(|_| Failure::new(Exit::Cannot, "reading", "a parser thread stopped"))?;
         report.lines += parsed.lines;
-        if let Some((place, why)) = parsed.bad.first()
+        let place = |at: u64| Place {
+            file: Arc::clone(&input),
+            line: line + at,
+        };
+        if let Some((at, why)) = parsed.bad.first()
             && on_invalid == OnInvalid::Fail
         {
+            let place = place(*at);
             // Records before the bad line in this block still count for nothing:
             // the run stops here.
             return Err(Failure::new(
@@ -326,15 +366,18 @@ fn consume(
                 format!("{why} (use --skip-invalid to skip bad lines and count them)"),
             ));
         }
-        for (place, why) in parsed.bad {
+        for (at, why) in parsed.bad {
             report.skipped += 1;
             if report.examples.len() < 3 {
-                report.examples.push(format!("{place}: {why}"));
+                report.examples.push(format!("{}: {why}", place(at)));
             }
         }
         let mut batch = parsed.batch;
-        report.repeats.mark(&mut batch, &parsed.file);
+        batch.set_first_line(line);
+        report.repeats.mark(&mut batch, &input);
         sink(&batch)?;
+        line += parsed.lines;
+        file = Some(input);
         batch.clear();
         let _ = spent.try_send(batch);
     }

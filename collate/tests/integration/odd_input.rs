@@ -1,7 +1,8 @@
 //! Input that used to break the output or pass unnoticed: control characters in labels,
 //! names and tags (escaped in every format), a sample without values, a `--rows` or `--cols`
 //! key that no record has, `--transpose` where a format has no transposed form, and values
-//! outside the display range (an exponent, never 309 digits, `0.000000000000` or `-0`).
+//! outside the display range (an exponent, never 309 digits, `0.000000000000` or `-0`), and
+//! lines across the reader's blocks.
 
 #![allow(clippy::unwrap_used)]
 
@@ -122,4 +123,55 @@ fn values_outside_the_display_range_get_an_exponent() {
         let value = l.split(',').nth(4).unwrap();
         assert!(value.parse::<f64>().is_ok() && value.len() < 12, "{l}");
     }
+}
+
+/// The reader hands whole lines to its parser threads in blocks of 256 KiB: lines that
+/// straddle blocks, a line longer than a block, CRLF endings and a last line without its
+/// newline are all read, and a bad line is named by its line in its own input, from a file
+/// or a pipe.
+#[test]
+fn lines_across_blocks_are_read_whole_and_counted() {
+    let n = 5000u64;
+    let mut lines: Vec<String> = (0..n)
+        .map(|i| sample("env", "bench", json!({"wall_s": 1.0 + (i % 7) as f64}), i))
+        .collect();
+    // A sample whose info is longer than two blocks.
+    let big = line(
+        "sample",
+        "env",
+        "bench",
+        json!({"wall_s": 4.0}),
+        n,
+        json!({"info": {"note": "x".repeat(600 * 1024)}}),
+    );
+    lines.insert(2500, big);
+    let body = complete(&(lines.join("\r\n") + "\n"));
+    // The summary's line, the last, without its newline.
+    let input = body.trim_end_matches('\n');
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.jsonl");
+    std::fs::write(&path, input).unwrap();
+    let p = path.to_str().unwrap();
+    for out in [run(&["-f", "json", p], ""), run(&["-f", "json"], input)] {
+        assert!(out.status.success(), "{}", stderr(&out));
+        let m: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(m["rows"][0]["cells"][0]["n"], n + 1, "{m}");
+    }
+    // A bad line in the second input, past several blocks, is named by its line there.
+    let mut bad = lines.clone();
+    bad[4321] = bad[4321].replace("\"seq\"", "\"seq\":1,\"seq\"");
+    let second = dir.path().join("bad.jsonl");
+    std::fs::write(&second, bad.join("\n")).unwrap();
+    let s = second.to_str().unwrap();
+    let out = run(&[p, s], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let want = format!("collate: {s}:4322: duplicate key \"seq\"");
+    assert!(stderr(&out).starts_with(&want), "{}", stderr(&out));
+    let out = run(&["--skip-invalid", p, "-"], &bad.join("\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-:4322: duplicate key"),
+        "{}",
+        stderr(&out)
+    );
 }
