@@ -31,10 +31,14 @@ pub struct Spec {
     pub metrics: MetricChoice,
 }
 
+/// A hash map for lookups made per record: foldhash's fast hash (no SipHash; the keys come
+/// from the user's own files).
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Strings numbered in order of first appearance.
 #[derive(Debug, Default)]
 pub struct Interner {
-    map: HashMap<String, u32>,
+    map: FastMap<String, u32>,
     pub list: Vec<String>,
 }
 
@@ -334,7 +338,7 @@ pub struct Collector {
     /// Record-level dimensions that decide a record's group.
     pub group_dims: Vec<Dim>,
     groups: Interner,
-    cache: HashMap<(u32, u32), Option<u32>>,
+    cache: FastMap<(u32, u32), Option<u32>>,
     pub metrics: Interner,
     pub names: Interner,
     pub rows: Interner,
@@ -342,7 +346,7 @@ pub struct Collector {
     pub cols: Interner,
     pub col_vals: Vec<Vec<String>>,
     pub series: Vec<Series>,
-    series_map: HashMap<(u32, u32, u32, u32), u32>,
+    series_map: FastMap<(u32, u32, u32, u32), u32>,
     /// Headline metrics named by summaries, per measurement name.
     pub headlines: HashMap<u32, Vec<u32>>,
     /// The role of each (measurement name, headline metric) a summary's headlines name.
@@ -374,7 +378,7 @@ impl Collector {
             spec,
             group_dims,
             groups: Interner::default(),
-            cache: HashMap::new(),
+            cache: FastMap::default(),
             metrics: Interner::default(),
             names: Interner::default(),
             rows: Interner::default(),
@@ -382,7 +386,7 @@ impl Collector {
             cols: Interner::default(),
             col_vals: Vec::new(),
             series: Vec::new(),
-            series_map: HashMap::new(),
+            series_map: FastMap::default(),
             headlines: HashMap::new(),
             roles: HashMap::new(),
             stats: HashMap::new(),
