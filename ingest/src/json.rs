@@ -69,16 +69,6 @@ pub fn whole(input: &Input, start: usize, what: &str) -> Result<Value, Failure> 
     }
 }
 
-/// Where the JSON string opened by the quote at `open` ends: its closing quote (or the end of
-/// the text), escapes skipped.
-pub(crate) fn closing_quote(b: &[u8], open: usize) -> usize {
-    let mut i = open + 1;
-    while i < b.len() && b[i] != b'"' {
-        i += if b[i] == b'\\' { 2 } else { 1 };
-    }
-    i
-}
-
 /// The longest prefix of a JSON text that ends in a complete object or array inside the
 /// outermost one, closed: an interrupted `iperf3 -J` keeps its start and every interval
 /// that was written whole.
@@ -89,7 +79,7 @@ pub fn salvage(text: &str) -> Option<Value> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => i = closing_quote(b, i),
+            b'"' => i = crate::literal::closing_quote(b, i),
             b'{' => stack.push(b'}'),
             b'[' => stack.push(b']'),
             b'}' | b']' => {

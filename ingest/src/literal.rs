@@ -20,6 +20,16 @@ thread_local! {
     static TEXTS: RefCell<HashMap<usize, String>> = RefCell::new(HashMap::new());
 }
 
+/// Where the JSON string opened by the quote at `open` ends: its closing quote (or the end of
+/// the text), escapes skipped.
+pub(crate) fn closing_quote(b: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
 /// The number tokens of a JSON text, in order (strings skipped).
 fn tokens(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
@@ -27,7 +37,7 @@ fn tokens(text: &str) -> Vec<&str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => i = crate::json::closing_quote(b, i) + 1,
+            b'"' => i = closing_quote(b, i) + 1,
             b'-' | b'0'..=b'9' => {
                 let start = i;
                 while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
