@@ -4,6 +4,7 @@
 
 use crate::dims::{Dim, Parts, Source};
 use crate::facts::ColumnFacts;
+use crate::fastmap::FastMap;
 use crate::filter::Filter;
 use crate::runs::{RunValues, Runs};
 use measure::record::{CellStat, Status};
@@ -30,10 +31,6 @@ pub struct Spec {
     pub filter: Filter,
     pub metrics: MetricChoice,
 }
-
-/// A hash map for lookups made per record: foldhash's fast hash (no SipHash; the keys come
-/// from the user's own files).
-pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Strings numbered in order of first appearance.
 #[derive(Debug, Default)]

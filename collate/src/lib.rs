@@ -14,6 +14,7 @@ pub mod collect;
 pub mod dims;
 pub mod engine;
 pub mod facts;
+pub mod fastmap;
 pub mod filter;
 pub mod gather;
 pub mod history;

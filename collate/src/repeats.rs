@@ -88,7 +88,7 @@ struct Pair {
 #[derive(Debug, Default)]
 pub struct Repeats {
     files: Vec<Arc<str>>,
-    runs: crate::collect::FastMap<String, u32>,
+    runs: crate::fastmap::FastMap<String, u32>,
     seen: Vec<[Seen; 2]>,
     pairs: Vec<Pair>,
 }

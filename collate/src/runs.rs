@@ -66,7 +66,7 @@ pub fn status_name(s: Status) -> &'static str {
 /// The runs, numbered in order of first appearance.
 #[derive(Debug, Default)]
 pub struct Runs {
-    map: crate::collect::FastMap<String, u32>,
+    map: crate::fastmap::FastMap<String, u32>,
     pub list: Vec<RunInfo>,
     /// The units of pooling by number: an invocation's id, or a run's own.
     pub units: Vec<String>,

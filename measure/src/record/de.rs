@@ -4,7 +4,7 @@
 //! fields present as their type or absent, never `null`. `info` is built only where the
 //! caller wants it ([`Info`]); otherwise it is checked as it is skipped.
 
-use super::strict::{KeySet, StrictObject, StrictSkip, StrictValue, duplicate};
+use super::strict::{KeySet, StrictObject, StrictSkip, StrictValue, Text, duplicate};
 use super::view::RecordView;
 use super::{Headline, Kind, Record, Status};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -38,37 +38,6 @@ impl<'de> DeserializeSeed<'de> for ViewSeed {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RecordView<'de>, D::Error> {
         d.deserialize_map(self)
-    }
-}
-
-/// A string, borrowed from the input where it holds no escape.
-pub(super) struct Text<'de>(pub Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Borrowed(s)))
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(s.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(s)))
     }
 }
 

@@ -2,9 +2,8 @@
 //! would let pass with the last one winning, is refused while the object is built, at every
 //! depth, so that the check costs no pass of its own over the line.
 
-use super::de::Text;
 use super::{ParseError, reject};
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -116,6 +115,37 @@ fn object<'de, A: MapAccess<'de>>(
         }
     }
     Ok(m)
+}
+
+/// A string, borrowed from the input where it holds no escape.
+pub(super) struct Text<'de>(pub Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(s.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(s)))
+    }
 }
 
 /// The keys of one object read so far, for the repeated-key check without building the
