@@ -61,7 +61,7 @@ mod de;
 mod strict;
 mod view;
 
-pub use de::Info;
+use de::Info;
 pub use view::RecordView;
 
 /// One line of the contract. It reads itself strictly (`de`): a key twice in any object is
@@ -187,14 +187,20 @@ fn read(line: &str, info: Info) -> Result<RecordView<'_>, ParseError> {
     }
 }
 
+/// A key in `values` has a unit suffix.
+fn check_key(key: &str) -> Result<(), ParseError> {
+    if has_unit_suffix(key) {
+        return Ok(());
+    }
+    Err(reject(format!(
+        "values key \"{key}\" has no unit suffix: use one of {}",
+        UNIT_SUFFIXES.join(", ")
+    )))
+}
+
 /// A key in `values` has a unit suffix and its number is not negative.
 fn check_number(key: &str, n: &serde_json::Number) -> Result<(), ParseError> {
-    if !has_unit_suffix(key) {
-        return Err(reject(format!(
-            "values key \"{key}\" has no unit suffix: use one of {}",
-            UNIT_SUFFIXES.join(", ")
-        )));
-    }
+    check_key(key)?;
     // Seconds, bytes, rates, ratios and counts are never below 0.
     if n.as_f64().is_some_and(|f| f < 0.0) {
         return Err(reject(format!(
@@ -208,15 +214,13 @@ fn check_number(key: &str, n: &serde_json::Number) -> Result<(), ParseError> {
 /// Every key in `values` has a unit suffix and every value is a number.
 fn check_values(values: &Map<String, Value>) -> Result<(), ParseError> {
     for (key, val) in values {
-        match val {
-            Value::Number(n) => check_number(key, n)?,
-            _ if !has_unit_suffix(key) => check_number(key, &0.into())?,
-            _ => {
-                return Err(reject(format!(
-                    "values key \"{key}\" must be a number, got {val}"
-                )));
-            }
-        }
+        let Value::Number(n) = val else {
+            check_key(key)?;
+            return Err(reject(format!(
+                "values key \"{key}\" must be a number, got {val}"
+            )));
+        };
+        check_number(key, n)?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::fmt;
 
 /// Which records get their `info` built (it is checked in every record either way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Info {
+pub(super) enum Info {
     /// Every record's.
     Keep,
     /// A begin's only (its environment facts); a line whose `info` comes before its `type`
