@@ -62,7 +62,14 @@ Refused, exit 2, nothing but a failed summary written: input that is not what th
 needs, named as FILE:LINE with what was expected (never a silent skip). A source cut short \
 (an interrupted iperf3 -J or --json-stream, ping text without its statistics) gives what could \
 be read and a partial summary, and exit 1, as does a source that measured a failure (iperf3's \
-error, ping without a reply).";
+error, ping without a reply).
+
+Reading: the source is read whole, and at most --max-input bytes of it (256M by default) are \
+held; a larger one is refused, exit 2, naming the limit. A wait for input (a FIFO no writer \
+opened yet, a silent pipe) ends on SIGTERM, SIGHUP or SIGINT with nothing converted, a partial \
+summary and exit 130. Ctrl-C in a pipeline (ping HOST | ingest) reaches the writer too, which \
+ends by printing its last lines (ping its statistics): so a SIGINT after the pipe gave its \
+first bytes lets ingest read on to the pipe's end and convert it all; SIGTERM ends it at once.";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -83,11 +90,22 @@ fn file() -> Arg {
         .help("The tool's output; - or none reads stdin")
 }
 
+/// `--max-input SIZE`, of the command and of every format's subcommand.
+fn max_input() -> Arg {
+    Arg::new("max-input")
+        .long("max-input")
+        .value_name("SIZE")
+        .value_parser(|s: &str| measure::units::parse_size(s))
+        .default_value("256M")
+        .help("Refuse a source larger than SIZE (4k = 4096, 2G), the most ingest holds in memory")
+}
+
 /// A subcommand naming the format.
 fn format(name: &'static str, about: &'static str) -> Command {
     let cmd = Command::new(name)
         .about(about)
         .arg(file())
+        .arg(max_input())
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)
 }
@@ -121,6 +139,7 @@ pub fn command() -> Command {
         .after_help(EXAMPLES)
         .args_conflicts_with_subcommands(true)
         .arg(file())
+        .arg(max_input())
         .arg(measure::flags::quiet())
         .subcommand(format("iperf3", "iperf3 -J or --json-stream output"))
         .subcommand(format("fio", "fio --output-format=json or json+ output"))
@@ -173,5 +192,9 @@ pub fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
         format,
         file: m.get_one::<PathBuf>("file").cloned(),
         source,
+        max_input: m
+            .get_one::<u64>("max-input")
+            .copied()
+            .unwrap_or(crate::read::DEFAULT_MAX),
     })
 }

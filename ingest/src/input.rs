@@ -1,8 +1,7 @@
 //! The source text: read from FILE or stdin (`-` or none), named as the messages name it, and
 //! the line a byte offset falls on.
 
-use measure::{Exit, Failure};
-use std::io::Read;
+use measure::Failure;
 use std::path::Path;
 
 /// Blanks (as spaces, so that every offset and line stays where it was) what a terminal or an
@@ -36,24 +35,10 @@ pub struct Input {
 }
 
 impl Input {
-    /// Reads `path` (`None` or `-` is stdin). Text that is not UTF-8 is refused, naming the
-    /// line of the first byte that is not.
-    pub fn read(path: Option<&Path>) -> Result<Input, Failure> {
-        let (name, bytes) = match path {
-            Some(p) if p != Path::new("-") => {
-                let name = p.display().to_string();
-                let bytes = std::fs::read(p).map_err(|e| Failure::new(Exit::Cannot, &name, e))?;
-                (name, bytes)
-            }
-            _ => {
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Failure::new(Exit::Cannot, "reading stdin", e))?;
-                ("stdin".to_string(), bytes)
-            }
-        };
+    /// Reads `path` (`None` or `-` is stdin), at most `max` bytes of it (see [`crate::read`]).
+    /// Text that is not UTF-8 is refused, naming the line of the first byte that is not.
+    pub fn read(path: Option<&Path>, max: u64) -> Result<Input, Failure> {
+        let (name, bytes) = crate::read::source(path, max)?;
         Input::from_bytes(name, bytes)
     }
 
