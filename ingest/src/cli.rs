@@ -34,7 +34,8 @@ ping and ping6, busybox's too): an rtt_s sample per probe's first reply (time= i
 a time<1 ms reply has no rtt_s, its bound in info.rtt_below_s), a failed sample per error or \
 unanswered probe (a BSD error's header dump is skipped), a further reply for the same \
 icmp_seq (DUP! or not) a duplicate; ping's loss, min/avg/max/mdev and pipe in the summary. A \
-reply outside ping's own min/max is refused.
+reply outside ping's own min/max, beyond what printing to the last digit explains (older \
+iputils cut a reply of 23.359 ms to time=23.3), is refused.
   fping      fping -C, -c and -e text: each host a run of its own (row ping HOST): an rtt_s \
 sample per reply, a failed sample per lost probe (from the counts of -c -q too), and a \
 summary with its sent and received counts, loss_ratio and fping's min/avg/max as printed \

@@ -272,3 +272,34 @@ fn rounding_of_the_printed_figures_is_tolerated() {
         assert_eq!(run.code, 0, "{time} against {max}: {}", run.stderr);
     }
 }
+
+#[test]
+fn older_iputils_cut_reply_times_below_the_statistics_min() {
+    // iputils before 2018 (CentOS 7, Ubuntu 18.04) cut a reply's time to its printed digits
+    // (time=23.3 for 23.359 ms, time=104 for 104.862 ms) and print min/max to the us.
+    let run = ingest(&[&data("ping-iputils-cut-times.txt")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    converted(&run, "ping");
+    let rtts: Vec<_> = run
+        .of(Kind::Sample)
+        .iter()
+        .map(|r| r.value("rtt_s"))
+        .collect();
+    assert_eq!(
+        rtts,
+        [Some(0.0233), Some(0.0278), Some(0.0459), Some(0.026), None]
+    );
+    let s = run.summary();
+    assert_eq!(s.value("rtt_min_s"), Some(0.023359));
+    assert_eq!(run.headline(), ("rtt_mean_s".into(), 0.030797));
+    let stats = "rtt min/avg/max/mdev = 104.862/104.862/104.862/0.000 ms\n";
+    let run = ingest_stdin(&["ping"], one_reply("time=104 ms", stats).as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A whole unit below is as far as a cut reaches: a tenth of a ms more is refused.
+    let stats = "rtt min/avg/max/mdev = 23.402/23.402/23.402/0.000 ms\n";
+    refused(
+        &one_reply("time=23.3 ms", stats),
+        "stdin:2:",
+        "outside the statistics' min/max",
+    );
+}
