@@ -33,7 +33,8 @@ times gives a summary without samples, each with a warning (info.warnings and st
 ping and ping6, busybox's too): an rtt_s sample per probe's first reply (time= in ms, us or s; \
 a time<1 ms reply has no rtt_s, its bound in info.rtt_below_s), a failed sample per error or \
 unanswered probe (a BSD error's header dump is skipped), a further reply for the same \
-icmp_seq (DUP! or not) a duplicate; ping's loss, min/avg/max/mdev and pipe in the summary. A \
+icmp_seq (DUP! or not) a duplicate; ping's loss (loss_ratio from the percentage it printed, \
+beside sent_count and received_count), min/avg/max/mdev and pipe in the summary. A \
 reply outside ping's own min/max, beyond what printing to the last digit explains (older \
 iputils cut a reply of 23.359 ms to time=23.3), is refused.
   fping      fping -C, -c and -e text: each host a run of its own (row ping HOST): an rtt_s \

@@ -16,6 +16,8 @@ pub struct Stats {
     pub duplicates: u64,
     pub errors: u64,
     pub corrupted: u64,
+    /// The loss as printed, in percent (`33.3333` of `33.3333% packet loss`).
+    pub loss: Option<String>,
     /// (values key, seconds, half a unit of its last printed digit).
     pub rtt: Vec<(&'static str, f64, f64)>,
     pub pipe: Option<u64>,
@@ -59,6 +61,10 @@ fn counts(line: &str, st: &mut Stats) -> Result<(), String> {
             st.errors = count()?;
         } else if part.ends_with(" corrupted") {
             st.corrupted = count()?;
+        } else if let Some(pct) = part.strip_suffix("% packet loss") {
+            crate::model::scale_text(pct, -2)
+                .ok_or_else(|| format!("{part:?}: expected L% packet loss"))?;
+            st.loss = Some(pct.to_string());
         }
     }
     match (st.sent, st.received) {
@@ -175,11 +181,18 @@ pub fn summary(
     if st.corrupted > 0 {
         values.set_count("corrupted_count", st.corrupted);
     }
-    if sent > 0 {
-        values.set(
+    // The loss as ping printed it, as every figure converted is; the counts are beside it.
+    match st
+        .loss
+        .as_deref()
+        .and_then(|pct| crate::model::scale_text(pct, -2))
+    {
+        Some(ratio) => values.set("loss_ratio", ratio),
+        None if sent > 0 => values.set(
             "loss_ratio",
             (sent.saturating_sub(received)) as f64 / sent as f64,
-        );
+        ),
+        None => {}
     }
     for (key, v, _) in &st.rtt {
         values.set(key, *v);

@@ -135,7 +135,7 @@ fn bsd_error_blocks_are_failed_samples_and_their_dumps_skipped() {
     assert_eq!(samples[3].value("rtt_s"), Some(0.001204));
     let s = run.summary();
     assert_eq!(s.value("errors_count"), Some(2.0));
-    assert_eq!(s.value("loss_ratio"), Some(2.0 / 3.0));
+    assert_eq!(s.value("loss_ratio"), Some(0.667), "66.7% packet loss");
 }
 
 #[test]
@@ -301,5 +301,34 @@ fn older_iputils_cut_reply_times_below_the_statistics_min() {
         &one_reply("time=23.3 ms", stats),
         "stdin:2:",
         "outside the statistics' min/max",
+    );
+}
+
+#[test]
+fn the_loss_is_the_percentage_ping_printed_beside_its_counts() {
+    let run = ingest(&[&data("ping-iputils-cut-times.txt")]);
+    let s = run.summary();
+    assert_eq!(
+        s.value("loss_ratio"),
+        Some(0.333333),
+        "33.3333% packet loss"
+    );
+    assert_eq!(s.value("sent_count"), Some(6.0));
+    assert_eq!(s.value("received_count"), Some(4.0));
+    let text = "PING h (10.0.0.2) 56(84) bytes of data.\n\
+                64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=0.050 ms\n\
+                \n--- h ping statistics ---\n\
+                450 packets transmitted, 296 received, 34.2222% packet loss, time 449581ms\n\
+                rtt min/avg/max/mdev = 0.050/0.050/0.050/0.000 ms\n";
+    let run = ingest_stdin(&["ping"], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = run.summary();
+    assert_eq!(s.value("loss_ratio"), Some(0.342222), "not 154/450");
+    assert_eq!(s.value("sent_count"), Some(450.0));
+    assert_eq!(s.value("received_count"), Some(296.0));
+    refused(
+        &text.replace("34.2222%", "34.2x22%"),
+        "stdin:5:",
+        "expected L% packet loss",
     );
 }
