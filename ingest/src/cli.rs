@@ -21,7 +21,8 @@ record per reported interval (and direction).
   fio        fio --output-format=json or json+ (fio 2.x and 3.x): a sample per job and \
 direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_bytes_per_s \
 (bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
-(latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped; text after it is \
+(latency_p99_9_s) in seconds; the \"0.00\": 0 entries fio 2.x to 3.1 pad the list with are \
+no percentile. Text fio prints before its JSON is skipped; text after it is \
 named in the summary's info.warning.
   hyperfine  hyperfine --export-json: each command a run of its own, named by the command \
 (hyperfine's --command-name; a parameter the name does not show is added, as in \

@@ -87,6 +87,36 @@ fn fio_2_reports_microseconds_and_kib() {
 }
 
 #[test]
+fn fio_percentile_padding_is_no_percentile() {
+    // fio 2.x to 3.1 pad each percentile list to 20 entries with "0.00": 0.
+    let run = ingest(&[&data("fio-3.1-padded.json")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    converted(&run, "fio");
+    let r = run.of(Kind::Sample)[0];
+    assert_eq!(r.value("latency_p1_s"), Some(0.000033536));
+    assert_eq!(r.value("latency_p99_99_s"), Some(0.001286144));
+    let pcts = r
+        .values
+        .keys()
+        .filter(|k| k.starts_with("latency_p"))
+        .count();
+    assert_eq!(pcts, 17, "{:?}", r.values);
+    assert_eq!(r.value("latency_p0_s"), None);
+    assert_eq!(r.value("throughput_bytes_per_s"), Some(98304.0 * 1024.0));
+    let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
+    let padded = json.replace(
+        "\"99.990000\" : 2096",
+        "\"99.990000\" : 2096, \"0.00\" : 0, \"0.00\" : 0",
+    );
+    assert_ne!(padded, json);
+    let run = ingest_stdin(&["fio"], padded.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let r = run.of(Kind::Sample)[0];
+    assert_eq!(r.value("latency_p0_s"), None, "{:?}", r.values);
+    assert_eq!(r.value("latency_p99_99_s"), Some(0.002096));
+}
+
+#[test]
 fn fio_text_before_its_json_is_skipped_and_text_after_it_named() {
     let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
     let text = format!(
