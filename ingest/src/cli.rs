@@ -53,8 +53,12 @@ text with awk or sed (dd's rate, perf bench's usecs/op).
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
 only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio, fio 2.x's KiB \
-to bytes) are computed, each rounded once from the digits the source wrote. A byte order mark \
-or terminal escapes before the output (a shell's ESC[?1034h) are skipped. tool and version are the source tool's (version unknown where its output \
+to bytes) are computed, each rounded once from the digits the source wrote. A byte order mark, \
+terminal escapes (a shell's ESC[?1034h) and the ^C a terminal echoes before the output are \
+skipped, both to tell the format and to read it; UTF-16 text with a byte order mark (Windows \
+tools) is decoded, and without one refused with the iconv line that converts it. In ping \
+text, a ^C line is skipped, and lines before the PING line (a prompt, the command line) are \
+skipped with a warning. tool and version are the source tool's (version unknown where its output \
 does not say), info.converted_by is ingest, and the source's own time stamps become at \
 (iperf3's start time plus each interval's end, fio's timestamp, ping -D's); where there are \
 none, at is the time of the conversion. Several series in one source (fio jobs and \
@@ -64,8 +68,8 @@ DIRECTION, the command, ping HOST), or --name followed by it.
 Refused, exit 2, nothing but a failed summary written: input that is not what the format \
 needs, named as FILE:LINE with what was expected (never a silent skip). A source cut short \
 (an interrupted iperf3 -J or --json-stream, ping text without its statistics) gives what could \
-be read and a partial summary, and exit 1, as does a source that measured a failure (iperf3's \
-error, ping without a reply).
+be read and a partial summary, and exit 1; a source that measured a failure (iperf3's \
+error, ping without a reply, as one stopped by Ctrl-C before any) a failed summary, and exit 1.
 
 Reading: the source is read whole, and at most --max-input bytes of it (256M by default) are \
 held; a larger one is refused, exit 2, naming the limit. A wait for input (a FIFO no writer \

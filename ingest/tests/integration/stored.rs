@@ -313,6 +313,25 @@ fn label_tags_and_name_as_everywhere() {
 }
 
 #[test]
+fn iperf3_after_an_echoed_ctrl_c_is_told_as_iperf3() {
+    let json = std::fs::read(data("iperf3-3.1-udp.json")).expect("example");
+    let plain = ingest_stdin(&[], &json);
+    for noise in [
+        &b"^C"[..],
+        b"^C\r\n\x1b[?2004l\r",
+        b"\r\n\x1b[?2004l\r\n^C",
+        b"\xEF\xBB\xBF^C\x1b[?1034h",
+    ] {
+        let text = [noise, &json[..]].concat();
+        for args in [&[][..], &["iperf3"]] {
+            let run = ingest_stdin(args, &text);
+            assert_eq!(run.code, 0, "{noise:?} {args:?}: {}", run.stderr);
+            assert_eq!(run.headline(), plain.headline(), "{noise:?} {args:?}");
+        }
+    }
+}
+
+#[test]
 fn iperf3_after_terminal_escapes_or_a_byte_order_mark_is_still_read() {
     let json = std::fs::read(data("iperf3-3.1-udp.json")).expect("example");
     let plain = ingest_stdin(&[], &json);
