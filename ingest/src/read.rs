@@ -101,7 +101,11 @@ fn all(file: &File, name: &str, max: u64) -> Result<Vec<u8>, Failure> {
         .is_some_and(|m| m.file_type().is_fifo() || m.file_type().is_socket());
     let mut buf: Vec<u8> = Vec::new();
     if let Some(m) = meta.filter(|m| m.is_file()) {
-        buf.reserve_exact(m.len().min(max.saturating_add(1)) as usize);
+        // A file says its size: one past the limit is refused unread.
+        if m.len() > max {
+            return Err(too_big(name, max));
+        }
+        buf.reserve_exact(m.len() as usize);
     }
     let mut chunk = vec![0u8; CHUNK];
     loop {

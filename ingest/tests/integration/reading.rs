@@ -252,3 +252,15 @@ fn an_endless_source_is_refused_at_the_limit_within_its_memory() {
         );
     }
 }
+
+#[test]
+fn a_file_past_the_limit_is_refused_naming_it() {
+    let file = crate::common::data("fio-2.2.json");
+    let size = std::fs::metadata(&file).expect("example").len();
+    let run = crate::common::ingest(&["--max-input", &(size - 1).to_string(), &file]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let want = format!("{file}: more than --max-input ");
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+    let run = crate::common::ingest(&["--max-input", &size.to_string(), &file]);
+    assert_eq!(run.code, 0, "exactly the limit is read: {}", run.stderr);
+}
