@@ -315,6 +315,12 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
             log.contains("stopped serving: no listener left"),
             "{peer}: {log}"
         );
+        // The run's token reached the peer in its environment: the log says so, and holds
+        // no token (only a terminal is shown it).
+        assert!(
+            log.contains("BENCHMATRIX_TOKEN=(the token this --serve was given)"),
+            "{peer}: {log}"
+        );
     }
     for ((name, i, _, _), d) in HOSTS.iter().zip(&daemons) {
         let ns = &net.hosts[*i];

@@ -266,3 +266,132 @@ fn bad_options_are_named_before_anything_runs() {
     }
     empty_dir(res.path());
 }
+
+/// The parent of each process, from /proc/PID/stat.
+fn parents() -> std::collections::HashMap<u32, u32> {
+    let mut m = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // The fields after the command's closing parenthesis: state, ppid, ...
+        if let Some(ppid) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse().ok())
+        {
+            m.insert(pid, ppid);
+        }
+    }
+    m
+}
+
+/// Adds the argv of every descendant of `root` to `argvs`, and the tokens in their
+/// environments (BENCHMATRIX_TOKEN, NETPIPE_TOKEN) to `tokens`.
+fn scan(root: u32, argvs: &mut Vec<String>, tokens: &mut std::collections::HashSet<String>) {
+    let up = parents();
+    for &pid in up.keys() {
+        let mut p = pid;
+        // Bounded by the depth of the process tree.
+        for _ in 0..64 {
+            if p == root || p <= 1 {
+                break;
+            }
+            p = up.get(&p).copied().unwrap_or(0);
+        }
+        if p != root {
+            continue;
+        }
+        let dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+        if let Ok(c) = std::fs::read(dir.join("cmdline")) {
+            argvs.push(String::from_utf8_lossy(&c).replace('\0', " "));
+        }
+        for var in std::fs::read(dir.join("environ"))
+            .unwrap_or_default()
+            .split(|&b| b == 0)
+        {
+            let v = String::from_utf8_lossy(var);
+            for name in ["BENCHMATRIX_TOKEN=", "NETPIPE_TOKEN="] {
+                if let Some(t) = v.strip_prefix(name).filter(|t| !t.is_empty()) {
+                    tokens.insert(t.to_string());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_run_token_is_in_no_process_argv() {
+    // The container too where this machine can make one.
+    let container = testkit::is_root()
+        && ["unshare", "nsenter", "ip", "findmnt", "ss"]
+            .iter()
+            .all(|t| which(t));
+    let envs = if container { "bare,container" } else { "bare" };
+    let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
+    let res = tempfile::tempdir().expect("results");
+    let port = testkit::free_port().to_string();
+    let mut child = Command::new("sh")
+        .arg(workspace_root().join("fleet/local-envs"))
+        .args(["--results", &res.path().to_string_lossy()])
+        .args(["--dir", &tmp.path().to_string_lossy()])
+        .args([
+            "--envs", envs, "--port", &port, "--runs", "1", "--only", "net",
+        ])
+        .args(["--", "--net-time", "250ms"])
+        .env("BENCHMATRIX_BIN", bin_dir())
+        .env("TMPDIR", tmp.path())
+        .env_remove("BENCHMATRIX_TOKEN")
+        .env_remove("NETPIPE_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fleet/local-envs");
+    let (mut argvs, mut tokens) = (Vec::new(), std::collections::HashSet::new());
+    let started = std::time::Instant::now();
+    // Bounded by the run's end and ten minutes.
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(600) {
+            let _ = child.kill();
+            panic!("fleet/local-envs ran for ten minutes");
+        }
+        scan(child.id(), &mut argvs, &mut tokens);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    assert!(status.success(), "fleet/local-envs --envs {envs}: {err}");
+    assert_eq!(
+        tokens.len(),
+        1,
+        "one run token in the processes' environments"
+    );
+    for t in &tokens {
+        for a in &argvs {
+            assert!(!a.contains(t.as_str()), "the token in an argv: {a}");
+        }
+        assert_eq!(t.len(), 32, "128 bits as hex: {t}");
+    }
+    assert!(
+        argvs.iter().any(|a| a.contains("netpipe")),
+        "the scan saw the run's netpipes: {argvs:?}"
+    );
+    assert!(
+        !container || argvs.iter().any(|a| a.contains("nsenter")),
+        "the scan saw the container's launcher: {argvs:?}"
+    );
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+}
+
+/// Whether `tool` is on PATH (without the skip line: the test runs without it too).
+fn which(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).exists()))
+}
