@@ -153,19 +153,7 @@ fn send(
     let size = plan.block.max(HEADER);
     let rate = plan.rate.unwrap_or(1e6);
     let gap = udp::gap(size, rate);
-    // The start, three times (any may be lost), before the first data datagram.
-    let start = udp::greeting(
-        START,
-        crate::agree::token(),
-        ctl.now_ns(),
-        plan.token.as_ref(),
-    );
-    for _ in 0..3 {
-        let _ = match &to {
-            Some(a) => s.send_to(&start, a),
-            None => s.send(&start),
-        };
-    }
+    send_start(plan, s, to.as_ref(), ctl);
     let sent = match udpsend::paced(plan, s, to.as_ref(), ctl, size, rate) {
         Ok(x) => x,
         Err(e) => return Ok((Values::new(), failed(&format!("sending: {e}")))),
@@ -219,6 +207,23 @@ fn send(
         }
     };
     Ok((v, ended))
+}
+
+/// The start datagram, three times (any may be lost), before the first data datagram: the
+/// session's random token and the --token's key block, which the receiver checks.
+fn send_start(plan: &Plan, s: &UdpSocket, to: Option<&SocketAddr>, ctl: &Ctl) {
+    let start = udp::greeting(
+        START,
+        crate::agree::token(),
+        ctl.now_ns(),
+        plan.token.as_ref(),
+    );
+    for _ in 0..3 {
+        let _ = match to {
+            Some(a) => s.send_to(&start, a),
+            None => s.send(&start),
+        };
+    }
 }
 
 fn failed(e: &str) -> Ended {
@@ -284,7 +289,13 @@ fn recv(
         f.reordered,
         f.duplicates
     ));
-    let ended = match end {
+    let ended = judge(plan, &f, end, wall_s);
+    Ok((v, ended))
+}
+
+/// How a receive that ended with `end` after `wall_s` seconds went: its status and error.
+fn judge(plan: &Plan, f: &Flow, end: &'static str, wall_s: f64) -> Ended {
+    match end {
         _ if f.got == 0 && f.strays > 0 => failed(&format!(
             "no sender proved itself: {} datagrams came, none after a start datagram{} (not a netpipe sender of this session)",
             f.strays,
@@ -321,8 +332,7 @@ fn recv(
             "the sender's end datagram never came: it vanished, or the end was lost",
         ),
         _ => partial(end, "interrupted before the sender's end"),
-    };
-    Ok((v, ended))
+    }
 }
 
 /// The receive loop: takes datagrams into a [`Flow`] until the sender's end, --time, Ctrl-C,
