@@ -144,7 +144,11 @@ fn send(
         Endpoint::Listen(..) => match wait_hello(s, ctl, plan) {
             Some(a) => Some(a),
             None => {
-                let e = "no receiver said hello (recv --udp --connect to this port)";
+                let e = if plan.token.is_some() {
+                    "no receiver said hello with this sender's --token (recv --udp --connect to this port, given the same token)"
+                } else {
+                    "no receiver said hello (recv --udp --connect to this port)"
+                };
                 return Ok((Values::new(), failed(e)));
             }
         },
