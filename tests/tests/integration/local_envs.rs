@@ -3,7 +3,9 @@
 //! container's CPU rows are slower by the quota and significantly so, its O_DIRECT write runs
 //! at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
-//! nothing that is the same, and nothing is left behind.
+//! nothing that is the same, and nothing is left behind. The run's token is in no process's
+//! argv (bare and container), and the guest's job gives it in its environment from a file of
+//! mode 0600.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -394,4 +396,39 @@ fn the_run_token_is_in_no_process_argv() {
 fn which(tool: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).exists()))
+}
+
+#[test]
+fn the_guests_job_gives_the_token_in_its_environment_from_a_file_of_its_owner() {
+    // vm_run's job file, as the guest runs it (vm_boot shows it instead of booting).
+    let cache = tempfile::tempdir().expect("cache");
+    let token = "guest-token-0123456789abcdef";
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(
+            r#". "$1/fleet/envs/vm.sh"
+vm_boot() { stat -c %a "$vm_state/job.sh"; cat "$vm_state/job.sh"; rm -rf "$vm_state"; }
+vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
+        )
+        .arg("sh")
+        .arg(workspace_root())
+        .arg(cache.path())
+        .arg(token)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh");
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("600"), "the job file's mode: {text}");
+    let job: Vec<&str> = lines.collect();
+    assert!(
+        job.contains(&format!("export BENCHMATRIX_TOKEN='{token}'").as_str()),
+        "{text}"
+    );
+    let exec = job
+        .iter()
+        .find(|l| l.starts_with("exec "))
+        .expect("the exec line");
+    assert!(!exec.contains(token) && !exec.contains("--token"), "{exec}");
 }
