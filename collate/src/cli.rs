@@ -25,7 +25,10 @@ of an unknown schema or with a key twice in one object (which of the two would c
 stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
 says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
-seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
+seq, host, label and values: collate f f, cat f f | collate) counts once, with a warning
+naming both places; a different record under one (run, type, seq), such as another
+environment's that reused a run id, is kept as well (another environment's as a run of its
+own, RUN/2), with a warning naming both places. The
 input is read once, streaming; memory holds the cells' values and a few distinct values of
 each column's environment facts, nothing else of begin and interval lines. A sample without values (nor an error) is left out with a warning; a
 --rows or --cols key that no record has is an error.

@@ -3,10 +3,12 @@
 
 pub mod chart;
 pub mod csv;
+pub mod escape;
 mod html;
 mod json;
 
 pub use csv::csv_field;
+pub use escape::visible;
 
 use crate::matrix::{Cell, Slot, Table};
 use std::borrow::Cow;
