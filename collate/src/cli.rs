@@ -71,8 +71,8 @@ excluded; with --baseline ratio, p_value, verdict), every number a float; a text
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
 (a bar to each cell's statistic, its CI as a whisker, every value as a dot, the baseline's CI \
-shaded); -f svg is those charts. Control characters in labels,
-names and tags show escaped (\\n); values beyond 1e15 or below 1e-9 show with an exponent.
+shaded); -f svg is those charts. Control characters and non-characters in labels, names,
+hosts, tags, facts and errors show escaped (\\n, \\x1b, \\u{fffe}); values beyond 1e15 or below 1e-9 show with an exponent.
 
 --history prints, instead of the matrix, each row of each column (a series: one per row and
 label, or per --cols value) as its runs in order of time: a run as above (a suite invocation,

@@ -1,6 +1,6 @@
 //! Text from records made safe to print: control characters (C0, DEL, C1) and Unicode
 //! non-characters (U+FFFE, U+FFFF, U+FDD0..U+FDEF and the last two of every plane) are shown
-//! as escapes (`\x1b`, `\u{fffe}`), so that a host name or a tag cannot drive a terminal, and
+//! as escapes (`\n`, `\x1b`, `\u{fffe}`), so that a host name or a tag cannot drive a terminal, and
 //! an SVG or HTML page stays well-formed. Every format's own escaping starts from here.
 
 use std::borrow::Cow;
@@ -17,8 +17,8 @@ fn noncharacter(c: char) -> bool {
     (0xfdd0..=0xfdef).contains(&n) || n & 0xfffe == 0xfffe
 }
 
-/// `s` with every [`unprintable`] character as an escape: `\x1b` for a control
-/// character, `\u{fffe}` for a non-character; borrowed when there is none.
+/// `s` with every [`unprintable`] character as an escape: `\n`, `\t`, `\r`, else `\x1b`
+/// for a control character, `\u{fffe}` for a non-character; borrowed when there is none.
 pub fn visible(s: &str) -> Cow<'_, str> {
     if !s.chars().any(unprintable) {
         return Cow::Borrowed(s);
@@ -26,6 +26,9 @@ pub fn visible(s: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
             c if c.is_control() => {
                 let _ = write!(out, "\\x{:02x}", u32::from(c));
             }
@@ -42,12 +45,14 @@ pub fn visible(s: &str) -> Cow<'_, str> {
 /// [`visible`] escapes (DEL, C1 controls, non-characters) written as `\uXXXX` escapes:
 /// the same JSON value, and no raw control character in the output.
 pub fn json_ascii_controls(json: String) -> String {
-    if !json.chars().any(unprintable) {
+    // serde_json escapes C0 controls in strings: one in its text is the layout's whitespace.
+    let raw = |c: char| c > '\u{1f}' && unprintable(c);
+    if !json.chars().any(raw) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
-        if unprintable(c) {
+        if raw(c) {
             let mut units = [0u16; 2];
             for u in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{u:04x}");
@@ -68,7 +73,10 @@ mod tests {
         assert_eq!(visible("plain ü"), "plain ü");
         assert!(matches!(visible("plain"), Cow::Borrowed(_)));
         assert_eq!(visible("a\x1b[31mb"), "a\\x1b[31mb");
-        assert_eq!(visible("\t\n\u{7f}\u{9b}"), "\\x09\\x0a\\x7f\\x9b");
+        assert_eq!(
+            visible("\t\n\r\u{0}\u{7f}\u{9b}"),
+            "\\t\\n\\r\\x00\\x7f\\x9b"
+        );
         assert_eq!(
             visible("\u{fffe}\u{ffff}\u{fdd0}\u{1fffe}"),
             "\\u{fffe}\\u{ffff}\\u{fdd0}\\u{1fffe}"
@@ -78,9 +86,10 @@ mod tests {
 
     #[test]
     fn json_keeps_its_value_without_raw_controls() {
-        let s = "x\u{7f}\u{85}\u{ffff}\u{10ffff}";
-        let j = json_ascii_controls(serde_json::to_string(s).unwrap_or_default());
-        assert!(!j.chars().any(unprintable), "{j}");
-        assert_eq!(serde_json::from_str::<String>(&j).ok().as_deref(), Some(s));
+        let s = "x\u{1b}\u{7f}\u{85}\u{ffff}\u{10ffff}";
+        let j = json_ascii_controls(serde_json::to_string_pretty(&[s]).unwrap_or_default());
+        assert!(!j.chars().any(|c| c != '\n' && unprintable(c)), "{j}");
+        let s = [s.to_string()];
+        assert_eq!(serde_json::from_str::<[String; 1]>(&j).ok(), Some(s));
     }
 }
