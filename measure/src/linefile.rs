@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::FileExt;
 
 /// A regular file that records go to (`-o FILE`, or stdout or stderr redirected to a file).
@@ -85,7 +85,7 @@ impl LineFile {
         let read = match self.file.read_at(&mut b, at - 1) {
             Ok(n) => Ok(n),
             // Opened for writing only (`-o`, `>>`): read it through another open of the file.
-            Err(_) => File::open(format!("/proc/self/fd/{}", fd_number(&self.file)))
+            Err(_) => File::open(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
                 .and_then(|f| f.read_at(&mut b, at - 1)),
         };
         !matches!(read, Ok(1)) || b[0] == b'\n'
@@ -108,11 +108,6 @@ impl LineFile {
             let _ = io::Seek::seek(&mut self.file, io::SeekFrom::Start(start + keep as u64));
         }
     }
-}
-
-fn fd_number(f: &File) -> i32 {
-    use std::os::fd::AsRawFd;
-    f.as_raw_fd()
 }
 
 impl Write for LineFile {
