@@ -188,6 +188,36 @@ fn printable(c: char) -> bool {
     c == '\n' || !(c.is_control() || (0xfdd0..=0xfdef).contains(&n) || n & 0xfffe == 0xfffe)
 }
 
+/// Parses `text` with expat (Python's XML parser), when python3 is installed.
+fn expat_parses(f: &str, text: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if !testkit::need_tool("python3") {
+        return;
+    }
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{f}: expat: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn controls_and_noncharacters_in_hosts_labels_tags_facts_and_errors_never_print_raw() {
     let host = "h\u{1b}]0;pwned\u{7}";
@@ -230,6 +260,7 @@ fn controls_and_noncharacters_in_hosts_labels_tags_facts_and_errors_never_print_
         if matches!(f, "html" | "svg") {
             assert!(text.chars().all(xml_char), "{f}: {text:?}");
             crate::formats::well_formed(&text);
+            expat_parses(f, &text);
         }
         if f == "text" {
             for want in [
