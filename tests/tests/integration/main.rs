@@ -26,5 +26,6 @@ mod script_suite;
 mod script_terminal;
 mod seed_json;
 mod sizes;
+mod torn_lines;
 mod vm_stacks;
 mod vocabulary;
