@@ -25,9 +25,10 @@ pub fn json(h: &History) -> String {
         "stat": h.stat,
         "confidence": crate::matrix::CONFIDENCE,
         "change_points": {
-            "method": "e-divisive means (energy distance, alpha 1), permutation test",
+            "method": "e-divisive means (energy distance, alpha 1), permutation test: exact up to exact_runs, else sequential Monte Carlo (at most permutations draws)",
             "alpha": h.params.alpha,
             "min_runs": h.params.min_size,
+            "exact_runs": crate::changepoint::EXACT_MAX,
             "permutations": h.params.permutations(),
         },
         "series": h.series.iter().map(series_json).collect::<Vec<_>>(),
