@@ -79,12 +79,13 @@ label, or per --cols value) as its runs in order of time: a run as above (a suit
 or a tool run by hand), placed at its records' first time, its point the run's statistic
 (--stat) with its 95% CI. The runs where a row's level shifted are found by e-divisive means
 (Matteson and James 2014, as Hunter and Apache Otava do): split the series where the energy
-distance between its two sides is largest, keep the split where a permutation test (fixed
-seed: the same input gives the same changes) gives p < --change-alpha (0.01) with at least
---change-min-runs (3) runs a side, and search both sides again. It assumes no distribution
-(no normality) and finds several changes; alpha is the chance that a series without a
-shift shows one. It sees each run's statistic, not the spread within runs, and no change
-closer to either end than the smallest segment. Each change lists the environment facts
+distance between its two sides is largest, keep the split where a permutation test (exact
+up to 12 runs, else drawn from a fixed seed: the same input gives the same changes) gives
+p < --change-alpha (0.01) with at least --change-min-runs (3) runs a side, and search both
+sides again. It assumes no distribution (no normality) and finds several changes; alpha is
+the chance that a series without a shift shows one. It sees each run's statistic, not the
+spread within runs, no change closer to either end than the smallest segment, and none in a
+series shorter than 10 runs at the defaults; a slow drift shows as a staircase of changes. Each change lists the environment facts
 that differ between the runs before and after it. -f text draws a sparkline per series
 with ^ under each change, html and svg a line chart, json the series with points, CIs and
 changes, csv a line per row, label and run; --filter, --metric, --stat, --rows, --cols and

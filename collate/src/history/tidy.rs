@@ -18,23 +18,50 @@ fn dims_obj(d: &[(String, String)]) -> Value {
     )
 }
 
-/// The whole history as one JSON document.
+/// The whole history as one JSON document. The series are written one at a time into the
+/// place the empty list holds (each series' tree lives only while it is written), so the
+/// document is never one tree of every series.
 pub fn json(h: &History) -> String {
     let doc = json!({
         "history": true,
         "stat": h.stat,
         "confidence": crate::matrix::CONFIDENCE,
         "change_points": {
-            "method": "e-divisive means (energy distance, alpha 1), permutation test",
+            "method": "e-divisive means (energy distance, alpha 1), permutation test: exact up to exact_runs, else sequential Monte Carlo (at most permutations draws)",
             "alpha": h.params.alpha,
             "min_runs": h.params.min_size,
+            "exact_runs": crate::changepoint::EXACT_MAX,
             "permutations": h.params.permutations(),
         },
-        "series": h.series.iter().map(series_json).collect::<Vec<_>>(),
+        "series": [],
         "notes": h.notes,
     });
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    let s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let Some((head, tail)) = s.split_once(SERIES_SLOT) else {
+        return s + "\n";
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(head);
+    out.push_str("\n  \"series\": [");
+    for (i, series) in h.series.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        let text = serde_json::to_string_pretty(&series_json(series)).unwrap_or_default();
+        for (k, line) in text.lines().enumerate() {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+    }
+    out.push_str(if h.series.is_empty() { "]," } else { "\n  ]," });
+    out.push_str(tail);
+    out.push('\n');
+    out
 }
+
+/// The line the empty series list takes in the pretty document, at the top level.
+const SERIES_SLOT: &str = "\n  \"series\": [],";
 
 fn series_json(s: &Series) -> Value {
     let points: Vec<Value> = s

@@ -59,14 +59,10 @@ pub(super) fn choose(
             }
             let mut ids: Vec<usize> = (0..all.len()).filter(|&id| first[id].is_some()).collect();
             ids.sort_by_key(|&id| first[id]);
-            let held: Vec<bool> = (0..all.len())
-                .map(|id| {
-                    c.series
-                        .iter()
-                        .zip(keep)
-                        .any(|(s, k)| *k && s.col as usize == id)
-                })
-                .collect();
+            let mut held = vec![false; all.len()];
+            for (s, _) in c.series.iter().zip(keep).filter(|(_, k)| **k) {
+                held[s.col as usize] = true;
+            }
             unfinished = (0..all.len())
                 .filter(|&id| first[id].is_none() && held[id])
                 .collect();
@@ -74,17 +70,10 @@ pub(super) fn choose(
         }
         Some(names) => named(&all, names)?,
     };
-    let pos = (0..all.len())
-        .map(|id| {
-            let after = || {
-                unfinished
-                    .iter()
-                    .position(|&u| u == id)
-                    .map(|k| map.len() + k)
-            };
-            map.iter().position(|&m| m == id).or_else(after)
-        })
-        .collect();
+    let mut pos = vec![None; all.len()];
+    for (k, &id) in map.iter().chain(&unfinished).enumerate() {
+        pos[id].get_or_insert(k);
+    }
     Ok(Chosen {
         columns: map.iter().map(|&id| all[id].clone()).collect(),
         unfinished: unfinished.iter().map(|&id| all[id].clone()).collect(),

@@ -40,8 +40,12 @@ pub(super) fn set_titles(rows: &mut [Row], metric_in_rows: bool) {
                 .join(", ")
         })
         .collect();
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for b in &bases {
+        *count.entry(b.as_str()).or_default() += 1;
+    }
     for (i, r) in rows.iter_mut().enumerate() {
-        let twins = bases.iter().filter(|b| **b == bases[i]).count();
+        let twins = count[bases[i].as_str()];
         let mut title = bases[i].clone();
         if let (true, Some(role)) = (metric_in_rows, &r.role) {
             title = if title.is_empty() {

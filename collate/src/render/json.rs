@@ -95,6 +95,7 @@ fn row_json(r: &Row) -> Value {
         "display_factor": num(r.scale.factor),
         "source": r.source,
         "better": r.better.word(),
+        "stat": r.stat.name(),
         "cells": cells,
         "excluded": r.left_out.iter().map(|l| l.values).collect::<Vec<_>>(),
     })

@@ -68,33 +68,157 @@ fn a_shift_at_run_25_is_found_there_with_the_kernel_that_changed() {
     assert_eq!(v["change_points"]["min_runs"], 3);
 }
 
+/// The number of changes in each series of `input`'s JSON history.
+fn change_counts(input: &str) -> Vec<usize> {
+    let v = json_of(&["--history", "-f", "json"], input);
+    v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["changes"].as_array().unwrap().len())
+        .collect()
+}
+
 #[test]
-fn noise_alone_shows_no_change_in_at_least_95_of_100_seeds() {
-    // 100 labels, each 40 runs of 8 samples with 3% noise and no shift.
+fn noise_alone_shows_no_change_in_at_least_98_of_100_seeds_short_or_long() {
+    // 100 labels of 40 runs and 100 of 10, each run 8 samples with 3% noise and no shift.
+    for (runs, samples) in [(40, 8), (10, 8), (10, 1)] {
+        let mut input = String::new();
+        for seed in 0..100u64 {
+            input.push_str(&history(
+                &format!("seed{seed:03}"),
+                "time make",
+                runs,
+                samples,
+                1000 + seed,
+                (999, 0.0),
+                0.03,
+            ));
+        }
+        let counts = change_counts(&input);
+        assert_eq!(counts.len(), 100);
+        let with_change = counts.iter().filter(|&&c| c > 0).count();
+        eprintln!("null series of {runs} runs with a change: {with_change} of 100");
+        assert!(
+            with_change <= 2,
+            "{with_change} of 100 series of {runs} runs without a shift show a change"
+        );
+    }
+}
+
+#[test]
+fn a_clean_step_in_a_series_of_10_runs_is_found_at_run_6() {
+    // Five runs near 1 s, five near 1.5 s, 3% noise: the exact p of the split is below 0.01
+    // (2 * 5! 5! of the 10! orders keep the levels apart: 0.0079), so it passes alpha.
+    for (seed, samples) in [(1, 8), (2, 8), (3, 1), (4, 1)] {
+        let v = json_of(
+            &["--history", "-f", "json"],
+            &history("short", "time make", 10, samples, seed, (6, 0.5), 0.03),
+        );
+        let changes = v["series"][0]["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 1, "seed {seed}: {v}");
+        assert_eq!(changes[0]["index"], 5, "run 6 is point 5: {v}");
+        let p = changes[0]["p"].as_f64().unwrap();
+        assert!((2.0 / 252.0..0.01).contains(&p), "seed {seed}: p {p}");
+    }
+    // Nine runs cannot pass 0.01: at best 2 * 4! 5! of the 9! orders (0.016) keep them apart.
+    let v = json_of(
+        &["--history", "-f", "json"],
+        &history("short", "time make", 9, 8, 1, (5, 0.5), 0.03),
+    );
+    assert_eq!(v["series"][0]["changes"], serde_json::json!([]), "{v}");
+}
+
+/// 40 runs of `samples` values each (3% noise) whose level rises by 15% in equal steps from
+/// the first run to the last.
+fn drift(samples: usize) -> String {
     let mut input = String::new();
-    for seed in 0..100u64 {
-        input.push_str(&history(
-            &format!("seed{seed:03}"),
+    let mut rng = Noise(11);
+    for k in 0..40u64 {
+        let level = 1.0 + 0.15 * k as f64 / 39.0;
+        let values: Vec<f64> = (0..samples)
+            .map(|_| level * (1.0 + 0.03 * rng.normal()))
+            .collect();
+        let (run, inv) = (format!("drift-{k:04}"), format!("inv-{k:04}"));
+        input.push_str(&history_run(
+            "drift",
             "time make",
-            40,
-            8,
-            1000 + seed,
-            (999, 0.0),
-            0.03,
+            (&run, Some(&inv)),
+            k * 60,
+            "6.1.0",
+            &values,
         ));
     }
-    let v = json_of(&["--history", "-f", "json"], &input);
-    let series = v["series"].as_array().unwrap();
-    assert_eq!(series.len(), 100);
-    let with_change = series
-        .iter()
-        .filter(|s| !s["changes"].as_array().unwrap().is_empty())
-        .count();
-    eprintln!("null series with a change: {with_change} of 100");
-    assert!(
-        with_change <= 5,
-        "{with_change} of 100 series without a shift show a change"
-    );
+    input
+}
+
+#[test]
+fn a_slow_drift_of_15_percent_over_40_runs_shows_as_a_staircase() {
+    // No one split holds a drift, so e-divisive cuts it into levels where the drift has
+    // moved farther than the noise between runs: two steps at 3% noise a run (one value),
+    // more where the runs' medians are steadier (8 values: about 1%).
+    for (samples, steps) in [(1, 2..=2), (8, 3..=4)] {
+        let v = json_of(&["--history", "-f", "json"], &drift(samples));
+        let changes = v["series"][0]["changes"].as_array().unwrap();
+        let at: Vec<u64> = changes
+            .iter()
+            .map(|c| c["index"].as_u64().unwrap())
+            .collect();
+        eprintln!("drift, {samples} values a run: changes at points {at:?}");
+        assert!(steps.contains(&changes.len()), "{samples}: {changes:?}");
+        for c in changes {
+            let pct = c["shift_pct"].as_f64().unwrap();
+            assert!(
+                pct > 0.0 && pct < 15.0,
+                "each step a part of the drift: {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_rows_name_their_statistic() {
+    // A row whose headline names the mean (equal-time slices of a rate) beside one of
+    // medians: the text says which is which, and so does each JSON row.
+    let mut input = shifted();
+    for k in 0..4u64 {
+        let (run, inv) = (format!("rate-{k}"), format!("bare/xfs-inv-{:04}", k + 1));
+        let mut lines = history_run(
+            "bare/xfs",
+            "copy",
+            (&run, Some(&inv)),
+            (k + 1) * 60,
+            "6.1.0",
+            &[5.0, 5.5, 4.5, 5.2, 4.8, 5.1],
+        );
+        lines = lines.replace("wall_s", "rate_per_s").replace(
+            "\"headline\":\"rate_per_s\"",
+            "\"headline\":\"rate_per_s\",\"headlines\":[{\"key\":\"rate_per_s\",\"role\":\"rate\",\"stat\":\"mean\"}]",
+        );
+        input.push_str(&lines);
+    }
+    let stats = |v: &Value, list: &str| -> Vec<(String, String)> {
+        v[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let title = r["row"].as_str().or(r["title"].as_str()).unwrap();
+                (
+                    title.to_string(),
+                    r["stat"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let h = json_of(&["--history", "-f", "json"], &input);
+    let m = json_of(&["-f", "json"], &input);
+    let want = [
+        ("time make (s) ↓".to_string(), "median".to_string()),
+        ("copy: rate (/s) ↑".to_string(), "mean".to_string()),
+    ];
+    assert_eq!(stats(&h, "series"), want, "{h}");
+    assert_eq!(stats(&m, "rows"), want, "{m}");
 }
 
 #[test]

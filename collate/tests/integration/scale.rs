@@ -1,7 +1,7 @@
 //! Scale: a wide, sparse matrix (1000 labels of 24 rows each among 2000 names, two million
-//! cells, 98.8% empty) in bounded memory and output, every format, and the history of a label
-//! of 1000 runs of 30 rows as one page under 5 MB, with GNU time measuring the peak RSS and
-//! the time (said, never a threshold).
+//! cells, 98.8% empty) in bounded memory and output, every format, the history of a label
+//! of 1000 runs of 30 rows as one page under 5 MB, and histories of 20,000 and 200,000 series,
+//! with GNU time measuring the peak RSS and the time (said, never a threshold).
 
 #![allow(clippy::unwrap_used)]
 
@@ -164,5 +164,79 @@ fn a_history_of_1000_runs_of_30_rows_is_one_page_under_5_mb() {
         let near = (399 + 10 * row..=403 + 10 * row)
             .any(|r| page.contains(&format!("change at run {r} of 1000")));
         assert!(near, "row {row}'s change");
+    }
+}
+
+/// `n` series of 2 runs of one summary each, as one label of `n` rows whose runs are two
+/// suite invocations (`rows`), or as `n` labels of one row each run by hand (`labels`).
+fn many_series(n: usize, rows: bool) -> String {
+    let mut input = String::with_capacity(n * 2 * 300);
+    for s in 0..n {
+        for k in 0..2 {
+            let (run, inv, label, name) = if rows {
+                (
+                    format!("a{s}-{k}"),
+                    format!(",\"invocation\":\"inv{k}\""),
+                    "suite".to_string(),
+                    format!("row{s}"),
+                )
+            } else {
+                (
+                    format!("b{s}-{k}"),
+                    String::new(),
+                    format!("hand{s}"),
+                    "make".to_string(),
+                )
+            };
+            input.push_str(&format!(
+                "{{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"summary\",\"run\":\"{run}\",\"seq\":0,\"at\":\"2026-11-01T00:0{k}:00.000000Z\",\"host\":\"h\",\"label\":\"{label}\",\"name\":\"{name}\"{inv},\"status\":\"ok\",\"headline\":\"wall_s\",\"values\":{{\"wall_s\":{}}},\"info\":{{}}}}\n",
+                1.0 + k as f64 * 0.01
+            ));
+        }
+    }
+    input
+}
+
+#[test]
+fn a_history_of_200k_series_takes_time_and_memory_in_proportion() {
+    // 200,000 series as many rows of one label and as many labels of one row: the history
+    // keys each row, column and run once, so 10 times the series take about 10 times the
+    // time and memory (said, never a threshold) and every series is a line per run.
+    if !std::path::Path::new(TIME).exists() {
+        testkit::skip("the figures need GNU time (/usr/bin/time)");
+        return;
+    }
+    for rows in [true, false] {
+        let shape = if rows {
+            "rows of one label"
+        } else {
+            "labels of one row"
+        };
+        let mut rss_of = Vec::new();
+        for n in [20_000, 200_000] {
+            let input = many_series(n, rows);
+            let (out, rss, elapsed) = timed_args(&["--history", "-f", "csv", "-"], &input);
+            eprintln!(
+                "history of {n} series ({shape}, 2 runs each): {} input bytes, {elapsed} s, peak RSS {} MiB",
+                input.len(),
+                rss >> 10
+            );
+            assert_eq!(
+                out.stdout.iter().filter(|&&b| b == b'\n').count(),
+                1 + 2 * n
+            );
+            rss_of.push(rss);
+        }
+        assert!(
+            rss_of[1] < 1536 << 10,
+            "{shape}: peak RSS {} MiB",
+            rss_of[1] >> 10
+        );
+        assert!(
+            rss_of[1] < 20 * rss_of[0],
+            "{shape}: peak RSS {} MiB for 200,000 series, {} MiB for 20,000",
+            rss_of[1] >> 10,
+            rss_of[0] >> 10
+        );
     }
 }
