@@ -87,3 +87,80 @@ fn quotes_newlines_and_a_leading_dash_in_paths_are_data() {
         empty_dir(d);
     }
 }
+
+/// `fleet/envs/vm.sh`'s job for the guest, written by `vm_run` (its boot left out) and run
+/// here as the guest runs it: the fake `benchmatrix` in `repo` records its directory and
+/// arguments, NUL-separated, into `out`.
+fn guest_job(tmp: &Path, repo: &Path, results: &str, extra: &[&str], out: &Path) -> String {
+    let cache = tmp.join("cache");
+    std::fs::create_dir_all(&cache).expect("a cache");
+    let vm_sh = benchmatrix_tests::workspace_root().join("fleet/envs/vm.sh");
+    let wrote = benchmatrix_tests::run(
+        std::process::Command::new("sh")
+            .args([
+                "-c",
+                ". \"$0\"; vm_boot() { return 0; }; vm_run \"$@\" && printf %s \"$vm_state\"",
+            ])
+            .arg(&vm_sh)
+            .args([
+                s(&cache),
+                s(repo),
+                "/opt/bin'",
+                "l'x",
+                results,
+                "5311",
+                "t0k",
+            ])
+            .arg("--")
+            .args(extra),
+    );
+    assert!(wrote.status.success(), "vm_run: {}", explain(&wrote));
+    let state = String::from_utf8_lossy(&wrote.stdout).into_owned();
+    let ran = benchmatrix_tests::run(
+        std::process::Command::new("sh")
+            .arg(Path::new(&state).join("job.sh"))
+            .env("OUT", out),
+    );
+    assert!(ran.status.success(), "job.sh: {}", explain(&ran));
+    std::fs::remove_dir_all(&cache).expect("remove the cache");
+    String::from_utf8_lossy(&std::fs::read(out).expect("the job's arguments")).into_owned()
+}
+
+#[test]
+fn the_guests_job_gets_every_argument_exactly() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pwned = tmp.path().join("pwned");
+    let repo = tmp
+        .path()
+        .join(hostile("r", &tmp.path().join("victim"), &pwned) + "\n");
+    std::fs::create_dir_all(&repo).expect("a repository folder");
+    let fake = repo.join("benchmatrix");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nprintf '%s\\0' \"$PWD\" \"$@\" >\"$OUT\"\n",
+    )
+    .expect("a fake");
+    let made = std::process::Command::new("chmod")
+        .arg("755")
+        .arg(&fake)
+        .status();
+    assert!(made.is_ok_and(|st| st.success()));
+    let results = "/res'\n";
+    let extra = ["a'b\n", &format!("$(touch {})", s(&pwned)), "-x y"];
+    let got = guest_job(tmp.path(), &repo, results, &extra, &tmp.path().join("args"));
+    let mut want = vec![s(&repo), "--label", "l'x", "--results", results, "--dir"];
+    want.extend([
+        "/mnt/bench",
+        "--peer",
+        "10.0.2.2",
+        "--port",
+        "5311",
+        "--token",
+        "t0k",
+    ]);
+    want.push("--no-matrix");
+    want.extend(extra.iter().map(|a| &**a));
+    let want: String = want.iter().map(|a| format!("{a}\0")).collect();
+    assert_eq!(got, want);
+    assert!(!pwned.exists(), "an argument ran as a command");
+}
