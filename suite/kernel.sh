@@ -240,9 +240,10 @@ kernel_src() {
     fi
 }
 
-# Why the unpack into $1 failed: the tmpfs full at the listing's size, else tar's error.
+# Why the unpack failed: the tmpfs full (under 1 MiB free) at the listing's size, else tar's
+# error.
 kernel_unpack_error() {
-    if [ -n "${kernel_mnt:-}" ] && [ "$(stat -f -c %a -- "$kernel_mnt" 2>/dev/null || echo 1)" = 0 ]; then
+    if [ -n "${kernel_mnt:-}" ] && [ "$(stat -f -c %a -- "$kernel_mnt" 2>/dev/null || echo 256)" -lt 256 ]; then
         echo "its tree outgrew the $(kernel_mib "$kernel_tree_bytes") MiB its own listing gives (the tmpfs is that size until the tree is in)"
     else
         echo "tar failed (its message above)"
