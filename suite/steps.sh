@@ -56,10 +56,10 @@ step_net_peer() {
         "$runs transfers of $net_time each way with $peer" "$1"
     i=0
     while [ $i -lt "$runs" ]; do
-        "$netpipe" send $q --connect "$peer_at:$port" --time "$net_time" --connect-timeout 5s \
+        tool "$netpipe" send $q --connect "$peer_at:$port" --time "$net_time" --connect-timeout 5s \
             --label "$label" --name "network throughput this->peer" --tag "peer=$peer" \
             >>"$out" || { step_failed "net this->$peer"; break; }
-        "$netpipe" recv $q --connect "$peer_at:$((port + 1))" --time "$net_time" --connect-timeout 5s \
+        tool "$netpipe" recv $q --connect "$peer_at:$((port + 1))" --time "$net_time" --connect-timeout 5s \
             --label "$label" --name "network throughput peer->this" --tag "peer=$peer" \
             >>"$out" || { step_failed "net $peer->this"; break; }
         dot
@@ -82,7 +82,7 @@ step_net_out() {
     if wait_listener "$rpid" "$port"; then
         i=0
         while [ $i -lt "$runs" ]; do
-            "$netpipe" send --connect "127.0.0.1:$port" --time "$net_time" --label "$label" \
+            tool "$netpipe" send --connect "127.0.0.1:$port" --time "$net_time" --label "$label" \
                 -q >/dev/null || { step_failed "net send"; break; }
             dot
             i=$((i + 1))
@@ -92,6 +92,8 @@ step_net_out() {
         step_failed "net: nothing listens on 127.0.0.1:$port (is the port taken? try --port)"
         kill "$rpid" 2>/dev/null || true
     fi
+    # Stopped: the cleanup must not signal a pid that may since be another process's.
+    pids=""
     step_end
 }
 
@@ -107,7 +109,7 @@ step_net_in() {
     if wait_listener "$spid" "$port"; then
         i=0
         while [ $i -lt "$runs" ]; do
-            "$netpipe" recv $q --connect "127.0.0.1:$port" --time "$net_time" --label "$label" \
+            tool "$netpipe" recv $q --connect "127.0.0.1:$port" --time "$net_time" --label "$label" \
                 --name "network throughput loopback->this" --tag peer=127.0.0.1 >>"$out" \
                 || { step_failed "net loopback->this"; break; }
             dot
@@ -119,6 +121,7 @@ step_net_in() {
         step_failed "net: nothing listens on 127.0.0.1:$port (is the port taken? try --port)"
         kill "$spid" 2>/dev/null || true
     fi
+    pids=""
     step_end
 }
 
@@ -128,7 +131,7 @@ step_icmp() {
     [ -n "$peer" ] || role=loopback
     note "icmp: 20 probes to $target"
     step "latency for icmp this<->$role" "20 probes to $target, $interval s apart" "$1"
-    "$pingrt" $q -c 20 -i "$interval" --label "$label" --name "latency for icmp this<->$role" \
+    tool "$pingrt" $q -c 20 -i "$interval" --label "$label" --name "latency for icmp this<->$role" \
         --tag "peer=$target" "$target" \
         >>"$out" || step_failed icmp
     step_end
@@ -149,9 +152,11 @@ step_tar() {
             >"$scratch/tree/src/file$i.c"
         i=$((i + 1))
     done
-    (cd "$scratch" && tar cjf tree.tar.bz2 tree) || step_failed "tar archive"
-    "$timecmd" $q -r "$runs" -o "$out" --label "$label" --name "time tar xjf tree.tar.bz2" \
-        --prepare "rm -rf '$scratch/x' && mkdir '$scratch/x'" \
+    tool tar cjf "$scratch/tree.tar.bz2" -C "$scratch" tree || step_failed "tar archive"
+    # The paths reach --prepare's shell in the environment, never in its text.
+    export BENCHMATRIX_TREE="$scratch/x"
+    tool "$timecmd" $q -r "$runs" -o "$out" --label "$label" --name "time tar xjf tree.tar.bz2" \
+        --prepare 'rm -rf -- "$BENCHMATRIX_TREE" && mkdir -- "$BENCHMATRIX_TREE"' \
         -- tar xjf "$scratch/tree.tar.bz2" -C "$scratch/x" || step_failed tar
     rm -rf "$scratch/x" "$scratch/tree"
     step_end
@@ -180,8 +185,9 @@ step_make() {
         printf 'clean:\n\trm -f $(OBJS) prog\n'
     } >"$m/Makefile"
     # The row is the role; the job count, a parameter of this machine, is a tag.
-    "$timecmd" $q -r "$runs" -o "$out" --label "$label" --name "time make" --tag "jobs=$jobs" \
-        --stdout null --prepare "make -s -C '$m' clean" \
+    export BENCHMATRIX_TREE="$m"
+    tool "$timecmd" $q -r "$runs" -o "$out" --label "$label" --name "time make" --tag "jobs=$jobs" \
+        --stdout null --prepare 'make -s -C "$BENCHMATRIX_TREE" clean' \
         -- make -s -C "$m" -j"$jobs" || step_failed make
     step_end
 }
@@ -190,7 +196,7 @@ step_make() {
 step_cpu() {
     note "cpu: cpumem's probes (system call, pipe, spawn, page fault, memory, clock), 1 s each"
     step "cpu and memory costs" "cpumem: 9 probes of 1 s, a row each" "$1"
-    "$cpumem" $q --label "$label" >>"$out" || step_failed cpu
+    tool "$cpumem" $q --label "$label" >>"$out" || step_failed cpu
     step_end
 }
 
@@ -221,7 +227,7 @@ disk_write() {
         rm -f "$f.w"
         keep=""
         [ $i -lt "$disk_runs" ] || keep=--keep
-        "$blkwrite" $q -s "$disk_size" -b 4M "$@" $keep --label "$label" --name "disk write ($what)" \
+        tool "$blkwrite" $q -s "$disk_size" -b 4M "$@" $keep --label "$label" --name "disk write ($what)" \
             --tag "size=$disk_size" --tag bs=4M "$f.w" >>"$out" || { step_failed "disk $n"; step_end; return 0; }
         dot
         i=$((i + 1))
@@ -235,7 +241,7 @@ disk_read() {
     step "$name" "$tags, $disk_runs runs" "$est"
     i=1
     while [ $i -le "$disk_runs" ]; do
-        "$blkread" $q --direct=try "$@" --label "$label" --name "$name" --tag "size=$disk_size" \
+        tool "$blkread" $q --direct=try "$@" --label "$label" --name "$name" --tag "size=$disk_size" \
             $(for t in $tags; do printf -- '--tag %s ' "$t"; done) "$f" \
             >>"$out" || { step_failed "disk read: $name"; step_end; return 0; }
         dot
@@ -275,7 +281,7 @@ step_meta() {
     metadir=${dir:-.}
     note "files: $meta_files created, stat'ed and unlinked in $metadir"
     step "file metadata" "$meta_files files created, then stat'ed and unlinked, in $metadir" "$1"
-    "$fsmeta" $q -n "$meta_files" --label "$label" --name "file metadata" "$metadir" \
+    tool "$fsmeta" $q -n "$meta_files" --label "$label" --name "file metadata" "$metadir" \
         >>"$out" || step_failed "files"
     step_end
 }

@@ -25,7 +25,7 @@ csv\t''
 json\t''
 svg\t''"
 complete -c benchmatrix -l baseline -d 'compare every column with this label\'s (passed to collate)' -r
-complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM or --serve-time; runs no step'
+complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM, SIGHUP or --serve-time; runs no step'
 complete -c benchmatrix -l no-matrix -d 'do not print the matrix'
 complete -c benchmatrix -s v -l verbose -d 'on a terminal, each tool\'s own lines (per-run detail) and every step\'s time'
 complete -c benchmatrix -s h -l help -d 'print this help'

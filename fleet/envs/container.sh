@@ -12,7 +12,7 @@
 # container's .2. An address of this script's own network namespace, nothing else.
 ct_host=10.213.0.1
 ct_addr=10.213.0.2
-ct_ns="" ct_veth="" ct_dirs="" ct_serve=""
+ct_ns="" ct_veth="" ct_dirs="" ct_serve="" ct_launch=""
 
 # Returns 0 when a container can be made here; else says why on stderr and returns 1.
 container_check() {
@@ -81,7 +81,7 @@ ct_cgroup_make() {
             # The controllers must be on for the root's children.
             echo "+cpu +io +memory" >"$ct_u/cgroup.subtree_control" 2>/dev/null || true
             mkdir "$ct_u/$ct_name" || return 1
-            ct_dirs="$ct_u/$ct_name"
+            ct_dirs="$ct_u/$ct_name" ct_cpudir="$ct_u/$ct_name"
             echo "$ct_quota 100000" >"$ct_u/$ct_name/cpu.max" &&
                 echo "$ct_mem" >"$ct_u/$ct_name/memory.max" &&
                 { [ -z "$ct_dev" ] || echo "$ct_dev wbps=$ct_bps" >"$ct_u/$ct_name/io.max"; }
@@ -92,7 +92,7 @@ ct_cgroup_make() {
                 mkdir "$ct_d" || return 1
                 ct_dirs="$ct_dirs $ct_d"
             done
-            ct_cpu=$(ct_v1_mount cpu)/$ct_name ct_blkio=$(ct_v1_mount blkio)/$ct_name ct_memory=$(ct_v1_mount memory)/$ct_name
+            ct_cpu=$(ct_v1_mount cpu)/$ct_name ct_cpudir=$(ct_v1_mount cpu)/$ct_name ct_blkio=$(ct_v1_mount blkio)/$ct_name ct_memory=$(ct_v1_mount memory)/$ct_name
             echo 100000 >"$ct_cpu/cpu.cfs_period_us" &&
                 echo "$ct_quota" >"$ct_cpu/cpu.cfs_quota_us" &&
                 echo "$ct_mem" >"$ct_memory/memory.limit_in_bytes" &&
@@ -102,9 +102,31 @@ ct_cgroup_make() {
     esac
 }
 
-# Removes what container_run made: its --serve (by pid), the network namespace (and with it
-# the veth pair) and the cgroup directories (retried while the last processes exit).
+# Ends the processes in the container's cgroup (every one of them was started by
+# container_run): SIGTERM, so that its ./benchmatrix ends its tools and removes its scratch,
+# then SIGKILL for what is left after 10 s.
+ct_end_tree() {
+    ct_first=${ct_dirs%% *}
+    [ -n "$ct_first" ] && [ -r "$ct_first/cgroup.procs" ] || return 0
+    for ct_sig in TERM KILL; do
+        ct_i=0
+        while [ -s "$ct_first/cgroup.procs" ] && [ $ct_i -lt 100 ]; do
+            [ $ct_i != 0 ] || for ct_p in $(cat "$ct_first/cgroup.procs"); do kill -s "$ct_sig" "$ct_p" 2>/dev/null || true; done
+            sleep 0.1
+            ct_i=$((ct_i + 1))
+        done
+    done
+}
+
+# Removes what container_run made: the processes in its cgroup, its --serve (by pid), the
+# network namespace (and with it the veth pair) and the cgroup directories (retried while
+# the last processes exit).
 container_cleanup() {
+    if [ -n "$ct_launch" ]; then
+        ct_end_tree
+        wait "$ct_launch" 2>/dev/null || true
+        ct_launch=""
+    fi
     if [ -n "$ct_serve" ]; then
         kill "$ct_serve" 2>/dev/null || true
         wait "$ct_serve" 2>/dev/null || true
@@ -177,14 +199,31 @@ container_run() {
     # The launcher joins the cgroup, then becomes the container: its network namespace
     # (nsenter, which leaves /sys and the cgroup mounts as they are), then new mount, pid,
     # uts and ipc namespaces with their own /proc.
+    # The launcher runs in the background and is waited for, so that a signal's trap runs at
+    # once; the cgroup directories reach its shell as arguments (their count first), never
+    # in its text.
     ct_rc=0
     # shellcheck disable=SC2016 # $$ and "$@" are the inner shell's.
-    BENCHMATRIX_TOKEN=$ct_token sh -c 'for ct_d in '"$ct_dirs"'; do echo $$ >"$ct_d/cgroup.procs" || exit 2; done; exec "$@"' sh \
+    # shellcheck disable=SC2086 # $ct_dirs is the directories, split on purpose.
+    BENCHMATRIX_TOKEN=$ct_token sh -c 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ >"$1/cgroup.procs" || exit 2; shift; n=$((n - 1)); done; exec "$@"' sh \
+        "$(echo $ct_dirs | wc -w)" $ct_dirs \
         nsenter --net="/run/netns/$ct_ns" \
         unshare --mount --pid --uts --ipc --fork --mount-proc \
         env container=benchmatrix-local-envs BENCHMATRIX_BIN="$ct_bin" \
         "$ct_repo/benchmatrix" --label "$ct_label" --results "$ct_results" --dir "$ct_dir" \
-        --peer "$ct_host" --port "$ct_port" --no-matrix "$@" || ct_rc=$?
+        --peer "$ct_host" --port "$ct_port" --no-matrix "$@" &
+    ct_launch=$!
+    wait "$ct_launch" || ct_rc=$?
+    ct_launch=""
+    ct_cpu_stat "$ct_results/$ct_label.cpu.stat"
     container_cleanup
     return $ct_rc
+}
+
+# Keeps what the cgroup's CPU controller counted over the run in FILE: cpu.stat as the
+# kernel writes it (nr_periods, nr_throttled and throttled_usec in v2, throttled_time in
+# ns in v1), the quota's own account of how often and how long it held the container back.
+ct_cpu_stat() {
+    [ -n "${ct_cpudir:-}" ] && [ -r "$ct_cpudir/cpu.stat" ] || return 0
+    cp "$ct_cpudir/cpu.stat" "$1" || echo "container: cannot write $1" >&2
 }

@@ -199,8 +199,49 @@ vm_accel() {
     echo "$vm_a"
 }
 
-# A word quoted for sh.
-vm_quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+# The guest's job, run by vm-init in the guest's root: constant text that takes its command
+# from the files argv/1001, argv/1002, ... beside it, one argument each, read exactly (a
+# trailing newline too), and the run's token from the file token beside it (mode 0600) into
+# BENCHMATRIX_TOKEN, so that no argv holds it; no value is ever shell text.
+vm_job_text='d=${0%/*}
+if [ -f "$d/token" ]; then
+    BENCHMATRIX_TOKEN=$(cat "$d/token") || exit 2
+    export BENCHMATRIX_TOKEN
+fi
+d=$d/argv
+set --
+for f in "$d"/*; do
+    a=$(cat "$f" && echo .) || exit 2
+    set -- "$@" "${a%.}"
+done
+exec "$@"
+'
+
+# vm_job ARGS...: writes the job that runs ARGS in the guest (vm_job_text, and ARGS in files).
+vm_job() {
+    mkdir "$vm_state/argv" || return 2
+    vm_n=1000
+    for vm_a in "$@"; do
+        vm_n=$((vm_n + 1))
+        printf '%s' "$vm_a" >"$vm_state/argv/$vm_n" || return 2
+    done
+    printf '%s' "$vm_job_text" >"$vm_state/job.sh"
+}
+
+# vm_value NAME VALUE: VALUE in the file NAME of the state directory, which vm-init reads.
+vm_value() { printf '%s' "$2" >"$vm_state/$1"; }
+
+# Sets vm_out to $1 with each comma doubled, as QEMU reads a comma inside an option's value.
+vm_commas() {
+    vm_in=$1 vm_out=""
+    while :; do
+        case $vm_in in
+            *,*) vm_out="$vm_out${vm_in%%,*},," vm_in=${vm_in#*,} ;;
+            *) break ;;
+        esac
+    done
+    vm_out="$vm_out$vm_in"
+}
 
 # Stops the guest (by pid) and removes its state directory (the disk image among it).
 vm_cleanup() {
@@ -214,13 +255,13 @@ vm_cleanup() {
 }
 
 # vm_new CACHE: a state directory for one guest (vm_state), where its caller writes the
-# job (job.sh, run in the guest's root as root) before vm_boot.
+# job (vm_job: job.sh and its arguments, run in the guest's root as root) before vm_boot.
 vm_new() {
     vm_state=$(mktemp -d "$1/run.XXXXXX") || return 2
 }
 
-# vm_boot CACHE BIND RESULTS: boots the guest with the job in vm_state. The paths in BIND
-# (space-separated) are this machine's, seen at the same place in the guest; RESULTS is
+# vm_boot CACHE RESULTS BIND...: boots the guest with the job in vm_state. The paths BIND
+# are this machine's, seen at the same place in the guest; RESULTS is
 # mounted there read-write. The guest's disks: vda, a fresh ext4 file system of
 # VM_DISK_SIZE (default 1G) mounted at /mnt/bench, and VM_EXTRA_DISKS (default 0) blank
 # ones of VM_EXTRA_SIZE (256M), vdb on. The modules of the guest's kernel are under its
@@ -228,15 +269,23 @@ vm_new() {
 # the guest. Returns the job's exit status (2 when the guest did not run it) and removes
 # vm_state.
 vm_boot() {
-    vm_cache=$1 vm_bind=$2 vm_results=$3
+    vm_cache=$1 vm_results=$2
+    shift 2
+    # What vm-init needs, each value in a file of its own: the host name, the results
+    # directory and the paths to bind (bind/1, bind/2, ...).
+    mkdir "$vm_state/bind" && vm_value hostname "$(hostname)-${vm_label:-vm}" &&
+        vm_value results "$vm_results" || { vm_cleanup; return 2; }
+    vm_i=0
+    for vm_p in "$@"; do
+        vm_i=$((vm_i + 1))
+        vm_value "bind/$vm_i" "$vm_p" || { vm_cleanup; return 2; }
+    done
     vm_accel=$(vm_accel "$vm_cache") || { vm_cleanup; return 2; }
-    vm_disks=""
     vm_i=0
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
         vm_disk=$vm_state/disk$vm_i.img
         [ "$vm_i" = 0 ] && vm_size=${VM_DISK_SIZE:-1G} || vm_size=${VM_EXTRA_SIZE:-256M}
         truncate -s "$vm_size" "$vm_disk" || { vm_cleanup; return 2; }
-        vm_disks="$vm_disks $vm_disk"
         vm_i=$((vm_i + 1))
     done
     mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$vm_state/disk0.img" || {
@@ -252,35 +301,36 @@ vm_boot() {
         vm_dcache=writeback
         echo "vm: $vm_cache refuses O_DIRECT: the guest's disks go through this machine's page cache" >&2
     }
-    {
-        echo "VM_HOSTNAME=$(vm_quote "$(hostname)-${vm_label:-vm}")"
-        echo "VM_ADDR=10.0.2.15/24"
-        echo "VM_BIND=$(vm_quote "$vm_bind")"
-        echo "VM_RESULTS=$(vm_quote "$vm_results")"
-        echo "VM_DIR=/mnt/bench"
-    } >"$vm_state/vm.conf"
-    vm_drives=""
+    # QEMU's options, each an argument: the accelerator, then the disks.
+    case $vm_accel in
+        kvm) set -- -accel kvm -cpu host ;;
+        *) set -- -accel tcg,thread=multi -cpu max ;;
+    esac
     vm_i=0
-    for vm_disk in $vm_disks; do
-        vm_drives="$vm_drives -drive file=$vm_disk,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
-        vm_drives="$vm_drives -device virtio-blk-pci,drive=d$vm_i,serial=bm$vm_i"
+    while [ -f "$vm_state/disk$vm_i.img" ]; do
+        vm_commas "$vm_state/disk$vm_i.img"
+        set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache" \
+            -device "virtio-blk-pci,drive=d$vm_i,serial=bm$vm_i"
         vm_i=$((vm_i + 1))
     done
-    case $vm_accel in kvm) vm_cpu="-accel kvm -cpu host" ;; *) vm_cpu="-accel tcg,thread=multi -cpu max" ;; esac
     echo "vm: booting the guest ($vm_accel, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-1G})" >&2
     : >"$vm_state/console.log"
-    vm_mods=$vm_cache/kernel/lib/modules
-    # shellcheck disable=SC2086 # $vm_cpu and $vm_drives are options, split on purpose.
-    timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 $vm_cpu -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-1G}" \
+    # The paths in QEMU's options, their commas doubled.
+    vm_commas "$vm_cache/kernel/lib/modules"
+    vm_mods=$vm_out
+    vm_commas "$vm_state"
+    vm_st=$vm_out
+    vm_commas "$vm_results"
+    vm_res=$vm_out
+    timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 "$@" -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-1G}" \
         -nodefaults -no-user-config -display none -no-reboot \
         -serial "file:$vm_state/console.log" \
         -kernel "$vm_cache/vmlinux" -initrd "$vm_cache/initrd.cpio" \
         -append "console=ttyS0 quiet loglevel=1 panic=-1" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$vm_mods,mount_tag=modules,security_model=none,readonly=on" \
-        -virtfs "local,path=$vm_state,mount_tag=bmstate,security_model=none" \
-        -virtfs "local,path=$vm_results,mount_tag=results,security_model=none" \
-        $vm_drives \
+        -virtfs "local,path=$vm_st,mount_tag=bmstate,security_model=none" \
+        -virtfs "local,path=$vm_res,mount_tag=results,security_model=none" \
         -netdev user,id=n0,ipv6=off,net=10.0.2.0/24 -device virtio-net-pci,netdev=n0,romfile= \
         </dev/null >"$vm_state/qemu.log" 2>&1 &
     vm_pid=$!
@@ -311,23 +361,15 @@ vm_run() {
     shift 7
     [ "${1:-}" = "--" ] && shift
     vm_new "$vm_cache" || return 2
-    # The token is in the job's environment, never in an argv (the guest's ps), and the job
-    # file is its owner's alone (mode 0600, in vm_state, which is 0700).
-    umask_was=$(umask)
-    umask 077
-    {
-        echo "cd $(vm_quote "$vm_repo") || exit 2"
-        echo "export BENCHMATRIX_TOKEN=$(vm_quote "$vm_token")"
-        echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
-        echo "export BENCHMATRIX_BIN=$(vm_quote "$vm_bin")"
-        printf 'exec ./benchmatrix --label %s --results %s --dir /mnt/bench --peer 10.0.2.2' \
-            "$(vm_quote "$vm_label")" "$(vm_quote "$vm_results")"
-        printf ' --port %s --no-matrix' "$(vm_quote "$vm_port")"
-        for vm_a in "$@"; do printf ' %s' "$(vm_quote "$vm_a")"; done
-        echo " </dev/null >/dev/console 2>&1"
-    } >"$vm_state/job.sh"
-    umask "$umask_was"
-    vm_boot "$vm_cache" "$vm_repo $vm_bin" "$vm_results"
+    # The token is in the job's environment, never in an argv (the guest's ps): the job reads
+    # it from a file of its owner's alone (mode 0600, in vm_state, which is 0700).
+    (umask 077 && printf '%s' "$vm_token" >"$vm_state/token") || { vm_cleanup; return 2; }
+    # shellcheck disable=SC2016 # "$1" and "$@" are the job's shell's.
+    vm_job env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        BENCHMATRIX_BIN="$vm_bin" sh -c 'cd -- "$1" && shift && exec "$@"' sh "$vm_repo" \
+        ./benchmatrix --label "$vm_label" --results "$vm_results" --dir /mnt/bench --peer 10.0.2.2 \
+        --port "$vm_port" --no-matrix "$@" || { vm_cleanup; return 2; }
+    vm_boot "$vm_cache" "$vm_results" "$vm_repo" "$vm_bin"
 }
 
 # vm_stacks CACHE REPO BIN RESULTS: fleet/envs/vm-stacks in a guest with three blank disks:
@@ -336,12 +378,9 @@ vm_run() {
 # (RESULTS/refusals.txt). Returns the job's exit status.
 vm_stacks() {
     vm_new "$1" || return 2
-    {
-        echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
-        echo "export BIN=$(vm_quote "$3") RESULTS=$(vm_quote "$4")"
-        echo "exec sh $(vm_quote "$2/fleet/envs/vm-stacks") </dev/null >/dev/console 2>&1"
-    } >"$vm_state/job.sh"
+    vm_job env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        BIN="$3" RESULTS="$4" sh "$2/fleet/envs/vm-stacks" || { vm_cleanup; return 2; }
     vm_extra=3
-    vm_boot "$1" "$2 $3" "$4" || { vm_extra=""; return 1; }
+    vm_boot "$1" "$4" "$2" "$3" || { vm_extra=""; return 1; }
     vm_extra=""
 }

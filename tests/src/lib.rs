@@ -2,6 +2,7 @@
 //! JSON lines strictly through `measure`, and skips what needs root or a missing tool.
 
 pub mod docs;
+pub mod kernel;
 pub mod suite;
 pub mod suite_cli;
 pub mod wiki;

@@ -1,11 +1,11 @@
 //! `fleet/local-envs` for real: the suite bare, in a limited container (25% of one CPU, a
 //! 20 MiB/s write throttle, 1 GiB of memory) and in a QEMU guest (TCG here), collated; the
-//! container's CPU rows are slower by the quota and significantly so, its O_DIRECT write runs
-//! at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
+//! container's cgroup says the quota held it back and its CPU rows are slower, its O_DIRECT
+//! write runs at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
-//! nothing that is the same, and nothing is left behind. The run's token is in no process's
-//! argv (bare and container), and the guest's job gives it in its environment from a file of
-//! mode 0600.
+//! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run. The
+//! run's token is in no process's argv (bare and container), and the guest's job reads it into
+//! its environment from a file of mode 0600.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -143,17 +143,38 @@ fn check_facts_block(m: &Value) {
     }
 }
 
-/// The container's CPU rows are slower by the quota, and significantly; its O_DIRECT
-/// write runs at the throttle.
-fn check_container(m: &Value) {
-    // The pure CPU loops: a 25% quota stretches each 100 ms batch about fourfold.
+/// The fields of the container cgroup's cpu.stat, kept beside its records.
+fn cpu_stat(res: &Path) -> std::collections::HashMap<String, u64> {
+    let text = std::fs::read_to_string(res.join("container.cpu.stat"))
+        .unwrap_or_else(|e| panic!("the container's cpu.stat: {e}"));
+    text.lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The quota held the container back, by the cgroup's own account (periods throttled and
+/// the time), and its CPU rows are slower than bare's; its O_DIRECT write runs at the
+/// throttle. How much slower is the machine's load's to decide, not the test's.
+fn check_container(m: &Value, res: &Path) {
+    let stat = cpu_stat(res);
+    let (periods, throttled) = (stat["nr_periods"], stat["nr_throttled"]);
+    assert!(
+        throttled > 0 && throttled <= periods,
+        "throttled in {throttled} of {periods} periods: {stat:?}"
+    );
+    let held = stat
+        .get("throttled_usec")
+        .or_else(|| stat.get("throttled_time"))
+        .copied()
+        .unwrap_or(0);
+    assert!(held > 0, "no time throttled: {stat:?}");
     for metric in ["syscall_s", "clock_read_s"] {
         let r = row(m, "cpumem", metric);
         let (bare, boxed) = (value(r, 0), value(r, 1));
-        assert!(
-            boxed / bare >= 2.5 && r["cells"][1]["compare"]["significant"] == true,
-            "{metric}: bare {bare}, container {boxed}"
-        );
+        assert!(boxed > bare, "{metric}: bare {bare}, container {boxed}");
     }
     let direct = value(row(m, "disk write (O_DIRECT)", "throughput_bytes_per_s"), 1);
     assert!(
@@ -236,7 +257,7 @@ fn bare_a_limited_container_and_a_guest_differ_by_what_makes_them_and_the_facts_
         .map(|c| c["key"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(keys.join(","), envs);
-    check_container(&m);
+    check_container(&m, res.path());
     if with_vm {
         check_vm(&m, res.path());
         check_facts_block(&m);
@@ -400,14 +421,14 @@ fn which(tool: &str) -> bool {
 
 #[test]
 fn the_guests_job_gives_the_token_in_its_environment_from_a_file_of_its_owner() {
-    // vm_run's job file, as the guest runs it (vm_boot shows it instead of booting).
+    // vm_run's job, as the guest runs it (vm_boot shows it instead of booting).
     let cache = tempfile::tempdir().expect("cache");
     let token = "guest-token-0123456789abcdef";
     let out = Command::new("sh")
         .arg("-c")
         .arg(
             r#". "$1/fleet/envs/vm.sh"
-vm_boot() { stat -c %a "$vm_state/job.sh"; cat "$vm_state/job.sh"; rm -rf "$vm_state"; }
+vm_boot() { stat -c %a "$vm_state/token"; cat "$vm_state/token"; echo; cat "$vm_state/job.sh"; cat "$vm_state"/argv/*; rm -rf "$vm_state"; }
 vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
         )
         .arg("sh")
@@ -420,15 +441,92 @@ vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
     assert!(out.status.success(), "{}", explain(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("600"), "the job file's mode: {text}");
-    let job: Vec<&str> = lines.collect();
+    assert_eq!(lines.next(), Some("600"), "the token file's mode: {text}");
+    assert_eq!(lines.next(), Some(token), "the token file: {text}");
+    let job: String = lines.collect::<Vec<&str>>().join("\n");
+    assert!(job.contains("export BENCHMATRIX_TOKEN"), "{text}");
+    assert!(!job.contains(token) && !job.contains("--token"), "{job}");
+}
+
+/// The processes of the container's tree: their environment names the container.
+fn container_processes() -> Vec<String> {
+    let mark = b"container=benchmatrix-local-envs\0";
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            env.windows(mark.len())
+                .any(|w| w == mark)
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// Whether this machine's network namespace listens on TCP `port`.
+fn listens(port: u16) -> bool {
+    let local = format!(":{port:04X}");
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|f| {
+        std::fs::read_to_string(f)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                cols.len() > 3 && cols[1].ends_with(&local) && cols[3] == "0A"
+            })
+    })
+}
+
+#[test]
+fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
+    if !need_root("a container's cgroup and network namespace")
+        || !["unshare", "nsenter", "ip", "findmnt", "ss"]
+            .iter()
+            .all(|t| need_tool(t))
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
+    let res = tempfile::tempdir().expect("results");
+    let port = testkit::free_port();
+    let mut c = Command::new("sh");
+    c.arg(workspace_root().join("fleet/local-envs"))
+        .args([
+            "--envs",
+            "container",
+            "--results",
+            &res.path().to_string_lossy(),
+        ])
+        .args([
+            "--dir",
+            &tmp.path().to_string_lossy(),
+            "--port",
+            &port.to_string(),
+        ])
+        .args(["--runs", "2", "--only", "cpu"])
+        .env("BENCHMATRIX_BIN", bin_dir())
+        .env("TMPDIR", tmp.path());
+    let run = testkit::Captured::start(c.stdin(Stdio::null()));
+    // The suite runs in the container once its records begin.
+    let records = res.path().join("container.jsonl");
+    let started = std::time::Instant::now();
+    let begun =
+        || std::fs::read_to_string(&records).is_ok_and(|t| t.contains("\"type\":\"begin\""));
+    while !begun() && started.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(begun(), "the container's suite never began");
+    assert!(!leftovers().is_empty() && !container_processes().is_empty());
+    run.signal(libc::SIGHUP);
+    let (st, _, err) = run.wait_output(std::time::Duration::from_secs(60));
+    assert_eq!(st.code(), Some(129), "{st}: {err}");
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     assert!(
-        job.contains(&format!("export BENCHMATRIX_TOKEN='{token}'").as_str()),
-        "{text}"
+        container_processes().is_empty(),
+        "{:?}",
+        container_processes()
     );
-    let exec = job
-        .iter()
-        .find(|l| l.starts_with("exec "))
-        .expect("the exec line");
-    assert!(!exec.contains(token) && !exec.contains("--token"), "{exec}");
+    assert!(!listens(port) && !listens(port + 1), "a listener is left");
+    empty_dir(tmp.path());
 }
