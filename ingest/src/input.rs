@@ -35,6 +35,29 @@ pub struct Input {
     pub text: String,
 }
 
+/// All of `r`; an Interrupted error when Ctrl-C, SIGTERM or SIGHUP arrives before or while
+/// it waits for more (a pipe whose writer goes on), so that the run ends with its summary.
+/// (`read_to_end` retries after every signal.)
+fn read_all(mut r: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut buf = vec![0; 64 << 10];
+    loop {
+        if measure::signal::interrupted() {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        match r.read(&mut buf) {
+            // A signal may come with the end (the writer closed as it was sent).
+            Ok(0) if measure::signal::interrupted() => {}
+            Ok(0) => return Ok(bytes),
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::Interrupted
+                    && !measure::signal::interrupted() => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 impl Input {
     /// Reads `path` (`None` or `-` is stdin). Text that is not UTF-8 is refused, naming the
     /// line of the first byte that is not.
@@ -46,11 +69,12 @@ impl Input {
                 (name, bytes)
             }
             _ => {
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Failure::new(Exit::Cannot, "reading stdin", e))?;
+                let bytes = read_all(std::io::stdin().lock()).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::Interrupted => {
+                        Failure::new(Exit::Interrupted, "reading stdin", "interrupted")
+                    }
+                    _ => Failure::new(Exit::Cannot, "reading stdin", e),
+                })?;
                 ("stdin".to_string(), bytes)
             }
         };
