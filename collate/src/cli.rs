@@ -25,7 +25,10 @@ of an unknown schema or with a key twice in one object (which of the two would c
 stops collate with FILE:LINE: what is wrong, and exit 2, because a
 dropped line would silently move a median; --skip-invalid skips such lines, counts them and
 says so on stderr. Blank lines are skipped. A record read twice (the same run, type and
-seq: collate f f, cat f f | collate) counts once, with a warning naming both places. The
+seq, host, label and values: collate f f, cat f f | collate) counts once, with a warning
+naming both places; a different record under one (run, type, seq), such as another
+environment's that reused a run id, is kept as well (another environment's as a run of its
+own, RUN/2), with a warning naming both places. The
 input is read once, streaming; memory holds the cells' values and a few distinct values of
 each column's environment facts, nothing else of begin and interval lines. A sample without values (nor an error) is left out with a warning; a
 --rows or --cols key that no record has is an error.
@@ -68,8 +71,8 @@ excluded; with --baseline ratio, p_value, verdict), every number a float; a text
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
 (a bar to each cell's statistic, its CI as a whisker, every value as a dot, the baseline's CI \
-shaded); -f svg is those charts. Control characters in labels,
-names and tags show escaped (\\n); values beyond 1e15 or below 1e-9 show with an exponent.
+shaded); -f svg is those charts. Control characters and non-characters in labels, names,
+hosts, tags, facts and errors show escaped (\\n, \\x1b, \\u{fffe}); values beyond 1e15 or below 1e-9 show with an exponent.
 
 --history prints, instead of the matrix, each row of each column (a series: one per row and
 label, or per --cols value) as its runs in order of time: a run as above (a suite invocation,

@@ -7,6 +7,7 @@
 //! header rows. See `collate --help` and collate/README.md. [`Tool`] runs it as measure's
 //! reader of records (`measure::reading`): it writes a matrix and no records of its own.
 
+pub mod batch;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod cli;

@@ -363,7 +363,10 @@ fn consume(
             return Err(Failure::new(
                 Exit::Cannot,
                 place,
-                format!("{why} (use --skip-invalid to skip bad lines and count them)"),
+                format!(
+                    "{} (use --skip-invalid to skip bad lines and count them)",
+                    crate::render::visible(why)
+                ),
             ));
         }
         for (at, why) in parsed.bad {

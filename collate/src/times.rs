@@ -5,8 +5,8 @@
 use crate::collect::{Batch, SEP};
 use crate::dims::Dim;
 use crate::read::{self, OnInvalid};
-use crate::render::Format;
 use crate::render::csv::{csv_field, float};
+use crate::render::{Format, visible};
 use measure::{Exit, Failure, Kind};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -202,8 +202,8 @@ fn text(runs: &[SuiteRun<'_>]) -> String {
         let _ = writeln!(
             out,
             "{} {} ({start}): {:.1} s from its first record to its last",
-            r.label,
-            r.unit,
+            visible(r.label),
+            visible(r.unit),
             secs(r.first, r.last)
         );
         for s in &r.spans {
@@ -213,7 +213,7 @@ fn text(runs: &[SuiteRun<'_>]) -> String {
                 "{:>8.1} s {:>4.0}%  {}  ({tools} tool run{}, {} sample{})",
                 secs(s.first, s.last),
                 100.0 * share(s, r),
-                s.name,
+                visible(&s.name),
                 if tools == 1 { "" } else { "s" },
                 s.samples,
                 if s.samples == 1 { "" } else { "s" }

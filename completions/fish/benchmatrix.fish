@@ -2,7 +2,7 @@ complete -c benchmatrix -l label -d 'environment label, levels separated by / (d
 complete -c benchmatrix -l peer -d 'measure network and ICMP against HOST, which runs ./benchmatrix --serve' -r -f -a "(__fish_print_hostnames)"
 complete -c benchmatrix -l port -d 'first of the two TCP ports of --serve and --peer (default 5301)' -r
 complete -c benchmatrix -l serve-time -d 'with --serve: stop after DUR, e.g. 10m (default: serve until stopped)' -r
-complete -c benchmatrix -l token -d 'with --serve: serve only clients that give TOKEN (default: a random one, printed); with --peer: the token the peer\'s --serve printed (1 to 16 characters, no spaces; default: $BENCHMATRIX_TOKEN)' -r
+complete -c benchmatrix -l token -d 'with --serve: serve only clients that give TOKEN (default: 128 random bits, printed when stderr is a terminal, else put in a file of mode 0600 that it names); with --peer: the token the peer\'s --serve printed (16 to 48 characters, no spaces: a shorter one can be guessed; default: $BENCHMATRIX_TOKEN, which ps does not show, where --token is on the command line that any local user reads)' -r
 complete -c benchmatrix -l bind -d 'with --serve: listen on this address only (default: all addresses)' -r
 complete -c benchmatrix -l session-time -d 'with --serve: end a client\'s session after DUR (default 10m)' -r
 complete -c benchmatrix -l session-bytes -d 'with --serve: end a client\'s session after SIZE bytes (default 1T)' -r

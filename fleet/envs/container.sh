@@ -160,8 +160,9 @@ container_run() {
         container_cleanup
         return 2
     }
-    BENCHMATRIX_BIN=$ct_bin "$ct_repo/benchmatrix" --serve --bind "$ct_host" --port "$ct_port" \
-        --token "$ct_token" --serve-time 2h 2>/dev/null &
+    # The token goes in the environment, never in an argv (which ps shows any local user).
+    BENCHMATRIX_TOKEN=$ct_token BENCHMATRIX_BIN=$ct_bin "$ct_repo/benchmatrix" --serve \
+        --bind "$ct_host" --port "$ct_port" --serve-time 2h 2>/dev/null &
     ct_serve=$!
     ct_i=0
     until ss -Hltn "src $ct_host:$((ct_port + 1))" | grep -q .; do
@@ -178,12 +179,12 @@ container_run() {
     # uts and ipc namespaces with their own /proc.
     ct_rc=0
     # shellcheck disable=SC2016 # $$ and "$@" are the inner shell's.
-    sh -c 'for ct_d in '"$ct_dirs"'; do echo $$ >"$ct_d/cgroup.procs" || exit 2; done; exec "$@"' sh \
+    BENCHMATRIX_TOKEN=$ct_token sh -c 'for ct_d in '"$ct_dirs"'; do echo $$ >"$ct_d/cgroup.procs" || exit 2; done; exec "$@"' sh \
         nsenter --net="/run/netns/$ct_ns" \
         unshare --mount --pid --uts --ipc --fork --mount-proc \
         env container=benchmatrix-local-envs BENCHMATRIX_BIN="$ct_bin" \
         "$ct_repo/benchmatrix" --label "$ct_label" --results "$ct_results" --dir "$ct_dir" \
-        --peer "$ct_host" --port "$ct_port" --token "$ct_token" --no-matrix "$@" || ct_rc=$?
+        --peer "$ct_host" --port "$ct_port" --no-matrix "$@" || ct_rc=$?
     container_cleanup
     return $ct_rc
 }

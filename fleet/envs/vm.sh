@@ -311,16 +311,22 @@ vm_run() {
     shift 7
     [ "${1:-}" = "--" ] && shift
     vm_new "$vm_cache" || return 2
+    # The token is in the job's environment, never in an argv (the guest's ps), and the job
+    # file is its owner's alone (mode 0600, in vm_state, which is 0700).
+    umask_was=$(umask)
+    umask 077
     {
         echo "cd $(vm_quote "$vm_repo") || exit 2"
+        echo "export BENCHMATRIX_TOKEN=$(vm_quote "$vm_token")"
         echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
         echo "export BENCHMATRIX_BIN=$(vm_quote "$vm_bin")"
         printf 'exec ./benchmatrix --label %s --results %s --dir /mnt/bench --peer 10.0.2.2' \
             "$(vm_quote "$vm_label")" "$(vm_quote "$vm_results")"
-        printf ' --port %s --token %s --no-matrix' "$(vm_quote "$vm_port")" "$(vm_quote "$vm_token")"
+        printf ' --port %s --no-matrix' "$(vm_quote "$vm_port")"
         for vm_a in "$@"; do printf ' %s' "$(vm_quote "$vm_a")"; done
         echo " </dev/null >/dev/console 2>&1"
     } >"$vm_state/job.sh"
+    umask "$umask_was"
     vm_boot "$vm_cache" "$vm_repo $vm_bin" "$vm_results"
 }
 

@@ -21,7 +21,8 @@ record per reported interval (and direction).
   fio        fio --output-format=json or json+ (fio 2.x and 3.x): a sample per job and \
 direction: reads_per_s, writes_per_s or trims_per_s (fio's iops), throughput_bytes_per_s \
 (bw_bytes), io_bytes, runtime_s, completion latency mean, min, max, stddev and percentiles \
-(latency_p99_9_s) in seconds. Text fio prints before its JSON is skipped; text after it is \
+(latency_p99_9_s) in seconds; the \"0.00\": 0 entries fio 2.x to 3.1 pad the list with are \
+no percentile. Text fio prints before its JSON is skipped; text after it is \
 named in the summary's info.warning.
   hyperfine  hyperfine --export-json: each command a run of its own, named by the command \
 (hyperfine's --command-name; a parameter the name does not show is added, as in \
@@ -33,8 +34,10 @@ times gives a summary without samples, each with a warning (info.warnings and st
 ping and ping6, busybox's too): an rtt_s sample per probe's first reply (time= in ms, us or s; \
 a time<1 ms reply has no rtt_s, its bound in info.rtt_below_s), a failed sample per error or \
 unanswered probe (a BSD error's header dump is skipped), a further reply for the same \
-icmp_seq (DUP! or not) a duplicate; ping's loss, min/avg/max/mdev and pipe in the summary. A \
-reply outside ping's own min/max is refused.
+icmp_seq (DUP! or not) a duplicate; ping's loss (loss_ratio from the percentage it printed, \
+beside sent_count and received_count), min/avg/max/mdev and pipe in the summary. A \
+reply outside ping's own min/max, beyond what printing to the last digit explains (older \
+iputils cut a reply of 23.359 ms to time=23.3), is refused.
   fping      fping -C, -c and -e text: each host a run of its own (row ping HOST): an rtt_s \
 sample per reply, a failed sample per lost probe (from the counts of -c -q too), and a \
 summary with its sent and received counts, loss_ratio and fping's min/avg/max as printed \
@@ -50,8 +53,12 @@ text with awk or sed (dd's rate, perf bench's usecs/op).
 
 Figures are carried over exactly: a headline equals the source's number to the last digit; \
 only unit changes (milliseconds and nanoseconds to seconds, percent to a ratio, fio 2.x's KiB \
-to bytes) are computed, each rounded once from the digits the source wrote. A byte order mark \
-or terminal escapes before the output (a shell's ESC[?1034h) are skipped. tool and version are the source tool's (version unknown where its output \
+to bytes) are computed, each rounded once from the digits the source wrote. A byte order mark, \
+terminal escapes (a shell's ESC[?1034h) and the ^C a terminal echoes before the output are \
+skipped, both to tell the format and to read it; UTF-16 text with a byte order mark (Windows \
+tools) is decoded, and without one refused with the iconv line that converts it. In ping \
+text, a ^C line is skipped, and lines before the PING line (a prompt, the command line) are \
+skipped with a warning. tool and version are the source tool's (version unknown where its output \
 does not say), info.converted_by is ingest, and the source's own time stamps become at \
 (iperf3's start time plus each interval's end, fio's timestamp, ping -D's); where there are \
 none, at is the time of the conversion. Several series in one source (fio jobs and \
@@ -61,8 +68,15 @@ DIRECTION, the command, ping HOST), or --name followed by it.
 Refused, exit 2, nothing but a failed summary written: input that is not what the format \
 needs, named as FILE:LINE with what was expected (never a silent skip). A source cut short \
 (an interrupted iperf3 -J or --json-stream, ping text without its statistics) gives what could \
-be read and a partial summary, and exit 1, as does a source that measured a failure (iperf3's \
-error, ping without a reply).";
+be read and a partial summary, and exit 1; a source that measured a failure (iperf3's \
+error, ping without a reply, as one stopped by Ctrl-C before any) a failed summary, and exit 1.
+
+Reading: the source is read whole, and at most --max-input bytes of it (256M by default) are \
+held; a larger one is refused, exit 2, naming the limit. A wait for input (a FIFO no writer \
+opened yet, a silent pipe) ends on SIGTERM, SIGHUP or SIGINT with nothing converted, a partial \
+summary and exit 130. Ctrl-C in a pipeline (ping HOST | ingest) reaches the writer too, which \
+ends by printing its last lines (ping its statistics): so a SIGINT after the pipe gave its \
+first bytes lets ingest read on to the pipe's end and convert it all; SIGTERM ends it at once.";
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -83,11 +97,22 @@ fn file() -> Arg {
         .help("The tool's output; - or none reads stdin")
 }
 
+/// `--max-input SIZE`, of the command and of every format's subcommand.
+fn max_input() -> Arg {
+    Arg::new("max-input")
+        .long("max-input")
+        .value_name("SIZE")
+        .value_parser(|s: &str| measure::units::parse_size(s))
+        .default_value("256M")
+        .help("Refuse a source larger than SIZE (4k = 4096, 2G), the most ingest holds in memory")
+}
+
 /// A subcommand naming the format.
 fn format(name: &'static str, about: &'static str) -> Command {
     let cmd = Command::new(name)
         .about(about)
         .arg(file())
+        .arg(max_input())
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)
 }
@@ -121,6 +146,7 @@ pub fn command() -> Command {
         .after_help(EXAMPLES)
         .args_conflicts_with_subcommands(true)
         .arg(file())
+        .arg(max_input())
         .arg(measure::flags::quiet())
         .subcommand(format("iperf3", "iperf3 -J or --json-stream output"))
         .subcommand(format("fio", "fio --output-format=json or json+ output"))
@@ -173,5 +199,9 @@ pub fn options(m: &ArgMatches, sub: Option<&str>) -> Result<Options, Failure> {
         format,
         file: m.get_one::<PathBuf>("file").cloned(),
         source,
+        max_input: m
+            .get_one::<u64>("max-input")
+            .copied()
+            .unwrap_or(crate::read::DEFAULT_MAX),
     })
 }

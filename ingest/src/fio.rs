@@ -11,6 +11,9 @@ use serde_json::{Map, Value, json};
 
 const WHAT: &str = "fio --output-format=json output";
 
+/// The key of the entries fio 2.x to 3.1 pad a percentile list with.
+const PADDING: &str = "0.00";
+
 /// The directions fio reports, with the key of their operations per second.
 const DIRECTIONS: [(&str, &str); 3] = [
     ("read", "reads_per_s"),
@@ -258,7 +261,9 @@ fn direction(d: &Value, ops_key: &str) -> Values {
             copy_scaled(&mut v, to, c.get(from), exp);
         }
         if let Some(Value::Object(p)) = c.get("percentile") {
-            for (pct, x) in p {
+            // fio 2.x to 3.1 pad the list to 20 entries with "0.00": 0 (a real percentile is
+            // written with six decimals, "1.000000"): padding, no percentile.
+            for (pct, x) in p.iter().filter(|(pct, _)| pct.as_str() != PADDING) {
                 if let Some(key) = percentile_key(pct) {
                     copy_scaled(&mut v, &key, Some(x), exp);
                 }

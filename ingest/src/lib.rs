@@ -17,6 +17,7 @@ mod json;
 mod literal;
 pub mod model;
 mod ping;
+mod read;
 mod sanity;
 
 pub use cli::command;
@@ -36,6 +37,8 @@ pub struct Options {
     pub file: Option<PathBuf>,
     /// For `figures`: the tool that made them (`--tool`, `--tool-version`).
     pub source: figures::Source,
+    /// The most bytes of the source held in memory (`--max-input`).
+    pub max_input: u64,
 }
 
 /// ingest on measure's lifecycle.
@@ -72,7 +75,7 @@ impl lifecycle::Tool for Tool {
     }
 
     fn run(o: Options, s: &mut Session) -> Result<Exit, Failure> {
-        let input = Input::read(o.file.as_deref())?;
+        let input = Input::read(o.file.as_deref(), o.max_input)?;
         let conv = match o.format {
             Some(Format::Figures) => sanity::checked(figures::convert(&input, &o.source)?),
             format => convert(&input, format)?,

@@ -56,6 +56,8 @@ struct Reader {
     dump: bool,
     /// Each reply's line, seconds and printed precision, to check against min/max.
     checks: Vec<(usize, f64, f64)>,
+    /// The lines skipped before the PING line, as warnings say them.
+    skipped: Vec<String>,
 }
 
 impl Reader {
@@ -178,10 +180,17 @@ fn warning(line: &str) -> bool {
 
 pub fn convert(input: &Input) -> Result<Converted, Failure> {
     let mut rd = Reader::default();
+    // What a captured terminal holds before ping's header (a prompt, the command line) is no
+    // output of ping's: skipped, each line with a warning.
+    let header_at = input
+        .text
+        .lines()
+        .position(|l| header(stamp(l.trim_end()).1).is_some());
     for (i, raw) in input.text.lines().enumerate() {
         let place = || input.place(i + 1);
         let (at, line) = stamp(raw.trim_end());
-        if line.trim().is_empty() {
+        // A blank line, or the ^C a terminal echoes when ping is interrupted.
+        if line.trim().is_empty() || line.trim() == "^C" {
             rd.dump = false;
             continue;
         }
@@ -205,8 +214,15 @@ pub fn convert(input: &Input) -> Result<Converted, Failure> {
                     format!("expected ping's statistics (N packets transmitted, M received ... / rtt min/avg/max/mdev = ... ms); got {e}"),
                 )
             })?;
-        } else {
-            rd.line(i + 1, line, at).map_err(|e| bad(&place(), e))?;
+        } else if let Err(e) = rd.line(i + 1, line, at) {
+            if header_at.is_none_or(|h| i > h) {
+                return Err(bad(&place(), e));
+            }
+            rd.skipped.push(format!(
+                "line {}: skipped, before ping's PING line: {:?}",
+                i + 1,
+                clip(line)
+            ));
         }
     }
     finish(input, rd)
@@ -236,7 +252,8 @@ fn finish(input: &Input, rd: Reader) -> Result<Converted, Failure> {
     if !rd.warnings.is_empty() {
         info.insert("warnings".into(), json!(rd.warnings));
     }
-    let end = summary::summary(input, &records, rd.stats, (rd.dups, rd.errors), info);
+    let mut end = summary::summary(input, &records, rd.stats, (rd.dups, rd.errors), info);
+    end.warnings.extend(rd.skipped);
     Ok(Converted {
         tool: "ping".into(),
         version: "unknown".into(),

@@ -85,6 +85,7 @@ pub mod human;
 pub mod label;
 pub mod latency;
 pub mod lifecycle;
+pub mod linefile;
 pub mod overlap;
 pub mod parts;
 pub mod reading;

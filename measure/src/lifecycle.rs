@@ -45,6 +45,7 @@ use crate::envfacts::Probe;
 use crate::exit::{Exit, Failure};
 use crate::human::{Human, summary_text};
 use crate::label;
+use crate::linefile;
 use crate::parts::{Envelope, Reporter, Summary, Values};
 use crate::record::Status;
 use clap::{ArgMatches, Command};
@@ -480,14 +481,14 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
     crate::overlap::check_streams(&T::guarded(opts), records_on_stdout)?;
     let (out, human): (Option<Box<dyn Write + Send>>, bool) =
         match (flag(m, "output"), T::stdout(opts)) {
-            (Some("-"), _) => (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty),
-            (Some(path), _) => (Some(Box::new(append(path)?)), stderr_tty),
+            (Some("-"), _) => (Some(linefile::stdout()), stderr_tty && !stdout_tty),
+            (Some(path), _) => (Some(linefile::records_to(append(path)?)), stderr_tty),
             (None, Stdout::Records) if switch(m, "json") || !stdout_tty => {
-                (Some(Box::new(io::stdout())), stderr_tty && !stdout_tty)
+                (Some(linefile::stdout()), stderr_tty && !stdout_tty)
             }
             (None, Stdout::Records) => (None, true),
             (None, Stdout::Payload) if switch(m, "json") || !stderr_tty => {
-                (Some(Box::new(io::stderr())), false)
+                (Some(linefile::stderr()), false)
             }
             (None, Stdout::Payload) => (None, true),
         };
@@ -501,7 +502,7 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
 }
 
 /// Opens `-o FILE` for appending (records stand alone, so appending keeps every earlier
-/// line and its meaning).
+/// line and its meaning; [`linefile`] keeps the lines whole).
 fn append(path: &str) -> Result<std::fs::File, Failure> {
     OpenOptions::new()
         .create(true)

@@ -16,7 +16,8 @@
 use crate::ctl::Ctl;
 use crate::sock;
 use crate::wire::MAGIC;
-pub use crate::wire::{HELLO_LEN, Hello, KEY_LEN, MARK_LEN, is_deny, mark, read_mark};
+pub use crate::wire::{HELLO_LEN, Hello, MARK_LEN, deny_mark, is_deny, mark, read_mark};
+use crate::wire::{KEY_BLOCK_LEN, hello_wire_len};
 use rustix::net::{RecvFlags, recv};
 use socket2::Socket;
 use std::io;
@@ -42,8 +43,29 @@ impl Pre {
     }
 }
 
-/// What a client says when a listener refused its token (or its lack of one).
-pub const REFUSED: &str = "the listener refused this client: it takes only netpipe clients that give its token (the same --token, or NETPIPE_TOKEN)";
+/// The longest a listener holds a client's hello before it answers: the delay after its
+/// address's wrong tokens (`throttle`), which a client waits out for the verdict.
+pub const MOST_HELD: Duration = Duration::from_secs(5);
+
+/// What a client says when a listener refused its token (or its lack of one), from the
+/// listener's `DENY` mark: which process refused it, so that a stale listener holding the
+/// port (an earlier run's, started with another token) can be told from a mistyped token.
+pub fn refused(deny: &[u8]) -> String {
+    let who = match read_mark(b"DENY", &deny[..deny.len().min(MARK_LEN)]) {
+        Some((secs, pid)) if pid != 0 => format!(
+            " (netpipe pid {pid} on that machine, listening for {})",
+            match secs {
+                0..60 => format!("{secs} s"),
+                60..3600 => format!("{} min", secs / 60),
+                _ => format!("{:.1} h", secs as f64 / 3600.0),
+            }
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "the listener refused this client{who}: it takes only netpipe clients that give the token it was started with, and this is not it: give that token (--token, or NETPIPE_TOKEN); or, if that listener is not the one meant (one left from an earlier run holds the port), stop it or use another port"
+    )
+}
 
 /// How long a sender waits for the receiver's hello before it takes the peer for a plain
 /// one: a quarter second, more on a long path.
@@ -75,23 +97,23 @@ pub fn write_within(s: &Socket, b: &[u8], limit: Duration) -> bool {
 /// that ended the stream first; `Ok(None)` a plain peer.
 pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option<Hello>> {
     let _ = write_within(s, &me.encode(), Duration::from_secs(1));
-    let mut b = [0u8; HELLO_LEN];
+    let mut b = [0u8; HELLO_LEN + KEY_BLOCK_LEN];
     let started = Instant::now();
     // Bounded by Ctrl-C and the idle timeout; each pass waits a tick at most.
     loop {
         if ctl.stop.load(Ordering::Relaxed) || ctl.idle.is_some_and(|d| started.elapsed() >= d) {
             return Ok(None);
         }
-        match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::WAITALL) {
+        match recv(s, &mut b[..HELLO_LEN], RecvFlags::PEEK | RecvFlags::WAITALL) {
             Ok((n, _)) => {
                 let got = &b[..n];
-                if is_deny(got) {
-                    return Err(io::Error::other(REFUSED));
+                if is_deny(got) && n >= MARK_LEN {
+                    return Err(io::Error::other(refused(got)));
                 }
                 let prefix = n.min(12);
                 let hello_prefix = [&MAGIC[..], b"HELO"].concat();
                 let deny_prefix = [&MAGIC[..], b"DENY"].concat();
-                if n < 12 && got == &deny_prefix[..n] {
+                if (n < 12 && got == &deny_prefix[..n]) || (is_deny(got) && n < MARK_LEN) {
                     // Part of a refusal, or of a hello: wait for the rest.
                     std::thread::sleep(Duration::from_millis(1));
                     continue;
@@ -99,10 +121,20 @@ pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option
                 if n == 0 || got[..prefix] != hello_prefix[..prefix] {
                     return Ok(None);
                 }
+                let whole = hello_wire_len(got).unwrap_or(HELLO_LEN);
+                if n == HELLO_LEN && whole > n {
+                    // A hello with a key block: look at both.
+                    if let Ok((m, _)) = recv(s, &mut b[..whole], RecvFlags::PEEK)
+                        && m < whole
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                        continue;
+                    }
+                }
                 if n == HELLO_LEN {
-                    let h = Hello::decode(got);
+                    let h = Hello::decode(&b[..whole]);
                     if h.is_some() {
-                        let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
+                        let _ = recv(s, &mut b[..whole], RecvFlags::WAITALL);
                     }
                     // A listening receiver greets every connection as from a sender; ours
                     // (--bidir's reverse) asks it to send: its sender's hello follows.
@@ -148,12 +180,12 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
         }
     }
     if is_deny(&got[..have]) {
-        return Err(REFUSED.into());
+        return Err(refused(&got[..have]));
     }
     match Hello::decode(&got[..have]).filter(|h| h.role == b'R') {
         Some(h) => {
             ctl.hellos.fetch_add(1, Ordering::AcqRel);
-            if h.wants_token && me.key == [0; KEY_LEN] {
+            if h.wants_token && me.key.is_none() {
                 return Err("the listener takes only clients that give its token: give the same --token (or NETPIPE_TOKEN) as it was given".into());
             }
             if !ctl.speak_first && !write_within(s, &me.encode(), wait) {
@@ -176,8 +208,11 @@ pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello
     }
 }
 
-/// A sender's wait for a token-checking listener's answer to its hello: `OK  ` or `DENY`.
+/// A sender's wait for a token-checking listener's answer to its hello: `OK  ` or `DENY`
+/// (after [`MOST_HELD`] at most, where the listener holds the hellos of an address that gave
+/// wrong tokens).
 fn admitted(s: &Socket, wait: Duration, ctl: &Ctl) -> Result<(), String> {
+    let wait = wait + MOST_HELD;
     let started = Instant::now();
     let mut b = [0u8; MARK_LEN];
     let mut have = 0;
@@ -197,7 +232,7 @@ fn admitted(s: &Socket, wait: Duration, ctl: &Ctl) -> Result<(), String> {
     }
     match read_mark(b"OK  ", &b[..have]) {
         Some(_) => Ok(()),
-        None if is_deny(&b[..have]) => Err(REFUSED.into()),
+        None if is_deny(&b[..have]) => Err(refused(&b[..have])),
         None => Err(
             "the listener took our hello but did not say whether it admits us (its --token check)"
                 .into(),
@@ -219,7 +254,7 @@ pub enum Peeked {
 /// Looks, without blocking, for a peer's hello (either role: one in the listener's own role
 /// asks for the other direction, --bidir).
 pub fn peek_hello(s: &Socket) -> Peeked {
-    let mut b = [0u8; HELLO_LEN];
+    let mut b = [0u8; HELLO_LEN + KEY_BLOCK_LEN];
     match recv(s, &mut b[..], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
         Ok((0, _)) => Peeked::Raw,
         Ok((n, _)) => {
@@ -228,12 +263,13 @@ pub fn peek_hello(s: &Socket) -> Peeked {
             if b[..k] != prefix[..k] {
                 return Peeked::Raw;
             }
-            if n < HELLO_LEN {
+            let whole = hello_wire_len(&b[..n]).unwrap_or(HELLO_LEN);
+            if n < whole {
                 return Peeked::NotYet;
             }
-            match Hello::decode(&b).filter(|h| h.role == b'S' || h.role == b'R') {
+            match Hello::decode(&b[..whole]).filter(|h| h.role == b'S' || h.role == b'R') {
                 Some(h) => {
-                    let _ = recv(s, &mut b[..], RecvFlags::WAITALL);
+                    let _ = recv(s, &mut b[..whole], RecvFlags::WAITALL);
                     Peeked::Hello(h)
                 }
                 None => Peeked::Raw,
@@ -321,9 +357,25 @@ mod tests {
             bytes: u64::MAX,
             time_ns: 2_000_000_000,
             wants_token: true,
-            key: *b"0123456789abcdef",
+            key: crate::wire::Key::new(b"0123456789abcdef-0123"),
         };
+        assert_eq!(h.encode().len(), HELLO_LEN + KEY_BLOCK_LEN);
+        assert_eq!(hello_wire_len(&h.encode()), Some(HELLO_LEN + KEY_BLOCK_LEN));
         assert_eq!(Hello::decode(&h.encode()), Some(h));
+        // A flagged hello without its key block is none; one without a key is 64 bytes.
+        assert_eq!(Hello::decode(&h.encode()[..HELLO_LEN]), None);
+        let plain = Hello { key: None, ..h };
+        assert_eq!(plain.encode().len(), HELLO_LEN);
+        assert_eq!(Hello::decode(&plain.encode()), Some(plain));
+        let k = |t: &[u8]| crate::wire::Key::new(t);
+        assert!(k(b"short").is_none() && k(b"with space 0123456").is_none());
+        assert!(k(&[b'x'; 49]).is_none() && k(&[b'x'; 48]).is_some());
+        let a = k(b"0123456789abcdef").unwrap();
+        assert!(a.same(&k(b"0123456789abcdef").unwrap()));
+        assert!(!a.same(&k(b"0123456789abcdeg").unwrap()));
+        assert!(!a.same(&k(b"0123456789abcdef0").unwrap()));
+        assert!(!format!("{a:?}").contains("0123"));
+        assert!(refused(&deny_mark(42, 7200)).contains("pid 42"));
         assert!(Hello::decode(&[0u8; HELLO_LEN]).is_none());
         assert!(!h.unlimited());
         let m = mark(b"END ", 10_485_760, 1);

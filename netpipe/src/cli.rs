@@ -249,13 +249,13 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
             Arg::new("udp")
                 .long("udp")
                 .action(ArgAction::SetTrue)
-                .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender, or not netpipe's, ignored; -b is the datagram size [default: 1460]"),
+                .help("UDP datagrams instead of a TCP stream: the receiver reports loss_ratio, jitter_s (RFC 3550), reordered and duplicate datagrams, and stray_count: datagrams from others than the sender (the first address whose start datagram proves the --token, or any start without one), or not netpipe's, ignored; -b is the datagram size [default: 1460]"),
         )
         .arg(
             Arg::new("token")
                 .long("token")
                 .value_name("TOKEN")
-                .help("A listener takes only netpipe clients that give this TOKEN (1 to 16 characters; others are refused, logged on stderr and counted as refused_count); a client gives it in its hello. Default: the NETPIPE_TOKEN environment variable, which ps does not show"),
+                .help("A listener takes only netpipe clients that give this TOKEN (16 to 48 printable characters: a shorter one can be guessed; e.g. 128 random bits in hex). Others are refused (told which listener refused them: its pid), logged on stderr and counted as refused_count, and each refusal makes the next connection from the same address wait longer (100 ms, doubling, at most 5 s); other addresses are served at once. A client gives it after its hello; with --udp the sender's start datagram and a connecting receiver's hello carry it, and a datagram without it is a stray. Default: the NETPIPE_TOKEN environment variable, which ps does not show (--token is on the command line, which any local user reads)"),
         )
         .arg(
             Arg::new("omit")

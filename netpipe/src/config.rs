@@ -82,8 +82,7 @@ pub fn measuring(m: &MeasureArgs) -> Result<(Plans, String), Failure> {
         udp,
         rate: m.rate,
         bidir: m.bidir,
-        // UDP listeners take no token (--token is refused with --udp, the variable ignored).
-        token: if udp { None } else { token(m)? },
+        token: token(m)?,
     };
     let name = default_name(&plan);
     Ok((Plans::new(plan), name))
@@ -108,25 +107,27 @@ fn endpoint(m: &MeasureArgs, fam: Family) -> Result<Endpoint, Failure> {
     }
 }
 
-/// `--token`, else the NETPIPE_TOKEN environment variable (which no `ps` shows): 1 to 16
-/// printable characters without spaces.
-fn token(m: &MeasureArgs) -> Result<Option<[u8; crate::wire::KEY_LEN]>, Failure> {
+/// `--token`, else the NETPIPE_TOKEN environment variable (which no `ps` shows): 16 to 48
+/// printable characters without spaces. A shorter one is refused: it can be guessed.
+fn token(m: &MeasureArgs) -> Result<Option<crate::wire::Key>, Failure> {
     let (t, from) = match (&m.token, &m.token_env) {
         (Some(t), _) => (t, "--token"),
         (None, Some(t)) => (t, "NETPIPE_TOKEN"),
         (None, None) => return Ok(None),
     };
-    let fits =
-        (1..=crate::wire::KEY_LEN).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_graphic());
-    if !fits {
-        return Err(Failure::usage(format!(
-            "{from}: give 1 to {} printable characters without spaces, e.g. the output of `od -An -N8 -tx8 /dev/urandom | tr -d ' '`",
-            crate::wire::KEY_LEN
-        )));
+    match crate::wire::Key::new(t.as_bytes()) {
+        Some(k) => Ok(Some(k)),
+        None => Err(Failure::usage(format!(
+            "{from}: give {} to {} printable characters without spaces ({}): a shorter token can be guessed, a 2-character one in seconds; e.g. 128 random bits, `od -An -N16 -tx1 /dev/urandom | tr -d ' \\n'`",
+            crate::wire::MIN_KEY,
+            crate::wire::MAX_KEY,
+            if (crate::wire::MIN_KEY..=crate::wire::MAX_KEY).contains(&t.len()) {
+                "this one has a space or a control character".to_string()
+            } else {
+                format!("this one has {}", t.len())
+            }
+        ))),
     }
-    let mut key = [0u8; crate::wire::KEY_LEN];
-    key[..t.len()].copy_from_slice(t.as_bytes());
-    Ok(Some(key))
 }
 
 /// The flags that mean nothing for UDP are refused with it, by name. None of them has a
@@ -141,7 +142,6 @@ fn udp_checks(m: &MeasureArgs) -> Result<(), Failure> {
         (m.interval.is_some(), "-i/--interval"),
         (m.no_delay, "--no-delay"),
         (m.bidir, "--bidir"),
-        (m.token.is_some(), "--token"),
     ] {
         if given {
             return Err(Failure::usage(format!(

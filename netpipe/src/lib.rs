@@ -38,6 +38,7 @@ mod source;
 mod stdin;
 mod stream;
 mod summary;
+mod throttle;
 mod udp;
 mod udprun;
 mod udpsend;

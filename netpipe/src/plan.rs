@@ -76,7 +76,7 @@ pub struct Plan {
     pub bidir: bool,
     /// `--token` (or NETPIPE_TOKEN), zero-padded: a listener takes only netpipe clients
     /// whose hello carries it; a client puts it in its hello.
-    pub token: Option<[u8; crate::wire::KEY_LEN]>,
+    pub token: Option<crate::wire::Key>,
 }
 
 /// How a sender hands its buffer to the kernel.

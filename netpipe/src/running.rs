@@ -139,7 +139,7 @@ pub fn greeting(plan: &Plan, streams: usize) -> Hello {
         bytes: plan.bytes.unwrap_or(u64::MAX),
         time_ns: plan.time.map_or(0, |t| t.as_nanos() as u64),
         wants_token: plan.listens() && plan.token.is_some(),
-        key: plan.token.filter(|_| !plan.listens()).unwrap_or_default(),
+        key: plan.token.filter(|_| !plan.listens()),
     }
 }
 

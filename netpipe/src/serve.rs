@@ -11,6 +11,7 @@ use crate::plan::{Direction, Plan, Plans, Role};
 use crate::running::{Running, greeting};
 use crate::sock::{self, TICK};
 use crate::summary::Tally;
+use crate::throttle::HELD_PER_SOURCE;
 use measure::Failure;
 use measure::lifecycle::Session;
 use socket2::Socket;
@@ -44,6 +45,10 @@ struct Serving {
     busy: Option<(Instant, Cpu)>,
     /// Connections refused for want of the --token.
     refused: u64,
+    /// The delays of the sources that gave wrong tokens.
+    throttle: crate::throttle::Throttle,
+    /// When this listener began, which its refusals tell (how long it has listened).
+    since: Instant,
 }
 
 /// Serves sessions on a listener until the one session (or, with --keep-open, Ctrl-C) ends.
@@ -59,6 +64,8 @@ pub fn serve(plans: &Plans, l: &Socket, out: &mut Session, t: &mut Tally) -> Res
         rev_started: false,
         busy: None,
         refused: 0,
+        throttle: crate::throttle::Throttle::default(),
+        since: Instant::now(),
     };
     // Bounded by Ctrl-C and, without --keep-open, by one session; each pass waits a tick at
     // most.
@@ -132,10 +139,31 @@ impl Serving {
         Ok(())
     }
 
-    /// Places each pending connection whose peer has spoken (or has had its time to).
+    /// Places each pending connection whose peer has spoken (or has had its time to). A
+    /// connection from a source whose delay runs (its wrong tokens, `throttle`) is held
+    /// unheard, its wait for a hello starting when the delay ends; past
+    /// [`HELD_PER_SOURCE`] held ones of a source, more are refused at once.
     fn route(&mut self, plans: &Plans, out: &mut Session) -> Result<(), Failure> {
-        let mut still = Vec::new();
-        for p in std::mem::take(&mut self.pending) {
+        let mut still: Vec<Pending> = Vec::new();
+        for mut p in std::mem::take(&mut self.pending) {
+            let now = Instant::now();
+            if self.throttle.holds(p.peer.ip(), now) {
+                let src = crate::throttle::source(p.peer.ip());
+                let held = still
+                    .iter()
+                    .filter(|q| crate::throttle::source(q.peer.ip()) == src)
+                    .count();
+                if held >= HELD_PER_SOURCE {
+                    self.refuse(
+                        p,
+                        "too many connections at once from a source that gave wrong tokens",
+                    );
+                } else {
+                    p.since = now;
+                    still.push(p);
+                }
+                continue;
+            }
             match agree::peek_hello(&p.sock) {
                 Peeked::NotYet if p.since.elapsed() < p.wait => still.push(p),
                 Peeked::Hello(h) => self.place(plans, p, Some(h), out)?,
@@ -165,8 +193,16 @@ impl Serving {
             Direction::Forward
         };
         if let Some(key) = plan.token {
-            if h.is_none_or(|h| h.key != key) {
-                self.refuse(p, h.is_some());
+            let why = match h.map(|h| h.key) {
+                None => Some(
+                    "not a netpipe client (no hello), and this listener takes only those with its token",
+                ),
+                Some(None) => Some("a netpipe client without a token"),
+                Some(Some(k)) if !k.same(&key) => Some("a netpipe client with another token"),
+                Some(Some(_)) => None,
+            };
+            if let Some(why) = why {
+                self.refuse(p, why);
                 return Ok(());
             }
             if plan.role == Role::Recv && dir == Direction::Forward {
@@ -214,26 +250,23 @@ impl Serving {
         Ok(())
     }
 
-    /// Closes a connection without the --token, saying `DENY` to it, and logs it: every one
-    /// of the first ten, then at each power of two, so that a flood cannot fill the log.
-    fn refuse(&mut self, p: Pending, netpipe: bool) {
-        let _ = agree::write_within(
-            &p.sock,
-            &agree::mark(b"DENY", 0, 0),
-            Duration::from_millis(100),
-        );
+    /// Closes a connection without the --token, saying `DENY` to it (with this process's id
+    /// and how long it has listened, so that the client can say which listener refused
+    /// it), starts its source's delay, and logs it: every one of the first ten, then at
+    /// each power of two, so that a flood cannot fill the log.
+    fn refuse(&mut self, p: Pending, why: &str) {
+        let deny = agree::deny_mark(std::process::id(), self.since.elapsed().as_secs());
+        let _ = agree::write_within(&p.sock, &deny, Duration::from_millis(100));
         let _ = p.sock.shutdown(std::net::Shutdown::Both);
         self.refused += 1;
+        let delay = self.throttle.refused(p.peer.ip(), Instant::now());
         let n = self.refused;
         if n <= 10 || n.is_power_of_two() {
-            let why = if netpipe {
-                "a netpipe client without this listener's token"
-            } else {
-                "not a netpipe client (no hello), and this listener takes only those with its token"
-            };
             crate::human::say(&format!(
-                "refused a connection from {}: {why} (refused so far: {n})",
-                addr::show(&p.peer)
+                "refused a connection from {}: {why} (refused so far: {n}; the next from {} is heard after {})",
+                addr::show(&p.peer),
+                crate::throttle::source(p.peer.ip()),
+                measure::units::format_seconds(delay.as_secs_f64())
             ));
         }
     }

@@ -76,7 +76,7 @@ pub fn send(
                     break End::Idle(idle);
                 }
             }
-            Err(e) => break classify(&e),
+            Err(e) => break cut_or(classify(&e), peer.as_ref(), &me),
         }
     };
     let mut o = Outcome::nothing(end, src.word());
@@ -148,6 +148,33 @@ fn send_end(s: &Socket, ctl: &Ctl, o: &mut Outcome) {
             _ => {}
         }
     }
+}
+
+/// A sender whose receiver closed on it: when the receiver's hello gave a cap that this
+/// sender's own limits go past (a --serve's --session-bytes or --session-time), the
+/// receiver cut the session at its cap, and the sample says so.
+fn cut_or(end: End, peer: Option<&Hello>, me: &Hello) -> End {
+    let (End::PeerGone(why), Some(h)) = (&end, peer) else {
+        return end;
+    };
+    let over_bytes = h.bytes != u64::MAX && me.bytes > h.bytes;
+    let over_time = h.time_ns != 0 && (me.time_ns == 0 || me.time_ns > h.time_ns);
+    let cap = if over_bytes {
+        format!(
+            "its --bytes of {}",
+            measure::units::format_bytes(h.bytes as f64)
+        )
+    } else if over_time {
+        format!(
+            "its --time of {}",
+            measure::units::format_seconds(h.time_ns as f64 / 1e9)
+        )
+    } else {
+        return end;
+    };
+    End::PeerGone(format!(
+        "cut: the receiver ended the session at {cap}, before this sender's limit ({why})"
+    ))
 }
 
 /// Whether the peer's kernel has acknowledged everything written.
@@ -230,7 +257,7 @@ pub fn recv(
     o.peer_hello = peer;
     let mut tail = Vec::new();
     o.end = recv_loop(s, ctl, prog, buf, &mut lowat, &mut o, &mut tail);
-    if o.end == End::Limit && peer.is_some_and(|p| !p.unlimited()) {
+    if o.end == End::Limit && peer.is_some_and(|p| ends_by_itself(&p, ctl)) {
         drain_to_fin(s, buf);
     }
     if peer.is_some() {
@@ -247,6 +274,16 @@ pub fn recv(
     ctl.finish(prog, o.end_ns);
     let _ = s.shutdown(std::net::Shutdown::Both);
     o
+}
+
+/// Whether a netpipe sender, at this receiver's limit, ends by itself at about the same
+/// moment: its own --bytes is within this receiver's, or its own --time within this one's.
+/// A sender that asked for more is cut at the cap (the socket closed), not drained.
+fn ends_by_itself(p: &Hello, ctl: &Ctl) -> bool {
+    let me = &ctl.greet;
+    let by_bytes = p.bytes != u64::MAX && me.bytes != u64::MAX && p.bytes <= me.bytes;
+    let by_time = p.time_ns != 0 && me.time_ns != 0 && p.time_ns <= me.time_ns;
+    by_bytes || by_time
 }
 
 /// How long a receiver past its own limit waits for a limited netpipe sender's FIN.

@@ -1,17 +1,44 @@
 //! UDP's datagrams and what a receiver makes of them: each datagram carries a sequence
 //! number and its send stamp, from which the receiver counts loss, reordering and
-//! duplicates, and follows jitter with RFC 3550's estimator.
+//! duplicates, and follows jitter with RFC 3550's estimator. A sender's flow begins with a
+//! start datagram, and a receiver takes only a sender whose start proves the session's
+//! --token (any start, without one): a stranger's datagram, even one with netpipe's header,
+//! takes no receiver.
 
+use crate::wire::Key;
 use std::time::Duration;
 
 /// The header at the head of every datagram.
 pub const HEADER: usize = 24;
 const MAGIC: &[u8; 4] = b"NPU1";
 /// Flags: a data datagram, the sender's end (its `seq` is how many it sent), a receiver's
-/// hello (to a listening sender).
+/// hello (to a listening sender), the sender's start (its `seq` is the session's random
+/// token). A start and a hello carry the --token's key block after the header.
 pub const DATA: u32 = 0;
 pub const END: u32 = 1;
 pub const HELLO: u32 = 2;
+pub const START: u32 = 3;
+
+/// A start datagram or a receiver's hello: the header, then the key block of `key`.
+pub fn greeting(kind: u32, session: u64, stamp_ns: u64, key: Option<&Key>) -> Vec<u8> {
+    let mut b = vec![0u8; HEADER];
+    put_header(&mut b, kind, session, stamp_ns);
+    if let Some(k) = key {
+        b.extend_from_slice(&k.block());
+    }
+    b
+}
+
+/// Whether the start or hello `b` proves `key` (in constant time; any does without a key).
+pub fn proves(b: &[u8], key: Option<&Key>) -> bool {
+    match key {
+        None => true,
+        Some(k) => b
+            .get(HEADER..)
+            .and_then(Key::from_block)
+            .is_some_and(|g| g.same(k)),
+    }
+}
 
 /// Writes the header into `b` (at least [`HEADER`] bytes).
 pub fn put_header(b: &mut [u8], kind: u32, seq: u64, stamp_ns: u64) {
@@ -126,6 +153,12 @@ mod tests {
         assert_eq!(header(&b), Some((END, 12345, 678)));
         assert_eq!(header(&b[..10]), None);
         assert_eq!(header(&[0u8; 64]), None);
+        let k = Key::new(b"0123456789abcdef").unwrap();
+        let other = Key::new(b"0123456789abcdeX").unwrap();
+        let g = greeting(START, 7, 8, Some(&k));
+        assert_eq!(header(&g), Some((START, 7, 8)));
+        assert!(proves(&g, Some(&k)) && !proves(&g, Some(&other)) && proves(&g, None));
+        assert!(!proves(&greeting(START, 7, 8, None), Some(&k)));
     }
 
     #[test]

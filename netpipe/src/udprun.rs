@@ -6,7 +6,7 @@ use crate::addr;
 use crate::ctl::Ctl;
 use crate::plan::{Endpoint, Plan, Role};
 use crate::sock::TICK;
-use crate::udp::{self, DATA, END, Flow, HEADER, HELLO};
+use crate::udp::{self, DATA, END, Flow, HEADER, HELLO, START};
 use crate::udpsend;
 use measure::lifecycle::Session;
 use measure::parts::{Summary, Values, info};
@@ -113,9 +113,10 @@ fn open(plan: &Plan) -> io::Result<UdpSocket> {
     Ok(s.into())
 }
 
-/// A listening sender waits for the receiver's hello: where it came from is the peer.
-fn wait_hello(s: &UdpSocket, ctl: &Ctl) -> Option<SocketAddr> {
-    let mut b = [0u8; 64];
+/// A listening sender waits for the receiver's hello (one that proves the --token, if
+/// given): where it came from is the peer.
+fn wait_hello(s: &UdpSocket, ctl: &Ctl, plan: &Plan) -> Option<SocketAddr> {
+    let mut b = [0u8; 256];
     let started = Instant::now();
     // Bounded by Ctrl-C and the idle timeout; each pass waits a tick at most.
     loop {
@@ -124,6 +125,7 @@ fn wait_hello(s: &UdpSocket, ctl: &Ctl) -> Option<SocketAddr> {
         }
         if let Ok((n, from)) = s.recv_from(&mut b)
             && udp::header(&b[..n]).is_some_and(|(k, _, _)| k == HELLO)
+            && udp::proves(&b[..n], plan.token.as_ref())
         {
             return Some(from);
         }
@@ -139,10 +141,14 @@ fn send(
     out: &mut Session,
 ) -> Result<(Values, Ended), Failure> {
     let to = match plan.endpoint {
-        Endpoint::Listen(..) => match wait_hello(s, ctl) {
+        Endpoint::Listen(..) => match wait_hello(s, ctl, plan) {
             Some(a) => Some(a),
             None => {
-                let e = "no receiver said hello (recv --udp --connect to this port)";
+                let e = if plan.token.is_some() {
+                    "no receiver said hello with this sender's --token (recv --udp --connect to this port, given the same token)"
+                } else {
+                    "no receiver said hello (recv --udp --connect to this port)"
+                };
                 return Ok((Values::new(), failed(e)));
             }
         },
@@ -151,6 +157,7 @@ fn send(
     let size = plan.block.max(HEADER);
     let rate = plan.rate.unwrap_or(1e6);
     let gap = udp::gap(size, rate);
+    send_start(plan, s, to.as_ref(), ctl);
     let sent = match udpsend::paced(plan, s, to.as_ref(), ctl, size, rate) {
         Ok(x) => x,
         Err(e) => return Ok((Values::new(), failed(&format!("sending: {e}")))),
@@ -204,6 +211,23 @@ fn send(
         }
     };
     Ok((v, ended))
+}
+
+/// The start datagram, three times (any may be lost), before the first data datagram: the
+/// session's random token and the --token's key block, which the receiver checks.
+fn send_start(plan: &Plan, s: &UdpSocket, to: Option<&SocketAddr>, ctl: &Ctl) {
+    let start = udp::greeting(
+        START,
+        crate::agree::token(),
+        ctl.now_ns(),
+        plan.token.as_ref(),
+    );
+    for _ in 0..3 {
+        let _ = match to {
+            Some(a) => s.send_to(&start, a),
+            None => s.send(&start),
+        };
+    }
 }
 
 fn failed(e: &str) -> Ended {
@@ -269,7 +293,22 @@ fn recv(
         f.reordered,
         f.duplicates
     ));
-    let ended = match end {
+    let ended = judge(plan, &f, end, wall_s);
+    Ok((v, ended))
+}
+
+/// How a receive that ended with `end` after `wall_s` seconds went: its status and error.
+fn judge(plan: &Plan, f: &Flow, end: &'static str, wall_s: f64) -> Ended {
+    match end {
+        _ if f.got == 0 && f.strays > 0 => failed(&format!(
+            "no sender proved itself: {} datagrams came, none after a start datagram{} (not a netpipe sender of this session)",
+            f.strays,
+            if plan.token.is_some() {
+                " with this receiver's --token"
+            } else {
+                ""
+            }
+        )),
         _ if f.got == 0 => failed("no datagram arrived"),
         // Jitter is a smoothed mean of differences between datagrams' transit times, each at
         // most the time the sender sent for: it cannot exceed the time this receiver ran
@@ -297,8 +336,7 @@ fn recv(
             "the sender's end datagram never came: it vanished, or the end was lost",
         ),
         _ => partial(end, "interrupted before the sender's end"),
-    };
-    Ok((v, ended))
+    }
 }
 
 /// The receive loop: takes datagrams into a [`Flow`] until the sender's end, --time, Ctrl-C,
@@ -330,8 +368,7 @@ fn take(plan: &Plan, s: &UdpSocket, ctl: &Ctl, connecting: bool) -> (Flow, &'sta
             return (f, "limit");
         }
         if connecting && f.got == 0 && now >= hello_at {
-            let mut h = [0u8; HEADER];
-            udp::put_header(&mut h, HELLO, 0, ctl.now_ns());
+            let h = udp::greeting(HELLO, 0, ctl.now_ns(), plan.token.as_ref());
             let _ = s.send(&h);
             hello_at = now + Duration::from_millis(100);
         }
@@ -347,23 +384,46 @@ fn take(plan: &Plan, s: &UdpSocket, ctl: &Ctl, connecting: bool) -> (Flow, &'sta
                 continue;
             }
         };
-        // The peer is the first address whose datagram is netpipe's (a data or end datagram
-        // with its header); anything else, before or after, is a stray: counted, ignored.
-        let parsed = udp::header(&b[..n]).filter(|(kind, _, _)| *kind == DATA || *kind == END);
-        if parsed.is_none() || *from.get_or_insert(src) != src {
-            f.strays += 1;
+        let Some(parsed) = admit(&b[..n], src, &mut from, plan, &mut f) else {
             continue;
-        }
+        };
         match parsed {
-            Some((DATA, seq, stamp)) => {
+            (DATA, seq, stamp) => {
                 last = Instant::now();
                 f.take(seq, stamp, ctl.ns(last), n);
             }
-            Some((END, count, _)) => {
+            (END, count, _) => {
                 f.sent = Some(count);
                 return (f, "eof");
             }
             _ => {}
+        }
+    }
+}
+
+/// Whether the datagram `b` from `src` is the flow's: the peer is the first address whose
+/// start datagram proves the --token (any start without one), and after it only that
+/// address's data and end datagrams count. Anything else, a datagram with netpipe's header
+/// among them, is a stray: counted, ignored. Returns the header of a data or end datagram.
+fn admit(
+    b: &[u8],
+    src: SocketAddr,
+    from: &mut Option<SocketAddr>,
+    plan: &Plan,
+    f: &mut Flow,
+) -> Option<(u32, u64, u64)> {
+    let h = udp::header(b);
+    match (h, *from) {
+        (Some((START, _, _)), None) if udp::proves(b, plan.token.as_ref()) => {
+            *from = Some(src);
+            None
+        }
+        // The sender's start again (it is sent three times).
+        (Some((START, _, _)), Some(p)) if p == src => None,
+        (Some((kind, ..)), Some(p)) if p == src && (kind == DATA || kind == END) => h,
+        _ => {
+            f.strays += 1;
+            None
         }
     }
 }

@@ -12,23 +12,11 @@ fn unit_title(scale: &Scale) -> String {
     }
 }
 
-/// `s` with its control characters (a newline in a label, an escape in a tag) written as
-/// `\n`, `\t`, `\r` or `\u{1b}`: no format lets them split a row or reach a terminal.
+/// `s` with its control characters and non-characters as escapes (`\n`, `\x1b`,
+/// `\u{fffe}`: [`crate::render::visible`]): no format lets them split a row or reach a
+/// terminal.
 pub fn visible(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::render::visible(s).into_owned()
 }
 
 /// A metric without its unit suffix (`rtt` for `rtt_s`).

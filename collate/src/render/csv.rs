@@ -6,16 +6,18 @@
 
 use crate::matrix::{Cell, Delta, Row, Table};
 
-/// A text field (a row name, a label level, a tag) as a spreadsheet must not run it: one that
+/// A text field (a row name, a label level, a tag) as a spreadsheet must not run it, with its
+/// control characters as escapes ([`super::visible`]): one that
 /// starts with `=`, `+`, `-`, `@`, a tab or a carriage return (what Excel, LibreOffice and
 /// Google Sheets take for a formula) gets a leading `'`, as OWASP advises against CSV
 /// injection; then RFC 4180 quoting: a field with a comma, a quote or a line break is
 /// quoted, with its quotes doubled. Numbers never pass through here.
 pub fn csv_field(s: &str) -> String {
+    let s = super::visible(s);
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {
-        s.to_string()
+        s.into_owned()
     };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))

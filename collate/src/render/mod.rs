@@ -3,10 +3,12 @@
 
 pub mod chart;
 pub mod csv;
+pub mod escape;
 mod html;
 mod json;
 
 pub use csv::csv_field;
+pub use escape::visible;
 
 use crate::matrix::{Cell, Slot, Table};
 use std::borrow::Cow;
@@ -59,7 +61,7 @@ pub fn render(t: &Table, f: Format, transpose: bool) -> String {
         Format::Markdown => markdown(&with_overall(swapped())),
         Format::Html => html::html(&with_overall(swapped()), t),
         Format::Csv => csv::csv(t),
-        Format::Json => json::json_doc(&swapped()),
+        Format::Json => escape::json_ascii_controls(json::json_doc(&swapped())),
         Format::Svg => chart::document(t),
     }
 }
@@ -136,13 +138,13 @@ const FACT_WIDTH: usize = 32;
 
 /// A fact's value as the text matrix shows it: `-` where the column does not say.
 fn fact_text(v: &Option<String>) -> String {
-    match v {
+    match v.as_deref().map(visible) {
         None => MISSING.to_string(),
-        Some(s) if width(s) > FACT_WIDTH => {
+        Some(s) if width(&s) > FACT_WIDTH => {
             let cut: String = s.chars().take(FACT_WIDTH - 1).collect();
             format!("{cut}…")
         }
-        Some(s) => s.clone(),
+        Some(s) => s.into_owned(),
     }
 }
 
@@ -204,11 +206,20 @@ fn center(s: &str, w: usize) -> String {
 
 // ---------------------------------------------------------------- text
 
+/// Text for the terminal: every text from the records with its control characters and
+/// non-characters as escapes ([`visible`]), so that none reaches the terminal raw.
+fn text_escape(s: &str) -> String {
+    visible(s).into_owned()
+}
+
 fn text(t: &Table) -> String {
-    let id = |s: &str| s.to_string();
-    let w = widths(t, &id, 0, 0, 2);
-    let fact_titles: Vec<String> = t.facts.iter().map(|f| format!("  {}", f.key)).collect();
-    let tw = t.rows.iter().map(|r| width(&r.title));
+    let w = widths(t, &text_escape, 0, 0, 2);
+    let fact_titles: Vec<String> = t
+        .facts
+        .iter()
+        .map(|f| format!("  {}", visible(&f.key)))
+        .collect();
+    let tw = t.rows.iter().map(|r| width(&visible(&r.title)));
     let tw = tw
         .chain(fact_titles.iter().map(|s| width(s)))
         .max()
@@ -221,6 +232,7 @@ fn text(t: &Table) -> String {
             let total: usize =
                 w[start..start + span].iter().sum::<usize>() + gap.len() * (span - 1);
             line.push_str(gap);
+            let text = visible(&text);
             if span == 1 {
                 line.push_str(&pad_left(&text, total));
             } else {
@@ -237,7 +249,7 @@ fn text(t: &Table) -> String {
             let mut line = pad_right(title, tw);
             for (j, v) in f.values.iter().enumerate() {
                 line.push_str(gap);
-                line.push_str(&pad_left(&fact_text(v), w[j]));
+                line.push_str(&pad_left(&text_escape(&fact_text(v)), w[j]));
             }
             out.push_str(line.trim_end());
             out.push('\n');
@@ -245,21 +257,21 @@ fn text(t: &Table) -> String {
         out.push('\n');
     }
     for r in &t.rows {
-        let mut line = pad_right(&r.title, tw);
+        let mut line = pad_right(&visible(&r.title), tw);
         for (j, c) in r.cells.iter().enumerate() {
             line.push_str(gap);
-            line.push_str(&pad_left(cell_text(c), w[j]));
+            line.push_str(&pad_left(&visible(cell_text(c)), w[j]));
         }
         out.push_str(line.trim_end());
         out.push('\n');
     }
     for n in &t.notes {
         out.push('\n');
-        out.push_str(&n.text);
+        out.push_str(&visible(&n.text));
         match &n.detail {
             Some(d) if t.verbose => {
                 out.push_str("\n  ");
-                out.push_str(d);
+                out.push_str(&visible(d));
             }
             Some(_) => out.push_str(" (--verbose: which runs)"),
             None => {}
@@ -271,10 +283,11 @@ fn text(t: &Table) -> String {
 
 // ---------------------------------------------------------------- DokuWiki
 
-/// Escapes a DokuWiki cell: text that holds a table separator or markup goes in `%%...%%`
+/// Escapes a DokuWiki cell (after [`visible`]): text that holds a table separator or markup goes in `%%...%%`
 /// (or `<nowiki>` when it holds `%%` itself); an empty text becomes a space so that it is
 /// not taken for a merged cell.
 pub fn doku_escape(s: &str) -> String {
+    let s = &*visible(s);
     const MARKUP: [&str; 12] = [
         "|", "^", "**", "//", "__", "''", "[[", "{{", "((", "\\\\", "~~", "%%",
     ];
@@ -360,11 +373,11 @@ fn dokuwiki(t: &Table) -> String {
 
 // ---------------------------------------------------------------- Markdown
 
-/// Escapes Markdown (CommonMark backslash escapes for ASCII punctuation that could start
-/// markup, `\|` for the GFM table separator).
+/// Escapes Markdown (after [`visible`]: CommonMark backslash escapes for ASCII punctuation
+/// that could start markup, `\|` for the GFM table separator).
 pub fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in visible(s).chars() {
         if matches!(
             c,
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '&' | '!'
@@ -426,10 +439,11 @@ fn markdown(t: &Table) -> String {
 
 // ---------------------------------------------------------------- HTML
 
-/// Escapes text and attribute values for HTML.
+/// Escapes text and attribute values for HTML and SVG (after [`visible`], so that the
+/// document stays well-formed XML: no C0 control, no U+FFFE).
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in visible(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),

@@ -299,7 +299,7 @@ fn csv_is_tidy_and_numeric() {
 
 /// Checks that `text` is well-formed XML (every tag closed, in order; attributes quoted;
 /// entities known) and returns the element names in document order.
-fn well_formed(text: &str) -> Vec<String> {
+pub(crate) fn well_formed(text: &str) -> Vec<String> {
     let mut r = quick_xml::Reader::from_str(text);
     r.config_mut().check_end_names = true;
     let mut names = Vec::new();

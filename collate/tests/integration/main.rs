@@ -4,6 +4,7 @@
 mod browser;
 mod cli;
 mod common;
+mod conflicts;
 mod facts;
 mod formats;
 mod headlines;

@@ -39,7 +39,7 @@ fn control_characters_are_escaped_in_every_format() {
         if f != "json" {
             // Markdown escapes the backslash itself.
             let plain = text.replace("\\\\", "\\");
-            for want in ["two\\nlines", "tab\\there", "l\\nvm", "\\u{1b}"] {
+            for want in ["two\\nlines", "tab\\there", "l\\nvm", "\\x1b"] {
                 assert!(plain.contains(want), "{f}: {want} in {text}");
             }
         }
@@ -49,7 +49,7 @@ fn control_characters_are_escaped_in_every_format() {
     let table: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(table.len(), 3, "{text}");
     assert!(
-        table[2].starts_with("name\\rwith\\u{1b}[31mescape (s) ↓"),
+        table[2].starts_with("name\\rwith\\x1b[31mescape (s) ↓"),
         "{text}"
     );
 }
@@ -174,4 +174,104 @@ fn lines_across_blocks_are_read_whole_and_counted() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Whether XML 1.0 allows `c` in a document (its Char production).
+fn xml_char(c: char) -> bool {
+    matches!(u32::from(c), 0x9 | 0xa | 0xd | 0x20..=0xd7ff | 0xe000..=0xfffd | 0x10000..=0x10ffff)
+}
+
+/// Whether `c` may reach a terminal or a document raw: not a control character (C0, DEL,
+/// C1) but the line end, and not a non-character.
+fn printable(c: char) -> bool {
+    let n = u32::from(c);
+    c == '\n' || !(c.is_control() || (0xfdd0..=0xfdef).contains(&n) || n & 0xfffe == 0xfffe)
+}
+
+/// Parses `text` with expat (Python's XML parser), when python3 is installed.
+fn expat_parses(f: &str, text: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if !testkit::need_tool("python3") {
+        return;
+    }
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{f}: expat: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn controls_and_noncharacters_in_hosts_labels_tags_facts_and_errors_never_print_raw() {
+    let host = "h\u{1b}]0;pwned\u{7}";
+    let tags = json!({"disk": "t\u{7f}\u{85}\u{9b}x"});
+    let mut lines = Vec::new();
+    for (label, kernel) in [("l\u{fffe}a\u{ffff}", "k\u{1b}[2J\u{0}"), ("plain", "k2")] {
+        let extra = json!({"host": host, "tags": tags, "info": {"kernel": kernel}});
+        lines.push(line("begin", label, "n\u{1}ame", json!({}), 0, extra));
+        for i in 0..3 {
+            let extra = json!({"host": host, "tags": tags});
+            let values = json!({"wall_s": 1.0 + i as f64 * 0.01});
+            lines.push(line("sample", label, "n\u{1}ame", values, i, extra));
+        }
+    }
+    let failed =
+        json!({"host": host, "tags": tags, "status": "failed", "error": "boom\u{1b}[31m\u{9b}"});
+    lines.push(line(
+        "sample",
+        "gone",
+        "n\u{1}ame",
+        json!({"wall_s": 1.0}),
+        0,
+        json!({"host": host, "tags": tags}),
+    ));
+    lines.push(line("summary", "gone", "n\u{1}ame", json!({}), 0, failed));
+    let input = complete(&(lines.join("\n") + "\n"));
+    for f in FORMATS {
+        let out = run(
+            &["-f", f, "--cols", "label,host,tag.disk", "--verbose"],
+            &input,
+        );
+        assert!(out.status.success(), "{f}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.chars().all(printable), "{f}: {text:?}");
+        assert!(
+            stderr(&out).chars().all(printable),
+            "{f}: {:?}",
+            stderr(&out)
+        );
+        if matches!(f, "html" | "svg") {
+            assert!(text.chars().all(xml_char), "{f}: {text:?}");
+            crate::formats::well_formed(&text);
+            expat_parses(f, &text);
+        }
+        if f == "text" {
+            for want in [
+                "h\\x1b]0;pwned\\x07",
+                "l\\u{fffe}a\\u{ffff}",
+                "t\\x7f\\x85\\x9bx",
+            ] {
+                assert!(text.contains(want), "{want} in {text}");
+            }
+            assert!(text.contains("k\\x1b[2J\\x00"), "the fact: {text}");
+            assert!(text.contains("boom\\x1b[31m\\x9b"), "the error: {text}");
+        }
+    }
 }

@@ -16,6 +16,8 @@ pub struct Stats {
     pub duplicates: u64,
     pub errors: u64,
     pub corrupted: u64,
+    /// The loss as printed, in percent (`33.3333` of `33.3333% packet loss`).
+    pub loss: Option<String>,
     /// (values key, seconds, half a unit of its last printed digit).
     pub rtt: Vec<(&'static str, f64, f64)>,
     pub pipe: Option<u64>,
@@ -59,6 +61,10 @@ fn counts(line: &str, st: &mut Stats) -> Result<(), String> {
             st.errors = count()?;
         } else if part.ends_with(" corrupted") {
             st.corrupted = count()?;
+        } else if let Some(pct) = part.strip_suffix("% packet loss") {
+            crate::model::scale_text(pct, -2)
+                .ok_or_else(|| format!("{part:?}: expected L% packet loss"))?;
+            st.loss = Some(pct.to_string());
         }
     }
     match (st.sent, st.received) {
@@ -116,17 +122,21 @@ impl Stats {
             .map(|(_, v, h)| (*v, *h))
     }
 
-    /// Whether a reply of `secs` (printed to within `half`) can lie within the printed
-    /// min/max, given that each figure is printed rounded or cut to its last digit.
+    /// Whether a reply printed as `secs` (`half` is half a unit of its last printed digit)
+    /// can lie within the printed min/max. The figures are each printed to their last digit:
+    /// a reply rounded (iputils since 2018, BSD) is up to half a unit off either way, a reply
+    /// cut (older iputils, as on CentOS 7 and Ubuntu 18.04: `time=23.3` for 23.359 ms) up to a
+    /// whole unit below what was measured; a statistics figure, rounded or cut, a unit either
+    /// way.
     pub fn fits(&self, secs: f64, half: f64) -> Result<(), String> {
         let (Some((min, hmin)), Some((max, hmax))) =
             (self.figure("rtt_min_s"), self.figure("rtt_max_s"))
         else {
             return Ok(());
         };
-        // A summary figure cut (iputils) rather than rounded is up to a whole digit off.
-        let slack = |h: f64| half + 2.0 * h + 1e-12;
-        if secs > max + slack(hmax) || secs < min - slack(hmin) {
+        let eps = 1e-12;
+        let (lowest, highest) = (secs - half, secs + 2.0 * half);
+        if lowest > max + 2.0 * hmax + eps || highest < min - 2.0 * hmin - eps {
             return Err(format!(
                 "a reply of {secs} s lies outside the statistics' min/max ({min} s / {max} s): \
                  the output was edited, or mixes runs"
@@ -171,11 +181,18 @@ pub fn summary(
     if st.corrupted > 0 {
         values.set_count("corrupted_count", st.corrupted);
     }
-    if sent > 0 {
-        values.set(
+    // The loss as ping printed it, as every figure converted is; the counts are beside it.
+    match st
+        .loss
+        .as_deref()
+        .and_then(|pct| crate::model::scale_text(pct, -2))
+    {
+        Some(ratio) => values.set("loss_ratio", ratio),
+        None if sent > 0 => values.set(
             "loss_ratio",
             (sent.saturating_sub(received)) as f64 / sent as f64,
-        );
+        ),
+        None => {}
     }
     for (key, v, _) in &st.rtt {
         values.set(key, *v);

@@ -6,5 +6,6 @@ mod figures;
 mod fping;
 mod hyperfine;
 mod ping;
+mod reading;
 mod real;
 mod stored;

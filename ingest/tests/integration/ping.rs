@@ -135,7 +135,7 @@ fn bsd_error_blocks_are_failed_samples_and_their_dumps_skipped() {
     assert_eq!(samples[3].value("rtt_s"), Some(0.001204));
     let s = run.summary();
     assert_eq!(s.value("errors_count"), Some(2.0));
-    assert_eq!(s.value("loss_ratio"), Some(2.0 / 3.0));
+    assert_eq!(s.value("loss_ratio"), Some(0.667), "66.7% packet loss");
 }
 
 #[test]
@@ -270,5 +270,155 @@ fn rounding_of_the_printed_figures_is_tolerated() {
         let stats = format!("rtt min/avg/max/mdev = 0.040/1.000/{max}/0.000 ms\n");
         let run = ingest_stdin(&["ping"], one_reply(time, &stats).as_bytes());
         assert_eq!(run.code, 0, "{time} against {max}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn older_iputils_cut_reply_times_below_the_statistics_min() {
+    // iputils before 2018 (CentOS 7, Ubuntu 18.04) cut a reply's time to its printed digits
+    // (time=23.3 for 23.359 ms, time=104 for 104.862 ms) and print min/max to the us.
+    let run = ingest(&[&data("ping-iputils-cut-times.txt")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    converted(&run, "ping");
+    let rtts: Vec<_> = run
+        .of(Kind::Sample)
+        .iter()
+        .map(|r| r.value("rtt_s"))
+        .collect();
+    assert_eq!(
+        rtts,
+        [Some(0.0233), Some(0.0278), Some(0.0459), Some(0.026), None]
+    );
+    let s = run.summary();
+    assert_eq!(s.value("rtt_min_s"), Some(0.023359));
+    assert_eq!(run.headline(), ("rtt_mean_s".into(), 0.030797));
+    let stats = "rtt min/avg/max/mdev = 104.862/104.862/104.862/0.000 ms\n";
+    let run = ingest_stdin(&["ping"], one_reply("time=104 ms", stats).as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A whole unit below is as far as a cut reaches: a tenth of a ms more is refused.
+    let stats = "rtt min/avg/max/mdev = 23.402/23.402/23.402/0.000 ms\n";
+    refused(
+        &one_reply("time=23.3 ms", stats),
+        "stdin:2:",
+        "outside the statistics' min/max",
+    );
+}
+
+#[test]
+fn the_loss_is_the_percentage_ping_printed_beside_its_counts() {
+    let run = ingest(&[&data("ping-iputils-cut-times.txt")]);
+    let s = run.summary();
+    assert_eq!(
+        s.value("loss_ratio"),
+        Some(0.333333),
+        "33.3333% packet loss"
+    );
+    assert_eq!(s.value("sent_count"), Some(6.0));
+    assert_eq!(s.value("received_count"), Some(4.0));
+    let text = "PING h (10.0.0.2) 56(84) bytes of data.\n\
+                64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=0.050 ms\n\
+                \n--- h ping statistics ---\n\
+                450 packets transmitted, 296 received, 34.2222% packet loss, time 449581ms\n\
+                rtt min/avg/max/mdev = 0.050/0.050/0.050/0.000 ms\n";
+    let run = ingest_stdin(&["ping"], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = run.summary();
+    assert_eq!(s.value("loss_ratio"), Some(0.342222), "not 154/450");
+    assert_eq!(s.value("sent_count"), Some(450.0));
+    assert_eq!(s.value("received_count"), Some(296.0));
+    refused(
+        &text.replace("34.2222%", "34.2x22%"),
+        "stdin:5:",
+        "expected L% packet loss",
+    );
+}
+
+#[test]
+fn a_ping_interrupted_by_ctrl_c_before_any_reply_is_a_failed_run() {
+    // What a terminal holds after Ctrl-C: the ^C it echoed, then ping's statistics.
+    let text = "PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.\n\
+                ^C\n\
+                --- 10.0.0.9 ping statistics ---\n\
+                3 packets transmitted, 0 received, 100% packet loss, time 2038ms\n\n";
+    let run = ingest_stdin(&[], text.as_bytes());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    converted(&run, "ping");
+    let s = run.summary();
+    assert_eq!(s.status, Some(Status::Failed));
+    assert_eq!(s.error.as_deref(), Some("no reply"));
+    assert_eq!(s.value("sent_count"), Some(3.0));
+    assert_eq!(s.value("loss_ratio"), Some(1.0));
+    // Cut short after the ^C: what was read, a partial summary.
+    let run = ingest_stdin(&["ping"], &text.as_bytes()[..50]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.summary().status, Some(Status::Partial));
+    let text = one_reply(
+        "time=0.046 ms",
+        "rtt min/avg/max/mdev = 0.046/0.046/0.046/0.000 ms\n",
+    )
+    .replace("\n\n---", "\n^C\n---");
+    let run = ingest_stdin(&[], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.headline(), ("rtt_mean_s".into(), 0.000046));
+}
+
+#[test]
+fn a_prompt_and_command_line_before_ping_are_skipped_with_a_warning() {
+    let text = format!(
+        "[user@centos7 ~]$ ping -c 1 -p 5a 10.0.0.2\nPATTERN: 0x5a\n{}",
+        one_reply(
+            "time=0.046 ms",
+            "rtt min/avg/max/mdev = 0.046/0.046/0.046/0.000 ms\n"
+        )
+    );
+    for args in [&[][..], &["ping"]] {
+        let run = ingest_stdin(args, text.as_bytes());
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        converted(&run, "ping");
+        assert!(
+            run.stderr
+                .contains("warning: line 1: skipped, before ping's PING line"),
+            "{}",
+            run.stderr
+        );
+        let s = run.summary();
+        let warnings = s.info.get("warnings").and_then(|w| w.as_array());
+        assert_eq!(warnings.map(Vec::len), Some(1), "{:?}", s.info);
+        let pattern = run.records[0].info.get("pattern").and_then(|v| v.as_str());
+        assert_eq!(pattern, Some("0x5a"), "-p's PATTERN line is still read");
+    }
+    // After the PING line, a line that is not ping's is refused as before.
+    refused(
+        &one_reply("time=0.046 ms", "").replace("\n\n---", "\nuser@host:~$ ls\n---"),
+        "stdin:3:",
+        "expected ping output",
+    );
+}
+
+#[test]
+fn a_utf16_capture_is_read_after_decoding_or_refused_naming_iconv() {
+    let text = std::fs::read_to_string(data("ping-iputils-cut-times.txt")).expect("example");
+    let plain = ingest_stdin(&[], text.as_bytes());
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let le: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(units.iter().flat_map(|u| u.to_le_bytes()))
+        .collect();
+    let be: Vec<u8> = [0xFE, 0xFF]
+        .into_iter()
+        .chain(units.iter().flat_map(|u| u.to_be_bytes()))
+        .collect();
+    for bytes in [&le, &be] {
+        let run = ingest_stdin(&[], bytes);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.headline(), plain.headline());
+        assert_eq!(run.of(Kind::Sample).len(), plain.of(Kind::Sample).len());
+    }
+    for (bytes, enc) in [(&le[2..], "UTF-16LE"), (&le[..le.len() - 1], "UTF-16")] {
+        let run = ingest_stdin(&["ping"], bytes);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        let want = format!("iconv -f {enc} -t UTF-8 FILE | ingest");
+        assert!(run.stderr.contains(&want), "{}", run.stderr);
     }
 }

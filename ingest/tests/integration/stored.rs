@@ -87,6 +87,36 @@ fn fio_2_reports_microseconds_and_kib() {
 }
 
 #[test]
+fn fio_percentile_padding_is_no_percentile() {
+    // fio 2.x to 3.1 pad each percentile list to 20 entries with "0.00": 0.
+    let run = ingest(&[&data("fio-3.1-padded.json")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    converted(&run, "fio");
+    let r = run.of(Kind::Sample)[0];
+    assert_eq!(r.value("latency_p1_s"), Some(0.000033536));
+    assert_eq!(r.value("latency_p99_99_s"), Some(0.001286144));
+    let pcts = r
+        .values
+        .keys()
+        .filter(|k| k.starts_with("latency_p"))
+        .count();
+    assert_eq!(pcts, 17, "{:?}", r.values);
+    assert_eq!(r.value("latency_p0_s"), None);
+    assert_eq!(r.value("throughput_bytes_per_s"), Some(98304.0 * 1024.0));
+    let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
+    let padded = json.replace(
+        "\"99.990000\" : 2096",
+        "\"99.990000\" : 2096, \"0.00\" : 0, \"0.00\" : 0",
+    );
+    assert_ne!(padded, json);
+    let run = ingest_stdin(&["fio"], padded.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let r = run.of(Kind::Sample)[0];
+    assert_eq!(r.value("latency_p0_s"), None, "{:?}", r.values);
+    assert_eq!(r.value("latency_p99_99_s"), Some(0.002096));
+}
+
+#[test]
 fn fio_text_before_its_json_is_skipped_and_text_after_it_named() {
     let json = std::fs::read_to_string(data("fio-2.2.json")).expect("example");
     let text = format!(
@@ -133,7 +163,7 @@ fn bsd_and_busybox_ping() {
         .collect();
     assert_eq!(failed.len(), 1);
     let s = run.summary();
-    assert_eq!(s.value("loss_ratio"), Some(1.0 / 3.0));
+    assert_eq!(s.value("loss_ratio"), Some(0.333), "33.3% packet loss");
     assert_eq!(s.value("rtt_stddev_s"), Some(0.000028));
     assert_eq!(run.headline(), ("rtt_mean_s".into(), 0.000077));
     let run = ingest(&["ping", &data("ping-busybox.txt")]);
@@ -279,6 +309,25 @@ fn label_tags_and_name_as_everywhere() {
         assert_eq!(r.label, "para/lvm");
         assert_eq!(r.name, "lat");
         assert_eq!(r.tags.get("k").map(String::as_str), Some("v"));
+    }
+}
+
+#[test]
+fn iperf3_after_an_echoed_ctrl_c_is_told_as_iperf3() {
+    let json = std::fs::read(data("iperf3-3.1-udp.json")).expect("example");
+    let plain = ingest_stdin(&[], &json);
+    for noise in [
+        &b"^C"[..],
+        b"^C\r\n\x1b[?2004l\r",
+        b"\r\n\x1b[?2004l\r\n^C",
+        b"\xEF\xBB\xBF^C\x1b[?1034h",
+    ] {
+        let text = [noise, &json[..]].concat();
+        for args in [&[][..], &["iperf3"]] {
+            let run = ingest_stdin(args, &text);
+            assert_eq!(run.code, 0, "{noise:?} {args:?}: {}", run.stderr);
+            assert_eq!(run.headline(), plain.headline(), "{noise:?} {args:?}");
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! subject: `cargo test -p netpipe --test integration MODULE` runs one.
 
 mod agree;
+mod caps;
 mod clients;
 mod common;
 mod faults;

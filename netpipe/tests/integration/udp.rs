@@ -297,3 +297,91 @@ fn a_stray_datagram_first_does_not_take_the_receivers_place() {
     let s = sent.iter().find(|v| v["type"] == "summary").unwrap();
     assert_eq!(s["status"], "ok", "{s}");
 }
+
+/// A datagram with netpipe's header (a data one, sequence 0), as a stranger can forge it.
+fn forged(kind: u32) -> Vec<u8> {
+    let mut b = b"NPU1".to_vec();
+    b.extend_from_slice(&kind.to_be_bytes());
+    b.extend_from_slice(&[0u8; 16]);
+    b.extend_from_slice(&[0u8; 100]);
+    b
+}
+
+/// A UDP receiver with `extra` (and NETPIPE_TOKEN `token`) on loopback: the forged datagrams
+/// `kinds` reach it first, then a sender with `sender_token` sends 100 datagrams. The
+/// receiver's and the sender's summaries.
+fn after_forgeries(
+    extra: &[&str],
+    token: Option<&str>,
+    kinds: &[u32],
+    sender_token: Option<&str>,
+) -> (Value, Value) {
+    let d = tmp();
+    let recs = path(&d, "r.jsonl");
+    let mut c = np();
+    c.args(["recv", "--udp", "--listen", "127.0.0.1:0", "-o"])
+        .arg(&recs)
+        .args(extra)
+        .env_remove("NETPIPE_TOKEN")
+        .stdin(Stdio::null());
+    if let Some(t) = token {
+        c.env("NETPIPE_TOKEN", t);
+    }
+    let r = Captured::start(&mut c);
+    let port = listen_port(&recs);
+    let stranger = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    for k in kinds {
+        stranger.send_to(&forged(*k), ("127.0.0.1", port)).unwrap();
+    }
+    let mut s = np();
+    s.args(["send", "--udp", "--connect", &format!("127.0.0.1:{port}")])
+        .args(["--rate", "20M", "--bytes", "146000"])
+        .env_remove("NETPIPE_TOKEN");
+    if let Some(t) = sender_token {
+        s.env("NETPIPE_TOKEN", t);
+    }
+    let (_, out, err) = run(&mut s, LIMIT);
+    let sent = summary(&records(&out)).clone();
+    let (_, _, rerr) = r.wait_output(LIMIT);
+    let got = summary(&read_records(&recs)).clone();
+    eprintln!("{err}\n{rerr}");
+    (got, sent)
+}
+
+#[test]
+fn a_forged_first_datagram_takes_no_receiver() {
+    // A data datagram with netpipe's 4-byte magic, before the sender.
+    let (got, sent) = after_forgeries(&[], None, &[0], None);
+    assert_eq!(sent["status"], "ok", "{sent}");
+    assert_eq!(got["status"], "ok", "{got}");
+    assert_eq!(got["values"]["received_bytes"], 146000, "{got}");
+    assert_eq!(got["values"]["stray_count"], 1, "{got}");
+}
+
+#[test]
+fn with_a_token_only_a_sender_that_proves_it_is_taken() {
+    const T: &str = "udp-token-0123456789";
+    // A forged data datagram and a forged start without the token: both strays.
+    let (got, sent) = after_forgeries(&[], Some(T), &[0, 3], Some(T));
+    assert_eq!(sent["status"], "ok", "{sent}");
+    assert_eq!(got["status"], "ok", "{got}");
+    assert_eq!(got["values"]["received_bytes"], 146000, "{got}");
+    assert_eq!(got["values"]["stray_count"], 2, "{got}");
+    // A sender with another token is taken for a stranger: nothing is received.
+    let (got, _) = after_forgeries(
+        &["--idle-timeout", "2s"],
+        Some(T),
+        &[],
+        Some("another-token-0123456789"),
+    );
+    assert_eq!(got["status"], "failed", "{got}");
+    let e = got["error"].as_str().unwrap();
+    assert!(
+        e.contains("no sender proved itself") && e.contains("--token"),
+        "{e}"
+    );
+    assert_eq!(
+        got["values"]["stray_count"], 106,
+        "3 starts, 100 data, 3 ends: {got}"
+    );
+}

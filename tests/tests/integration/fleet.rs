@@ -352,14 +352,7 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     assert!(out.contains("benchmatrix failed on dead "), "{out}");
     check_results(&tmp.path().join("results"));
 
-    for peer in ["h1", "h2"] {
-        let log = std::fs::read_to_string(tmp.path().join(peer).join("serve.log"));
-        let log = log.expect("the peer's serve.log");
-        assert!(
-            log.contains("stopped serving: no listener left"),
-            "{peer}: {log}"
-        );
-    }
+    check_serve_logs(tmp.path());
     for ((name, i, _, _), d) in HOSTS.iter().zip(&daemons) {
         let ns = &net.hosts[*i];
         assert_eq!(listening(ns), [22], "only sshd listens on {name}");
@@ -377,6 +370,25 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     assert_eq!(listening(&net.hosts[DEAD]), [0u16; 0], "the dead host");
     drop(daemons);
     check_example_inventory(tmp.path());
+}
+
+/// Each peer's serve.log says its serving stopped, and holds no token: the run's token
+/// reached the peer in its environment, and only a terminal is shown it.
+fn check_serve_logs(tmp: &Path) {
+    for peer in ["h1", "h2"] {
+        let log = std::fs::read_to_string(tmp.join(peer).join("serve.log"));
+        let log = log.expect("the peer's serve.log");
+        assert!(
+            log.contains("stopped serving: no listener left"),
+            "{peer}: {log}"
+        );
+        // The run's token reached the peer in its environment: the log says so, and holds
+        // no token (only a terminal is shown it).
+        assert!(
+            log.contains("BENCHMATRIX_TOKEN=(the token this --serve was given)"),
+            "{peer}: {log}"
+        );
+    }
 }
 
 /// fleet/inventory.example.ini is an inventory Ansible reads, whose hosts set the variables

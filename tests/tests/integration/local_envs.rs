@@ -3,7 +3,9 @@
 //! container's CPU rows are slower by the quota and significantly so, its O_DIRECT write runs
 //! at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
-//! nothing that is the same, and nothing is left behind.
+//! nothing that is the same, and nothing is left behind. The run's token is in no process's
+//! argv (bare and container), and the guest's job gives it in its environment from a file of
+//! mode 0600.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -265,4 +267,168 @@ fn bad_options_are_named_before_anything_runs() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
     empty_dir(res.path());
+}
+
+/// The parent of each process, from /proc/PID/stat.
+fn parents() -> std::collections::HashMap<u32, u32> {
+    let mut m = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // The fields after the command's closing parenthesis: state, ppid, ...
+        if let Some(ppid) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse().ok())
+        {
+            m.insert(pid, ppid);
+        }
+    }
+    m
+}
+
+/// Adds the argv of every descendant of `root` to `argvs`, and the tokens in their
+/// environments (BENCHMATRIX_TOKEN, NETPIPE_TOKEN) to `tokens`.
+fn scan(root: u32, argvs: &mut Vec<String>, tokens: &mut std::collections::HashSet<String>) {
+    let up = parents();
+    for &pid in up.keys() {
+        let mut p = pid;
+        // Bounded by the depth of the process tree.
+        for _ in 0..64 {
+            if p == root || p <= 1 {
+                break;
+            }
+            p = up.get(&p).copied().unwrap_or(0);
+        }
+        if p != root {
+            continue;
+        }
+        let dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+        if let Ok(c) = std::fs::read(dir.join("cmdline")) {
+            argvs.push(String::from_utf8_lossy(&c).replace('\0', " "));
+        }
+        for var in std::fs::read(dir.join("environ"))
+            .unwrap_or_default()
+            .split(|&b| b == 0)
+        {
+            let v = String::from_utf8_lossy(var);
+            for name in ["BENCHMATRIX_TOKEN=", "NETPIPE_TOKEN="] {
+                if let Some(t) = v.strip_prefix(name).filter(|t| !t.is_empty()) {
+                    tokens.insert(t.to_string());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_run_token_is_in_no_process_argv() {
+    // The container too where this machine can make one.
+    let container = testkit::is_root()
+        && ["unshare", "nsenter", "ip", "findmnt", "ss"]
+            .iter()
+            .all(|t| which(t));
+    let envs = if container { "bare,container" } else { "bare" };
+    let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
+    let res = tempfile::tempdir().expect("results");
+    let port = testkit::free_port().to_string();
+    let mut child = Command::new("sh")
+        .arg(workspace_root().join("fleet/local-envs"))
+        .args(["--results", &res.path().to_string_lossy()])
+        .args(["--dir", &tmp.path().to_string_lossy()])
+        .args([
+            "--envs", envs, "--port", &port, "--runs", "1", "--only", "net",
+        ])
+        .args(["--", "--net-time", "250ms"])
+        .env("BENCHMATRIX_BIN", bin_dir())
+        .env("TMPDIR", tmp.path())
+        .env_remove("BENCHMATRIX_TOKEN")
+        .env_remove("NETPIPE_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fleet/local-envs");
+    let (mut argvs, mut tokens) = (Vec::new(), std::collections::HashSet::new());
+    let started = std::time::Instant::now();
+    // Bounded by the run's end and ten minutes.
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(600) {
+            let _ = child.kill();
+            panic!("fleet/local-envs ran for ten minutes");
+        }
+        scan(child.id(), &mut argvs, &mut tokens);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    assert!(status.success(), "fleet/local-envs --envs {envs}: {err}");
+    assert_eq!(
+        tokens.len(),
+        1,
+        "one run token in the processes' environments"
+    );
+    for t in &tokens {
+        for a in &argvs {
+            assert!(!a.contains(t.as_str()), "the token in an argv: {a}");
+        }
+        assert_eq!(t.len(), 32, "128 bits as hex: {t}");
+    }
+    assert!(
+        argvs.iter().any(|a| a.contains("netpipe")),
+        "the scan saw the run's netpipes: {argvs:?}"
+    );
+    assert!(
+        !container || argvs.iter().any(|a| a.contains("nsenter")),
+        "the scan saw the container's launcher: {argvs:?}"
+    );
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+}
+
+/// Whether `tool` is on PATH (without the skip line: the test runs without it too).
+fn which(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).exists()))
+}
+
+#[test]
+fn the_guests_job_gives_the_token_in_its_environment_from_a_file_of_its_owner() {
+    // vm_run's job file, as the guest runs it (vm_boot shows it instead of booting).
+    let cache = tempfile::tempdir().expect("cache");
+    let token = "guest-token-0123456789abcdef";
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(
+            r#". "$1/fleet/envs/vm.sh"
+vm_boot() { stat -c %a "$vm_state/job.sh"; cat "$vm_state/job.sh"; rm -rf "$vm_state"; }
+vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
+        )
+        .arg("sh")
+        .arg(workspace_root())
+        .arg(cache.path())
+        .arg(token)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh");
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("600"), "the job file's mode: {text}");
+    let job: Vec<&str> = lines.collect();
+    assert!(
+        job.contains(&format!("export BENCHMATRIX_TOKEN='{token}'").as_str()),
+        "{text}"
+    );
+    let exec = job
+        .iter()
+        .find(|l| l.starts_with("exec "))
+        .expect("the exec line");
+    assert!(!exec.contains(token) && !exec.contains("--token"), "{exec}");
 }

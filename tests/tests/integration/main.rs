@@ -29,5 +29,6 @@ mod signal_rule;
 mod signal_runs;
 mod sizes;
 mod stopped;
+mod torn_lines;
 mod vm_stacks;
 mod vocabulary;

@@ -134,10 +134,13 @@ fn synopses_name_every_value_and_help_keeps_its_escapes() {
         }
         // No "\n" in a help text became a line break of the page.
         assert!(
-            !text.contains("(\n);"),
+            !text.contains("(\n, "),
             "{tool}: a broken escape in\n{text}"
         );
     }
     let help = collate::command().render_long_help().to_string();
-    assert!(help.contains("show escaped (\\n);"), "{help}");
+    assert!(
+        help.contains("show escaped (\\n, \\x1b, \\u{fffe});"),
+        "{help}"
+    );
 }

@@ -100,11 +100,19 @@ fn script_rejects_bad_options_before_doing_anything() {
             "--session-bytes lots: give a size above 0",
         ),
         (
-            &["--serve", "--token", "seventeen-chars-x"],
-            "--token: give at most 16 characters (this one has 17)",
+            &["--serve", "--token", "fifteen-chars-x"],
+            "--token: give 16 to 48 characters (this one has 15): a shorter token can be guessed",
         ),
         (
-            &["--serve", "--token", "two words"],
+            &[
+                "--serve",
+                "--token",
+                "forty-nine-characters-are-one-too-many-0123456789",
+            ],
+            "--token: give 16 to 48 characters (this one has 49)",
+        ),
+        (
+            &["--serve", "--token", "two words 0123456789"],
             "--token: give printable characters without spaces",
         ),
     ];

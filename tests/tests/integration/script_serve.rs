@@ -30,7 +30,7 @@ fn a_run_against_a_peer_that_does_not_serve_fails_at_once() {
         &work,
         &scratch,
         &[],
-        &[&peer[..], &["--token", "t0ken"]].concat(),
+        &[&peer[..], &["--token", "t0ken-0123456789ab"]].concat(),
     );
     assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -74,7 +74,8 @@ fn serve_stops_after_serve_time_and_refuses_a_taken_port_leaving_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     for line in [
         "serving: netpipe recv on port 6300 and netpipe send on port 6301, all addresses",
-        "serving for 1s; on the measuring machine: ./benchmatrix --peer ",
+        "serving for 1s; on the measuring machine: BENCHMATRIX_TOKEN=(the token in ",
+        "/token here: mode 0600, removed when serving ends) ./benchmatrix --peer ",
         "served for 1s",
         "stopped serving: no listener left",
     ] {
@@ -118,7 +119,7 @@ fn wait_ports(ns: &str, ports: &[u16]) {
     panic!("{ns} listens on {:?}, not {ports:?}", listening(ns));
 }
 
-const TOKEN: &str = "run-7f3a9c01";
+const TOKEN: &str = "run-7f3a9c01-5e2d8b46";
 
 /// `./benchmatrix --serve` in namespace `ns` on A_ADDR only, ports 6400 and 6401, with
 /// [`TOKEN`], once both listen there and nowhere else.
@@ -193,13 +194,19 @@ fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
         &work,
         &scratch,
         &ns_b,
-        &[&peer[..], &["--token", "not-it"]].concat(),
+        &[&peer[..], &["--token", "not-it-0123456789abc"]].concat(),
     );
     assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    let want =
-        format!("--peer {A_ADDR}: its --serve refused the token: give the --token it printed");
-    assert!(err.contains(&want), "{err}");
+    // The refusal names the listener that refused (its pid there), so that a stale --serve
+    // holding the port is told from a mistyped token.
+    for want in [
+        format!("--peer {A_ADDR}: the listener on port 6400 there (netpipe pid "),
+        " on that machine, listening for ".to_string(),
+        ") refused the token: it is a --serve started with another token, or one left from an earlier run that still holds the port".to_string(),
+    ] {
+        assert!(err.contains(&want), "{want:?} in {err}");
+    }
     assert!(!res.exists(), "no step ran");
 
     let out = script(
@@ -217,12 +224,16 @@ fn serve_serves_only_the_token_on_the_address_it_is_told_and_logs_strangers() {
         format!(
             "serving: netpipe recv on port 6400 and netpipe send on port 6401, address {A_ADDR} only; sessions end after 10m or 1T"
         ),
-        format!("./benchmatrix --peer {A_ADDR} --port 6400 --token {TOKEN}"),
+        format!(
+            "BENCHMATRIX_TOKEN=(the token this --serve was given) ./benchmatrix --peer {A_ADDR} --port 6400"
+        ),
         format!("netpipe: refused a connection from {B_ADDR}:"),
         "stopped serving: no listener left".to_string(),
     ] {
         assert!(err.contains(&line), "{line:?} in {err}");
     }
+    // Its log (stderr, not a terminal) never holds the token.
+    assert!(!err.contains(TOKEN), "the token in --serve's log: {err}");
     // nc and the wrong token's probe: two refusals, each logged once.
     assert_eq!(
         err.matches("netpipe: refused a connection").count(),
@@ -302,4 +313,67 @@ fn make_rows_of_two_and_four_jobs_line_up() {
         .filter(|w| w.parse::<f64>().is_ok())
         .count();
     assert_eq!(numbers, 2, "a cell in each column:\n{matrix}");
+}
+
+/// The files of `dir` whose path ends in `benchmatrix-serve.*/token`.
+fn token_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("benchmatrix-serve.")
+                })
+                .map(|e| e.path().join("token"))
+                .filter(|p| p.exists())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn serve_makes_a_128_bit_token_and_logs_only_where_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let port = free_port().to_string();
+    let mut c = Command::new("sh");
+    c.arg(script_path()).args([
+        "--serve",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--serve-time",
+        "3s",
+    ]);
+    // stderr is a pipe, as a log is: the token is not printed there.
+    let serving = Captured::start(script_env(&mut c, tmp.path(), tmp.path()));
+    let mut found = Vec::new();
+    for _ in 0..200 {
+        found = token_files(tmp.path());
+        if !found.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        found.len(),
+        1,
+        "one token file under {}",
+        tmp.path().display()
+    );
+    let meta = std::fs::metadata(&found[0]).expect("the token file");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600, "its mode");
+    let token = std::fs::read_to_string(&found[0]).expect("the token");
+    let token = token.trim_end();
+    // 128 bits: 32 hex digits.
+    assert_eq!(token.len(), 32, "{token}");
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+    let (st, _, err) = serving.wait_output(Duration::from_secs(60));
+    assert!(st.success(), "{err}");
+    assert!(!err.contains(token), "the token in --serve's log: {err}");
+    let named = format!("the token in {} here: mode 0600", found[0].display());
+    assert!(err.contains(&named), "{named:?} in {err}");
+    assert!(!found[0].exists(), "the token file outlived the serving");
 }

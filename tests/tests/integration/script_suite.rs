@@ -330,7 +330,7 @@ fn start_peer(ns: &str, cwd: &Path, tmpdir: &Path) -> Captured {
 }
 
 /// The token the peer serves and the measuring side gives.
-const PEER_TOKEN: &str = "suite-peer-1";
+const PEER_TOKEN: &str = "suite-peer-1-0123456789";
 
 #[test]
 fn script_measures_against_a_namespace_peer() {

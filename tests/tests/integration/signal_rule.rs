@@ -129,11 +129,13 @@ fn a_tool_started_with_sighup_ignored_keeps_it_ignored_and_ends_ok() {
 }
 
 /// Checks (into `wrong`) that the tool still runs after the SIGINT it ignores, then ends it
-/// with SIGTERM.
+/// with SIGTERM, which alone ends it (its input, if any, stays open until it has ended).
 fn terminate(run: Run, wrong: &mut Vec<String>) -> Ended {
     // An ignored signal is dropped when it is sent: the tool still runs.
     if !run.alive() || !run.signal(libc::SIGTERM) {
         wrong.push(format!("{}: ended by SIGINT", run.what));
+    } else if !run.ends() {
+        wrong.push(format!("{}: still runs after SIGTERM", run.what));
     }
     run.finish()
 }

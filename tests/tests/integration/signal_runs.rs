@@ -205,6 +205,15 @@ impl Run {
         status_field(self.pid, "State").is_some_and(|s| !s.starts_with('Z'))
     }
 
+    /// Whether the tool ends within [`LIMIT`] (a zombie has ended).
+    pub fn ends(&self) -> bool {
+        let end = Instant::now() + LIMIT;
+        while self.alive() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        !self.alive()
+    }
+
     /// Sends `sig` to the tool, by its pid; false when it is gone.
     pub fn signal(&self, sig: i32) -> bool {
         testkit::signal(self.pid as u32, sig)
