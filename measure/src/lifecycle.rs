@@ -1,5 +1,6 @@
 //! The invocation lifecycle every tool runs through, written once: parse the flags, build
-//! the envelope, open the output by the output policy, install Ctrl-C/SIGTERM handling, let
+//! the envelope, open the output by the output policy, install Ctrl-C/SIGTERM handling
+//! ([`crate::signal`]: a signal ignored at start stays ignored; a stop is watched for), let
 //! the tool's engine measure (it writes begin, samples and intervals through the
 //! [`Session`]), guarantee the summary on every path, print the human summary where a person
 //! watches, and map the outcome to an [`Exit`].
@@ -74,6 +75,8 @@ pub trait Tool {
     /// Whether begin describes this machine (every measuring tool), or a source the tool
     /// reads (ingest: the machine the source ran on). A run of the latter that fails before
     /// its engine wrote begin writes the failed summary alone: no begin of facts it never read.
+    /// A tool that measures this machine also has its summary marked partial when it was
+    /// stopped and continued during the run ([`crate::signal::watch_stops`]).
     const BEGIN_IS_THIS_MACHINE: bool = true;
 
     /// The typed options the engine runs with.
@@ -356,6 +359,10 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
             e,
         ))
     })?;
+    if T::BEGIN_IS_THIS_MACHINE {
+        crate::signal::watch_stops()
+            .map_err(|e| own(Failure::new(Exit::Cannot, "blocking SIGCONT", e)))?;
+    }
     let mut s = open::<T>(leaf, &opts).map_err(own)?;
     let result = T::run(opts, &mut s);
     let finished = s.finish(&result);
@@ -367,6 +374,15 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
         && let Some(w) = s.rep.written_summary()
     {
         let text = summary_text(s.name(), w);
+        s.human.summary(&text);
+    } else if s.human.on()
+        && let Some(w) = s.rep.written_summary()
+        && w.error
+            .as_deref()
+            .is_some_and(|e| e.contains(crate::signal::STOPPED))
+    {
+        // The tool's own summary shows its figures; this says what they are worth.
+        let text = format!("{}: {}", s.name(), crate::signal::STOPPED);
         s.human.summary(&text);
     }
     s.human.clear();

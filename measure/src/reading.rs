@@ -31,7 +31,8 @@ pub fn main<R: Reader>() -> std::process::ExitCode {
 }
 
 /// Runs reader `R` with `args` (the program name first); prints a failure as `tool: message`.
-/// With no summary to finish, Ctrl-C keeps its default action: it ends the tool at once.
+/// With no summary to finish, Ctrl-C keeps the action the process started with: it ends the
+/// tool at once, unless the parent left it ignored.
 pub fn run<R: Reader>(args: Vec<OsString>) -> Exit {
     let go = || -> Result<Exit, Failure> {
         let m = crate::lifecycle::parse(R::command(), args)?;

@@ -277,6 +277,7 @@ impl Reporter {
         if self.summary.is_some() {
             return Ok(());
         }
+        let s = crate::signal::mark_stopped(s);
         let headlines: Vec<Headline> = s
             .headlines
             .into_iter()

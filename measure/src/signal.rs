@@ -3,9 +3,20 @@
 //! tool writes its summary, removes what it made, and ends with 130 instead of dying mid-line.
 //! The SIGPIPE the kernel raises for a write to a pipe nobody reads is not an interruption:
 //! the write fails with EPIPE and the tool ends as its output policy says.
+//!
+//! One rule for every tool, as coreutils and daemons keep it: a signal that was ignored when
+//! the process started (`nohup`, `trap '' HUP`, the SIGINT of a non-interactive shell's
+//! background job) stays ignored. So scripts stop a background tool with SIGTERM, never
+//! SIGINT. SIGPIPE is the exception: the Rust runtime ignores it before `main`, so what the
+//! parent chose cannot be seen, and a sent one always ends the run.
+//!
+//! A measuring tool also watches for being stopped ([`watch_stops`]): SIGCONT stays blocked,
+//! so no handler runs and no call is interrupted, and the summary takes a pending one as the
+//! sign that the run was stopped and continued (SIGSTOP or Ctrl-Z, then SIGCONT or `fg`): its
+//! figures include the pause, so an ok summary becomes partial and says why.
 
 use std::io;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// The signal that arrived (0: none yet).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
@@ -59,31 +70,104 @@ fn handle(sig: libc::c_int, handler: Handler) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether `sig` is ignored (SIG_IGN) now. Before [`install`] that is what the parent left:
+/// exec keeps an ignored signal ignored and resets every handled one to its default.
+pub fn ignored(sig: libc::c_int) -> bool {
+    let mut old = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: sigaction with a null new action changes nothing and only writes the current
+    // action into `old`, which is read only when the call succeeded.
+    unsafe {
+        libc::sigaction(sig, std::ptr::null(), old.as_mut_ptr()) == 0
+            && old.assume_init().sa_sigaction == libc::SIG_IGN
+    }
+}
+
 /// Installs handlers for the [`ENDING`] signals that only record the signal (SIGPIPE only when
 /// another process sent it), without SA_RESTART, so that a blocking call returns EINTR and
-/// the tool can finish its records. They are installed even where the parent ignored the signal: a non-interactive shell starts its
-/// background jobs with SIGINT ignored, and scripts stop a background listener with
-/// `kill -INT`, as ping and netcat are stopped.
+/// the tool can finish its records. A signal the parent left ignored (`nohup`'s SIGHUP, the
+/// SIGINT of a script's `&` job) stays ignored: the tool goes on as its parent asked.
 pub fn install() -> io::Result<()> {
     for sig in ENDING {
-        handle(sig, on_signal)?;
+        if sig == libc::SIGPIPE || !ignored(sig) {
+            handle(sig, on_signal)?;
+        }
     }
     Ok(())
 }
 
-/// Gives the [`ENDING`] signals their default action (the process ends), for a tool that writes
-/// no records and so has no summary to finish: even where the parent ignored them, as a
-/// non-interactive shell does for its background jobs, `kill -INT` ends it. A SIGPIPE ends it
-/// only when another process sent it (a closed pipe fails the write with EPIPE instead).
+/// Sets up the [`ENDING`] signals of a tool that writes no records and so has no summary to
+/// finish: SIGINT, SIGTERM and SIGHUP keep the action the process started with (the
+/// default, which ends it, or ignored where the parent ignored them); a SIGPIPE ends it only
+/// when another process sent it (a closed pipe fails the write with EPIPE instead).
 pub fn default_action() -> io::Result<()> {
-    handle(libc::SIGPIPE, pipe_default)?;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: SIG_DFL installs no handler, so no code of ours runs in signal context.
-        if unsafe { libc::signal(sig, libc::SIG_DFL) } == libc::SIG_ERR {
-            return Err(io::Error::last_os_error());
-        }
+    handle(libc::SIGPIPE, pipe_default)
+}
+
+/// Whether [`watch_stops`] is on.
+static WATCHING: AtomicBool = AtomicBool::new(false);
+
+/// Blocks SIGCONT in the calling thread and in every thread it starts afterwards, so that a
+/// continue after a stop stays pending for [`stopped_since`]. A blocked SIGCONT still
+/// continues the process; it runs no handler and interrupts no call. Called before the tool
+/// starts threads; std's `Command` and timecmd's spawn give children an empty mask.
+pub fn watch_stops() -> io::Result<()> {
+    // SAFETY: sigemptyset and sigaddset fill a local set; pthread_sigmask only adds SIGCONT
+    // to this thread's mask.
+    let rc = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCONT);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut())
+    };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc));
     }
+    WATCHING.store(true, Ordering::SeqCst);
     Ok(())
+}
+
+/// Whether the process was continued (SIGCONT) since the last call, or since
+/// [`watch_stops`]: takes the pending SIGCONT, so that each run of a tool that makes several
+/// answers for itself. Always false without [`watch_stops`].
+pub fn stopped_since() -> bool {
+    if !WATCHING.load(Ordering::SeqCst) {
+        return false;
+    }
+    let zero = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a local set holding SIGCONT, which is blocked in this thread (and in every
+    // other: watch_stops ran before any was started), and a zero timeout: sigtimedwait takes
+    // a pending SIGCONT or fails with EAGAIN at once.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCONT);
+        libc::sigtimedwait(&set, std::ptr::null_mut(), &zero) == libc::SIGCONT
+    }
+}
+
+/// What a summary says of a run that was stopped and continued.
+pub const STOPPED: &str =
+    "stopped for a while (SIGSTOP/SIGCONT) during the run: its figures include the pause";
+
+/// `s` as it stands, or, when the process was continued after a stop during the run
+/// ([`stopped_since`]), `s` marked: `stopped: true` in info, and an ok status made partial
+/// with [`STOPPED`] as its error (a summary already not ok adds it to its error).
+pub(crate) fn mark_stopped(mut s: crate::parts::Summary) -> crate::parts::Summary {
+    if !stopped_since() {
+        return s;
+    }
+    s.info.insert("stopped".to_string(), true.into());
+    if s.status == crate::record::Status::Ok {
+        s.status = crate::record::Status::Partial;
+    }
+    s.error = Some(match s.error.take() {
+        Some(e) => format!("{e}; {STOPPED}"),
+        None => STOPPED.to_string(),
+    });
+    s
 }
 
 /// Whether one of the [`ENDING`] signals arrived since [`install`].
@@ -105,7 +189,18 @@ mod tests {
 
     #[test]
     fn sigint_sets_the_flag_instead_of_killing() {
+        // SAFETY: SIG_DFL and SIG_IGN install no handler. SIGINT as a process started in
+        // the foreground has it (whatever ran the tests); SIGHUP as under nohup.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        }
         install().unwrap();
+        // SIGHUP was ignored at start: it stays so, and sets no flag.
+        assert!(ignored(libc::SIGHUP) && !ignored(libc::SIGINT));
+        // SAFETY: raise sends SIGHUP to this thread; it is ignored.
+        unsafe { libc::raise(libc::SIGHUP) };
+        assert!(!interrupted());
         // SAFETY: raise delivers SIGINT to this thread; the handler only stores an atomic.
         unsafe { libc::raise(libc::SIGINT) };
         assert!(interrupted());
@@ -125,5 +220,17 @@ mod tests {
         };
         assert_eq!(n, -1);
         assert!(!interrupted());
+    }
+
+    #[test]
+    fn a_continue_after_a_stop_is_seen_once() {
+        assert!(!stopped_since());
+        watch_stops().unwrap();
+        assert!(!stopped_since());
+        // SAFETY: raise sends SIGCONT to this thread, which has it blocked: it stays pending
+        // (the continue itself is a no-op on a running process).
+        unsafe { libc::raise(libc::SIGCONT) };
+        assert!(stopped_since());
+        assert!(!stopped_since(), "taken by the first look");
     }
 }

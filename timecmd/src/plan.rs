@@ -23,7 +23,7 @@ pub struct Plan {
     pub stdout: Stdout,
     pub input: Stdin,
     /// The signals that timecmd's parent set to be ignored (`nohup`, `cmd &` in a script),
-    /// asked before the lifecycle installs its Ctrl-C handler: they stay ignored.
+    /// which stay ignored (the lifecycle leaves them so) for timecmd and its runs.
     pub ignored: Vec<Signal>,
 }
 

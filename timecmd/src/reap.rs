@@ -18,9 +18,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 use nix::poll::{PollFd, PollFlags, ppoll};
-use nix::sys::signal::{
-    SigHandler, SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise, signal,
-};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::time::TimeSpec;
 use nix::unistd::{Pid, getpgrp, isatty, tcgetpgrp, tcsetpgrp};
@@ -85,32 +83,14 @@ const WAITED: [Signal; 4] = [
     Signal::SIGTSTP,
 ];
 
-/// Those of the waited-for signals that are ignored (SIG_IGN) now, as a parent may have set
-/// them (`nohup`, `cmd &` in a script). nix's sigaction always installs a new action; only
-/// libc's asks without changing anything.
+/// Those of the waited-for signals that timecmd's parent set to be ignored (`nohup`, `cmd &`
+/// in a script): the lifecycle leaves them ignored (measure's signal rule), and so does
+/// timecmd, for itself and for every run.
 pub fn ignored_signals() -> Vec<Signal> {
     WAITED
         .into_iter()
-        .filter(|&sig| {
-            let mut old = MaybeUninit::<libc::sigaction>::zeroed();
-            // SAFETY: sigaction with a null new action only writes the current one into
-            // `old`, which is read only when the call succeeded.
-            unsafe {
-                libc::sigaction(sig as libc::c_int, std::ptr::null(), old.as_mut_ptr()) == 0
-                    && old.assume_init().sa_sigaction == libc::SIG_IGN
-            }
-        })
+        .filter(|&sig| measure::signal::ignored(sig as libc::c_int))
         .collect()
-}
-
-/// Sets `sigs` back to SIG_IGN (the lifecycle's Ctrl-C handler replaced a parent's
-/// SIG_IGN), so that timecmd and every run ignore them as their parent asked.
-fn keep_ignored(sigs: &[Signal]) -> io::Result<()> {
-    for &sig in sigs {
-        // SAFETY: SIG_IGN installs no handler, so no code runs in signal context.
-        unsafe { signal(sig, SigHandler::SigIgn) }?;
-    }
-    Ok(())
 }
 
 /// A descriptor of the terminal whose foreground process group is timecmd's (stdin, then
@@ -210,7 +190,6 @@ impl Signals {
     /// Blocks the signals timecmd waits for (but the `ignored` ones) and opens their
     /// signalfd. A Ctrl-C that reached the lifecycle's handler before counts as received.
     pub fn install(ignored: &[Signal]) -> io::Result<Signals> {
-        keep_ignored(ignored)?;
         let own_pgrp = getpgrp();
         let tty = foreground_terminal(own_pgrp);
         let mut set = SigSet::empty();

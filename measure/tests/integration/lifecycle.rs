@@ -174,22 +174,35 @@ fn a_terminal_with_json_or_output_file() {
 }
 
 #[test]
-fn ctrl_c_stops_a_background_job_of_a_script() {
-    // A non-interactive shell starts `&` jobs with SIGINT ignored; scripts still stop their
-    // listeners with kill -INT, and the summary is written.
+fn a_background_job_of_a_script_ignores_ctrl_c_and_ends_on_sigterm() {
+    // A non-interactive shell starts `&` jobs with SIGINT ignored, and a signal ignored at
+    // start stays ignored: the job goes on after kill -INT, and SIGTERM ends it with its
+    // summary. The job has set up its signals once it wrote begin (at most 20 s).
     let dir = tempfile::tempdir().expect("tempdir");
     let f = dir.path().join("r.jsonl");
-    let script = format!(
-        "{} --wait -c 1 -o {} & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; echo $?",
-        demo_path().display(),
-        f.display()
-    );
+    let script = r#""$DEMO" --wait -c 1 -o "$F" & pid=$!
+        i=0; until grep -qs '"begin"' "$F" || [ $i -ge 400 ]; do i=$((i + 1)); sleep 0.05; done
+        sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$pid/status
+        kill -INT $pid; kill -0 $pid && echo running; kill -TERM $pid; wait $pid; echo $?"#;
     let out = Command::new("sh")
-        .args(["-c", &script])
+        .args(["-c", script])
+        .env("DEMO", demo_path())
+        .env("F", &f)
         .stdin(Stdio::null())
         .output()
         .expect("sh");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "130");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = said.lines().collect();
+    let ignored = lines
+        .first()
+        .and_then(|m| u64::from_str_radix(m, 16).ok())
+        .unwrap_or_else(|| panic!("SigIgn: {said}"));
+    assert_ne!(
+        ignored & 1 << (libc::SIGINT - 1),
+        0,
+        "SIGINT ignored: {said}"
+    );
+    assert_eq!(lines[1..], ["running", "130"]);
     let recs = records(&std::fs::read_to_string(&f).expect("read"));
     let last = recs.last().expect("records");
     assert_eq!(last.kind, Kind::Summary);

@@ -3,6 +3,8 @@
 //! them behind `tc tbf`, and a fourth whose sshd is stopped. Each live host gets a column, the
 //! shaped one's throughput is its link's rate, nothing is left listening or running on any
 //! host, and the dead host costs only its column: the play names it and exits non-zero.
+//! ansible-playbook runs with Ansible's defaults, as a user's controller has them (shared ssh
+//! connections that persist, a terminal per task), the test's inventory and keys aside.
 
 use benchmatrix_tests::suite::listening;
 use benchmatrix_tests::wiki::{parse_wiki, split_title};
@@ -115,8 +117,8 @@ fn start_sshd(
 }
 
 /// The inventory of the test: each host's address, peer, label and own benchmatrix_dir under
-/// `tmp`; ssh with the client key, the hosts' own host keys and no shared connection (which
-/// would outlive the play).
+/// `tmp`; ssh with the client key and the hosts' own host keys, and otherwise as Ansible sets
+/// it up (a shared connection per host that persists after the play: [`Masters`]).
 fn inventory(tmp: &Path, key: &Path, known: &Path) -> String {
     let mut text = String::from("[fleet]\n");
     for (name, i, peer, label) in HOSTS {
@@ -132,8 +134,8 @@ fn inventory(tmp: &Path, key: &Path, known: &Path) -> String {
     }
     text += &format!(
         "\n[fleet:vars]\nansible_user=root\nansible_ssh_private_key_file={}\n\
-         ansible_ssh_common_args='-F /dev/null -o UserKnownHostsFile={} -o StrictHostKeyChecking=yes \
-         -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=5'\n\
+         ansible_ssh_common_args='-o UserKnownHostsFile={} -o StrictHostKeyChecking=yes \
+         -o IdentitiesOnly=yes'\n\
          ansible_python_interpreter=/usr/bin/python3\n\
          benchmatrix_args='--only net,icmp --runs 3 --net-time 1s'\n",
         s(key),
@@ -163,9 +165,42 @@ fn readme_command(inventory: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The ssh masters of the play: Ansible's defaults share one connection per host
+/// (ControlMaster=auto) and keep it for 60 s after the play (ControlPersist), its socket in
+/// `~/.ansible/cp` of the play's HOME. Each is asked to exit through its socket
+/// (`ssh -O exit`), at [`Masters::end`] and on drop, when the test fails too.
+struct Masters(PathBuf);
+
+impl Masters {
+    /// Asks each master to exit; how many there were.
+    fn end(&self) -> usize {
+        let socks: Vec<PathBuf> = std::fs::read_dir(&self.0)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        for sock in &socks {
+            let _ = Command::new("ssh")
+                .arg("-o")
+                .arg(format!("ControlPath={}", s(sock)))
+                .args(["-O", "exit", "fleet-host"])
+                .output();
+        }
+        socks.len()
+    }
+}
+
+impl Drop for Masters {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
 /// Runs the README's command from the controller's namespace `ns` in the repository's root,
-/// with the results in `tmp/results` (not the repository's), bounded in time; its status
-/// and output.
+/// with the results in `tmp/results` (not the repository's), bounded in time, and with
+/// Ansible's defaults: HOME and ANSIBLE_CONFIG (an empty one) keep the machine's own user
+/// settings out, and change nothing of ssh. Its status and output.
 fn run_playbook(ns: &str, tmp: &Path, inventory: &Path) -> (std::process::ExitStatus, String) {
     let home = tmp.join("home");
     std::fs::create_dir_all(&home).expect("home");
@@ -180,8 +215,6 @@ fn run_playbook(ns: &str, tmp: &Path, inventory: &Path) -> (std::process::ExitSt
         .env("LC_ALL", "C.UTF-8")
         .env("BENCHMATRIX_BIN", bin_dir())
         .env("ANSIBLE_CONFIG", tmp.join("ansible.cfg"))
-        .env("ANSIBLE_SSH_ARGS", "-o ControlMaster=no")
-        .env("ANSIBLE_PIPELINING", "1")
         .env("ANSIBLE_NOCOLOR", "1")
         .env("ANSIBLE_LOCAL_TEMP", tmp.join("ansible-local"))
         .env("ANSIBLE_REMOTE_TMP", tmp.join("ansible-remote"));
@@ -303,7 +336,18 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     let inv = tmp.path().join("inventory.ini");
     std::fs::write(&inv, inventory(tmp.path(), &key, &known_file)).expect("inventory");
 
+    let masters = Masters(tmp.path().join("home/.ansible/cp"));
     let (st, out) = run_playbook(&net.hosts[0], tmp.path(), &inv);
+    let shared = masters.end();
+    // Shown when the test fails: an sshd that refused a connection says why.
+    for (name, _, _, _) in HOSTS {
+        let log = std::fs::read_to_string(tmp.path().join(format!("sshd-{name}/sshd.log")));
+        eprintln!("sshd on {name}: {}", log.unwrap_or_default());
+    }
+    assert!(
+        shared > 0,
+        "Ansible's defaults share ssh connections: {out}"
+    );
     assert!(!st.success(), "the dead host fails the play: {out}");
     assert!(out.contains("benchmatrix failed on dead "), "{out}");
     check_results(&tmp.path().join("results"));
