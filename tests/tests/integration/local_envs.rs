@@ -346,6 +346,9 @@ fn scan(root: u32, argvs: &mut Vec<String>, tokens: &mut std::collections::HashS
 
 #[test]
 fn the_run_token_is_in_no_process_argv() {
+    // Alone: two container runs at once share the container's address, and the check for
+    // what is left behind sees every run's namespaces and cgroups.
+    let _alone = testkit::alone();
     // The container too where this machine can make one.
     let container = testkit::is_root()
         && ["unshare", "nsenter", "ip", "findmnt", "ss"]
@@ -487,6 +490,8 @@ fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
     {
         return;
     }
+    // Alone, as the other container runs (one container address; what is left behind).
+    let _alone = testkit::alone();
     let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
     let res = tempfile::tempdir().expect("results");
     let port = testkit::free_port();
