@@ -7,7 +7,8 @@
 //! one `./benchmatrix`), or a tool run by hand; its time is its records' first `at`. The
 //! history is the matrix with that unit added to the columns: every point is a cell as the
 //! matrix computes it (the runs that count, the statistic, its interval), and every run's
-//! facts are the facts of its column.
+//! facts are the facts of its column. Its rows are sparse (each holds only the runs it has),
+//! as runs by hand are each one row's: the work is in proportion to the records.
 
 mod chart;
 mod text;
