@@ -7,7 +7,8 @@
 //! one `./benchmatrix`), or a tool run by hand; its time is its records' first `at`. The
 //! history is the matrix with that unit added to the columns: every point is a cell as the
 //! matrix computes it (the runs that count, the statistic, its interval), and every run's
-//! facts are the facts of its column.
+//! facts are the facts of its column. Its rows are sparse (each holds only the runs it has),
+//! as runs by hand are each one row's: the work is in proportion to the records.
 
 mod chart;
 mod text;
@@ -18,7 +19,7 @@ use crate::cli::Opts;
 use crate::collect::{Collector, SEP};
 use crate::dims::Dim;
 use crate::facts::order;
-use crate::matrix::{self, Better, Table};
+use crate::matrix::{self, Better, Cell, Row, Table};
 use crate::render::Format;
 use measure::units::Scale;
 use measure::{Exit, Failure};
@@ -123,7 +124,7 @@ pub fn run(o: &Opts) -> Result<Exit, Failure> {
         verbose: false,
         ..o.matrix.clone()
     };
-    let table = matrix::build(&collector, &mopts)?;
+    let table = matrix::build_sparse(&collector, &mopts)?;
     if table.rows.is_empty() || table.columns.is_empty() {
         return Err(Failure::new(
             Exit::MeasuredFailure,
@@ -210,53 +211,37 @@ fn unit_starts(c: &Collector) -> HashMap<&str, String> {
     out
 }
 
-/// Every series: for each row of the table, each series column with a value in it.
+/// Every series: for each row of the table, each series column with a value in it. Each row
+/// gives only the cells it has (the table is sparse), so the work is in proportion to the
+/// cells, not to rows times columns.
 fn build(c: &Collector, t: &Table, dims: &[Dim], params: Params) -> History {
     let groups = groups(c, t, dims);
+    // Each column's series column (its group) and its place among that group's runs.
+    let mut place = vec![(0, 0); t.columns.len()];
+    for (g, (_, _, runs)) in groups.iter().enumerate() {
+        for (k, rc) in runs.iter().enumerate() {
+            place[rc.j] = (g, k);
+        }
+    }
+    let dim_keys: Vec<String> = dims.iter().map(Dim::key).collect();
     let mut series = Vec::new();
     for r in &t.rows {
-        for (key, first, runs) in &groups {
-            let mut points = Vec::new();
-            let mut cols = Vec::new();
-            for rc in runs {
-                let Some(cell) = r.cells[rc.j].as_deref() else {
-                    continue;
-                };
-                points.push(Point {
-                    unit: rc.unit.to_string(),
-                    at: rc.at.clone(),
-                    n: cell.n,
-                    value: cell.value,
-                    ci: cell.ci,
-                    partial: cell.partial,
-                });
-                cols.push(rc.collected.as_str());
-            }
-            if points.is_empty() {
-                continue;
-            }
-            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-            let found = changepoint::e_divisive(&values, &params);
-            let changes = shifts(c, &values, &found, &cols);
-            let dim_keys: Vec<String> = dims.iter().map(Dim::key).collect();
-            series.push(Series {
-                title: r.title.clone(),
-                name: r.name.clone(),
-                row_dims: r.dims.clone(),
-                suffix: r.suffix.clone(),
-                scale: r.scale.clone(),
-                better: r.better,
-                stat: r.stat.name(),
-                key: key.clone(),
-                col_dims: t.columns[*first]
-                    .dims
-                    .iter()
-                    .filter(|(k, _)| dim_keys.contains(k))
-                    .cloned()
-                    .collect(),
-                points,
-                changes,
-            });
+        let mut cells: Vec<((usize, usize), &Cell)> =
+            r.placed().map(|(j, cell)| (place[j], cell)).collect();
+        cells.sort_by_key(|(p, _)| *p);
+        for run in cells.chunk_by(|a, b| a.0.0 == b.0.0) {
+            let (key, first, runs) = &groups[run[0].0.0];
+            let col_dims = t.columns[*first]
+                .dims
+                .iter()
+                .filter(|(k, _)| dim_keys.contains(k))
+                .cloned()
+                .collect();
+            let points: Vec<(&RunCol<'_>, &Cell)> = run
+                .iter()
+                .map(|((_, k), cell)| (&runs[*k], *cell))
+                .collect();
+            series.push(one(c, r, key, col_dims, &points, &params));
         }
     }
     History {
@@ -269,6 +254,45 @@ fn build(c: &Collector, t: &Table, dims: &[Dim], params: Params) -> History {
             .filter(|n| n.detail.is_some())
             .map(|n| n.text.clone())
             .collect(),
+    }
+}
+
+/// The series of row `r` in the series column `key`, from its cells in order of time.
+fn one(
+    c: &Collector,
+    r: &Row,
+    key: &str,
+    col_dims: Vec<(String, String)>,
+    cells: &[(&RunCol<'_>, &Cell)],
+    params: &Params,
+) -> Series {
+    let points: Vec<Point> = cells
+        .iter()
+        .map(|(rc, cell)| Point {
+            unit: rc.unit.to_string(),
+            at: rc.at.clone(),
+            n: cell.n,
+            value: cell.value,
+            ci: cell.ci,
+            partial: cell.partial,
+        })
+        .collect();
+    let cols: Vec<&str> = cells.iter().map(|(rc, _)| rc.collected.as_str()).collect();
+    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+    let found = changepoint::e_divisive(&values, params);
+    let changes = shifts(c, &values, &found, &cols);
+    Series {
+        title: r.title.clone(),
+        name: r.name.clone(),
+        row_dims: r.dims.clone(),
+        suffix: r.suffix.clone(),
+        scale: r.scale.clone(),
+        better: r.better,
+        stat: r.stat.name(),
+        key: key.to_string(),
+        col_dims,
+        points,
+        changes,
     }
 }
 

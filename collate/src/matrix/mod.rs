@@ -48,6 +48,17 @@ pub struct Options {
 
 /// Builds the matrix from what was collected.
 pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
+    assemble(c, o, false)
+}
+
+/// Builds the table with sparse rows: each holds only the cells of the columns it has values
+/// in (`Row::cols`), and no `unfinished`; for the history, whose many runs by hand are each
+/// one row's column. No format renders it.
+pub fn build_sparse(c: &Collector, o: &Options) -> Result<Table, Failure> {
+    assemble(c, o, true)
+}
+
+fn assemble(c: &Collector, o: &Options, sparse: bool) -> Result<Table, Failure> {
     let spec = &c.spec;
     let keep = rows::shown_series(c);
     let label_depth = columns::label_depth(c);
@@ -66,10 +77,9 @@ pub fn build(c: &Collector, o: &Options) -> Result<Table, Failure> {
     let facts = facts::differing(c, &ids);
     let columns = chosen.columns;
     let all = columns.len() + chosen.unfinished.len();
-    let mut rows = rows::rows(c, &keep, &chosen.pos, all, o)?;
+    let mut rows = rows::rows(c, &keep, &chosen.pos, all, o, sparse)?;
     for r in &mut rows {
-        r.unfinished = r.left_out.split_off(columns.len());
-        r.cells.truncate(columns.len());
+        rows::split_unfinished(r, columns.len());
     }
     titles::set_titles(&mut rows, spec.rows.contains(&Dim::Metric));
     let base_of = match &o.baseline {

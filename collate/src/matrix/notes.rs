@@ -214,8 +214,7 @@ fn pooled(rows: &[Row], columns: &[Column]) -> Option<Note> {
     let mut differ = Vec::new();
     let mut any = false;
     for r in rows {
-        for (j, c) in r.cells.iter().enumerate() {
-            let Some(c) = c else { continue };
+        for (j, c) in r.placed() {
             any |= c.runs > 1;
             if let Some(d) = &c.differ {
                 let runs: Vec<String> = d

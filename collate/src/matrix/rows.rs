@@ -6,6 +6,7 @@ use super::cells::{self, CellRuns};
 use super::include::Include;
 use super::table::{Better, LeftOut, Row, Slot};
 use crate::collect::{Collector, MetricChoice, SEP};
+use crate::fastmap::FastMap;
 use crate::stats::Stat;
 use measure::record::CellStat;
 use measure::units::choose_scale;
@@ -96,13 +97,17 @@ pub(super) fn shown_series(c: &Collector) -> Vec<bool> {
 }
 
 /// The rows, untitled, in order of first appearance of a value that counts: each holds the
-/// kept series that fall in a shown column (`col_pos`), one cell per shown column (`ncols`).
+/// kept series that fall in a shown column (`col_pos`), one cell per shown column (`ncols`),
+/// or, `sparse`, only the cells of the columns it has values in (`Row::cols` names them), so
+/// that many rows each of its own columns (the history's runs by hand) take memory in
+/// proportion to their values, not to rows times columns.
 pub(super) fn rows(
     c: &Collector,
     keep: &[bool],
     col_pos: &[Option<usize>],
     ncols: usize,
     o: &Options,
+    sparse: bool,
 ) -> Result<Vec<Row>, Failure> {
     let inc = Include {
         runs: &c.runs.list,
@@ -125,17 +130,14 @@ pub(super) fn rows(
         else {
             continue;
         };
-        let Some(g) = gather(c, row_id, members, col_pos, ncols, &inc)? else {
+        let Some(g) = gather(c, row_id, members, col_pos, &inc)? else {
             continue;
         };
         let stale = stale(&g.values, &newest, c.series[members[0]].name, &inc);
         let head = headline_of(c, members);
         let stat = row_stat(c, head, o);
-        let (cells, left_out): (Vec<Slot>, Vec<LeftOut>) = g
-            .values
-            .into_iter()
-            .map(|v| cells::cell(v, o, stat, &inc))
-            .unzip();
+        let (cols, (cells, left_out)) =
+            place(g.values, ncols, sparse, |v| cells::cell(v, o, stat, &inc));
         // The display unit: chosen for the median of the row's cell values.
         let centers: Vec<f64> = cells.iter().flatten().map(|c| c.value.abs()).collect();
         let typical = measure::stats::median(&centers).unwrap_or(f64::NAN);
@@ -162,6 +164,7 @@ pub(super) fn rows(
                     "summaries"
                 },
                 cells,
+                cols,
                 left_out,
                 unfinished: Vec::new(),
                 role: head.and_then(|h| c.roles.get(&h)).cloned(),
@@ -174,18 +177,52 @@ pub(super) fn rows(
     Ok(rows.into_iter().map(|(_, r)| r).collect())
 }
 
+/// Keeps a row's cells of the `shown` columns; in the matrix, what the row left out of the
+/// columns after them (those whose every run was left out) moves to `unfinished`.
+pub(super) fn split_unfinished(r: &mut Row, shown: usize) {
+    if r.cols.is_empty() {
+        r.unfinished = r.left_out.split_off(shown.min(r.left_out.len()));
+        r.cells.truncate(shown);
+        return;
+    }
+    let n = r.cols.partition_point(|&j| j < shown);
+    r.cols.truncate(n);
+    r.cells.truncate(n);
+    r.left_out.truncate(n);
+}
+
+/// A row's cells from its values by column (`values`, in order of column): one per column of
+/// `ncols` (an empty one where the row has no value), or, `sparse`, only those, with their
+/// columns.
+fn place(
+    values: Vec<(usize, CellRuns)>,
+    ncols: usize,
+    sparse: bool,
+    cell: impl Fn(CellRuns) -> (Slot, LeftOut),
+) -> (Vec<usize>, (Vec<Slot>, Vec<LeftOut>)) {
+    if sparse {
+        let cols = values.iter().map(|(j, _)| *j).collect();
+        return (cols, values.into_iter().map(|(_, v)| cell(v)).unzip());
+    }
+    let mut cells: Vec<Slot> = (0..ncols).map(|_| None).collect();
+    let mut left_out = vec![LeftOut::default(); ncols];
+    for (j, v) in values {
+        (cells[j], left_out[j]) = cell(v);
+    }
+    (Vec::new(), (cells, left_out))
+}
+
 /// The columns where a row's cell lacks the column's newest invocation (`newest`), for a
 /// row of measurement `name`: (column, the invocation's id, why).
 fn stale(
-    values: &[CellRuns],
+    values: &[(usize, CellRuns)],
     newest: &[Option<u32>],
     name: u32,
     inc: &Include<'_>,
 ) -> Vec<(usize, String, String)> {
     values
         .iter()
-        .enumerate()
-        .filter_map(|(j, cr)| {
+        .filter_map(|&(j, ref cr)| {
             let u = newest[j]?;
             let why = cr.lacks(u, name, inc)?;
             Some((j, inc.units[u as usize].clone(), why))
@@ -224,9 +261,10 @@ fn newest_units(
         .collect()
 }
 
-/// One row's values, per shown column, before the statistics.
+/// One row's values, per shown column it has values in (in order of column), before the
+/// statistics.
 struct Gathered<'a> {
-    values: Vec<CellRuns>,
+    values: Vec<(usize, CellRuns)>,
     metrics: Vec<String>,
     /// The unit suffix every metric of the row shares.
     suffix: &'a str,
@@ -242,12 +280,13 @@ fn gather<'a>(
     row_id: usize,
     members: &[usize],
     col_pos: &[Option<usize>],
-    ncols: usize,
     inc: &Include<'_>,
 ) -> Result<Option<Gathered<'a>>, Failure> {
     let counts = |v: &crate::runs::RunValues| v.segs.iter().any(|g| inc.run(g.run));
     let use_samples = members.iter().any(|&i| counts(&c.series[i].samples));
-    let mut values: Vec<CellRuns> = (0..ncols).map(|_| CellRuns::default()).collect();
+    let mut values: Vec<(usize, CellRuns)> = Vec::new();
+    // Where each column's values are in `values`.
+    let mut at: FastMap<usize, usize> = FastMap::default();
     let mut metrics: Vec<String> = Vec::new();
     let mut suffix: Option<(&str, &str)> = None;
     for &i in members {
@@ -279,11 +318,16 @@ fn gather<'a>(
             metrics.push(metric.to_string());
         }
         if let Some(j) = col_pos[s.col as usize] {
+            let k = *at.entry(j).or_insert_with(|| {
+                values.push((j, CellRuns::default()));
+                values.len() - 1
+            });
             for (seg, vals) in v.segments() {
-                values[j].add(seg.run, vals, inc);
+                values[k].1.add(seg.run, vals, inc);
             }
         }
     }
+    values.sort_by_key(|(j, _)| *j);
     Ok(suffix.map(|(suffix, _)| Gathered {
         values,
         metrics,

@@ -192,9 +192,13 @@ pub struct Row {
     /// `samples`, or `summaries` when no sample in the row carries its metric.
     pub source: &'static str,
     pub cells: Vec<Slot>,
+    /// Empty in the matrix, whose rows hold one cell per column. In a sparse table (the
+    /// history's, [`super::build_sparse`]): the column of each of `cells` and `left_out`,
+    /// which hold only the columns the row has values in.
+    pub cols: Vec<usize>,
     /// What each cell left out (also where the cell itself is missing for it).
     pub left_out: Vec<LeftOut>,
-    /// What was left out of each of the table's `unfinished` columns.
+    /// What was left out of each of the table's `unfinished` columns (none in a sparse table).
     pub unfinished: Vec<LeftOut>,
     /// The role its summaries' headlines give the row ("reads per second"): its title is
     /// then "NAME: ROLE".
@@ -204,6 +208,17 @@ pub struct Row {
     /// The columns whose cell shows older runs because the column's newest run has no value
     /// for this row: (column, that run's id, why).
     pub stale: Vec<(usize, String, String)>,
+}
+
+impl Row {
+    /// Each cell the row has, with its column.
+    pub fn placed(&self) -> impl Iterator<Item = (usize, &Cell)> {
+        let dense = self.cols.is_empty();
+        self.cells.iter().enumerate().filter_map(move |(k, c)| {
+            let j = if dense { k } else { self.cols[k] };
+            c.as_deref().map(|c| (j, c))
+        })
+    }
 }
 
 /// One column.
@@ -342,6 +357,7 @@ impl Table {
                 better: Better::Unknown,
                 source: "samples",
                 cells: old_cells.iter_mut().map(|cells| cells[j].take()).collect(),
+                cols: Vec::new(),
                 left_out: self
                     .rows
                     .iter()
