@@ -32,9 +32,11 @@ pub fn bin(name: &str) -> PathBuf {
 /// Builds every binary of the workspace in release once per test process (cargo gives an
 /// integration test only its own package's binaries, and only in the test's profile), then
 /// returns the directory that holds them. The calling test shares the machine from here on
-/// (see [`crate::alone`]).
+/// (see [`crate::alone`]), and its children start with a shell's signal dispositions (see
+/// [`crate::signal::as_a_shell_gives`]).
 pub fn bin_dir() -> PathBuf {
     crate::alone::share();
+    crate::signal::as_a_shell_gives();
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -63,6 +65,7 @@ pub fn bin_dir() -> PathBuf {
 /// calling test shares the machine from here on (see [`crate::alone`]).
 pub fn tool(name: &str) -> &'static str {
     crate::alone::share();
+    crate::signal::as_a_shell_gives();
     static PATHS: std::sync::Mutex<Vec<(String, &'static str)>> = std::sync::Mutex::new(Vec::new());
     let mut paths = PATHS
         .lock()

@@ -89,8 +89,8 @@ fn quotes_newlines_and_a_leading_dash_in_paths_are_data() {
 }
 
 /// `fleet/envs/vm.sh`'s job for the guest, written by `vm_run` (its boot left out) and run
-/// here as the guest runs it: the fake `benchmatrix` in `repo` records its directory and
-/// arguments, NUL-separated, into `out`.
+/// here as the guest runs it: the fake `benchmatrix` in `repo` records its directory, the
+/// token in its environment and its arguments, NUL-separated, into `out`.
 fn guest_job(tmp: &Path, repo: &Path, results: &str, extra: &[&str], out: &Path) -> String {
     let cache = tmp.join("cache");
     std::fs::create_dir_all(&cache).expect("a cache");
@@ -137,7 +137,7 @@ fn the_guests_job_gets_every_argument_exactly() {
     let fake = repo.join("benchmatrix");
     std::fs::write(
         &fake,
-        "#!/bin/sh\nprintf '%s\\0' \"$PWD\" \"$@\" >\"$OUT\"\n",
+        "#!/bin/sh\nprintf '%s\\0' \"$PWD\" \"$BENCHMATRIX_TOKEN\" \"$@\" >\"$OUT\"\n",
     )
     .expect("a fake");
     let made = std::process::Command::new("chmod")
@@ -148,16 +148,17 @@ fn the_guests_job_gets_every_argument_exactly() {
     let results = "/res'\n";
     let extra = ["a'b\n", &format!("$(touch {})", s(&pwned)), "-x y"];
     let got = guest_job(tmp.path(), &repo, results, &extra, &tmp.path().join("args"));
-    let mut want = vec![s(&repo), "--label", "l'x", "--results", results, "--dir"];
-    want.extend([
-        "/mnt/bench",
-        "--peer",
-        "10.0.2.2",
-        "--port",
-        "5311",
-        "--token",
+    // The token comes in the environment (from the job's 0600 file), never as an argument.
+    let mut want = vec![
+        s(&repo),
         "t0k",
-    ]);
+        "--label",
+        "l'x",
+        "--results",
+        results,
+        "--dir",
+    ];
+    want.extend(["/mnt/bench", "--peer", "10.0.2.2", "--port", "5311"]);
     want.push("--no-matrix");
     want.extend(extra.iter().map(|a| &**a));
     let want: String = want.iter().map(|a| format!("{a}\0")).collect();
