@@ -37,7 +37,7 @@ pub(crate) fn collect_spec(
             report.skipped,
             plural(report.skipped),
             report.lines,
-            crate::render::visible(&report.examples.join("; "))
+            crate::escape::visible(&report.examples.join("; "))
         );
     }
     for w in report.repeats.warnings() {
@@ -110,7 +110,7 @@ pub(crate) fn why_empty(collector: &Collector) -> String {
         format!(
             "no values for --metric {}; the metrics are: {}",
             k.join(","),
-            crate::render::visible(&collector.metrics.list.join(", "))
+            crate::escape::visible(&collector.metrics.list.join(", "))
         )
     } else if collector.runs.list.iter().any(|r| !r.complete()) {
         let n = collector.runs.list.iter().filter(|r| !r.complete()).count();

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod collect;
 pub mod dims;
 pub mod engine;
+pub mod escape;
 pub mod facts;
 pub mod fastmap;
 pub mod filter;

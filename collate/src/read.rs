@@ -365,7 +365,7 @@ fn consume(
                 place,
                 format!(
                     "{} (use --skip-invalid to skip bad lines and count them)",
-                    crate::render::visible(why)
+                    crate::escape::visible(why)
                 ),
             ));
         }

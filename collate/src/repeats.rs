@@ -313,7 +313,7 @@ impl Repeats {
     /// One warning per pair of inputs that repeated records, then one per pair whose
     /// records conflict, in the order found.
     pub fn warnings(&self) -> Vec<String> {
-        let name = |f: u32| crate::render::visible(&self.files[f as usize]).into_owned();
+        let name = |f: u32| crate::escape::visible(&self.files[f as usize]).into_owned();
         let repeats = self.repeats.iter().map(|p| {
             let (a, b) = (name(p.first_file), name(p.repeat_file));
             format!(
@@ -321,14 +321,14 @@ impl Repeats {
                  counted once",
                 p.again,
                 p.first,
-                crate::render::visible(&p.what),
+                crate::escape::visible(&p.what),
                 more(p.count, &a, &b)
             )
         });
         let conflicts = self.conflicts.iter().map(|p| {
             let (a, b) = (name(p.first_file), name(p.repeat_file));
             let kept = match &p.apart {
-                Some(run) => format!(", {b}'s as run {}", crate::render::visible(run)),
+                Some(run) => format!(", {b}'s as run {}", crate::escape::visible(run)),
                 None => String::new(),
             };
             let others = match p.count - 1 {
@@ -340,7 +340,7 @@ impl Repeats {
                  host, label or values){others}: both are kept{kept}",
                 p.again,
                 p.first,
-                crate::render::visible(&p.what),
+                crate::escape::visible(&p.what),
             )
         });
         repeats.chain(conflicts).collect()

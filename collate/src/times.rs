@@ -4,9 +4,10 @@
 
 use crate::collect::{Batch, SEP};
 use crate::dims::Dim;
+use crate::escape::visible;
 use crate::read::{self, OnInvalid};
+use crate::render::Format;
 use crate::render::csv::{csv_field, float};
-use crate::render::{Format, visible};
 use measure::{Exit, Failure, Kind};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

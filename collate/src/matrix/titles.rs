@@ -13,10 +13,10 @@ fn unit_title(scale: &Scale) -> String {
 }
 
 /// `s` with its control characters and non-characters as escapes (`\n`, `\x1b`,
-/// `\u{fffe}`: [`crate::render::visible`]): no format lets them split a row or reach a
+/// `\u{fffe}`: [`crate::escape::visible`]): no format lets them split a row or reach a
 /// terminal.
 pub fn visible(s: &str) -> String {
-    crate::render::visible(s).into_owned()
+    crate::escape::visible(s).into_owned()
 }
 
 /// A metric without its unit suffix (`rtt` for `rtt_s`).

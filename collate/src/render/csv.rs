@@ -7,13 +7,13 @@
 use crate::matrix::{Cell, Delta, Row, Table};
 
 /// A text field (a row name, a label level, a tag) as a spreadsheet must not run it, with its
-/// control characters as escapes ([`super::visible`]): one that
+/// control characters as escapes ([`crate::escape::visible`]): one that
 /// starts with `=`, `+`, `-`, `@`, a tab or a carriage return (what Excel, LibreOffice and
 /// Google Sheets take for a formula) gets a leading `'`, as OWASP advises against CSV
 /// injection; then RFC 4180 quoting: a field with a comma, a quote or a line break is
 /// quoted, with its quotes doubled. Numbers never pass through here.
 pub fn csv_field(s: &str) -> String {
-    let s = super::visible(s);
+    let s = crate::escape::visible(s);
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {

@@ -3,12 +3,12 @@
 
 pub mod chart;
 pub mod csv;
-pub mod escape;
+
 mod html;
 mod json;
 
+use crate::escape::visible;
 pub use csv::csv_field;
-pub use escape::visible;
 
 use crate::matrix::{Cell, Slot, Table};
 use std::borrow::Cow;
@@ -61,7 +61,7 @@ pub fn render(t: &Table, f: Format, transpose: bool) -> String {
         Format::Markdown => markdown(&with_overall(swapped())),
         Format::Html => html::html(&with_overall(swapped()), t),
         Format::Csv => csv::csv(t),
-        Format::Json => escape::json_ascii_controls(json::json_doc(&swapped())),
+        Format::Json => crate::escape::json_ascii_controls(json::json_doc(&swapped())),
         Format::Svg => chart::document(t),
     }
 }
