@@ -221,7 +221,7 @@ pub fn command() -> Command {
             Arg::new("verbose")
                 .long("verbose")
                 .action(ArgAction::SetTrue)
-                .help("Under the text matrix, each note's detail too: which runs were left out and why, which runs differ, which rows a column's newest run lacks (html shows it folded, the other formats always)"),
+                .help("Under the text matrix, each note's detail too: which runs were left out and why, which runs differ, which rows a column's newest run lacks (html shows it folded, the other formats always); and each fact whole (the text matrix cuts one over 32 characters with …)"),
         )
         .arg(
             Arg::new("times")

@@ -18,7 +18,7 @@ complete -c collate -l transpose -d 'Swap rows and columns (text, dokuwiki, mark
 complete -c collate -l no-ci -d 'Do not show the ± confidence interval'
 complete -c collate -l include-partial -d 'Count the values of runs that did not finish (summary not ok, or none), marked *'
 complete -c collate -l latest -d 'Keep only each cell\'s newest run (by the records\' time)'
-complete -c collate -l verbose -d 'Under the text matrix, each note\'s detail too: which runs were left out and why, which runs differ, which rows a column\'s newest run lacks (html shows it folded, the other formats always)'
+complete -c collate -l verbose -d 'Under the text matrix, each note\'s detail too: which runs were left out and why, which runs differ, which rows a column\'s newest run lacks (html shows it folded, the other formats always); and each fact whole (the text matrix cuts one over 32 characters with …)'
 complete -c collate -l times -d 'Instead of the matrix, how long each measurement took in each suite run (its records\' first time to its last) and its share of the run; -f text or csv, --latest for each label\'s newest run'
 complete -c collate -l history -d 'Instead of the matrix, each row of each label as its runs in order of time (a point per run: its statistic and 95% CI), with the runs where the level shifted (e-divisive means, a permutation test) and the facts that differ around each; -f text (sparklines), html or svg (a chart per row and label), json or csv; --filter, --metric, --stat, --rows, --cols (what a series is, default label) and --include-partial apply'
 complete -c collate -l skip-invalid -d 'Skip lines that are not valid records (counted on stderr) instead of stopping'

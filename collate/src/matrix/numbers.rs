@@ -38,32 +38,36 @@ pub fn row_decimals(values: &[f64]) -> usize {
     // Fewer decimals only where every value has no more (whole numbers typed by hand, counts),
     // not where rounding happens to end in zeros: 1.0035 stays 1.00.
     for fewer in 0..d {
-        let f = 10f64.powi(fewer as i32);
-        if abs.iter().all(|v| {
-            let x = v * f;
-            (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0)
-        }) {
+        if abs.iter().all(|v| exact(*v, fewer)) {
             return fewer;
         }
     }
     d
 }
 
-/// A cell's number with the row's decimals, or more where the value is so small that they
-/// would leave no significant digit (never `0` for a value that is not).
+/// A cell's number with the row's decimals, or more where the value is smaller than the
+/// row's typical one: every cell keeps three significant digits (`0.0989` in a row of `2.31`,
+/// never `0.10`), stopping earlier where the value is exact (`0.004`, `7`).
 pub fn fmt_fixed(v: f64, row_decimals: usize) -> String {
     if let Some(s) = outside(v) {
         return s;
     }
-    let mut d = row_decimals;
     if v == 0.0 {
+        let d = row_decimals;
         return format!("{:.d$}", 0.0);
     }
-    if v != 0.0 {
-        let need = -measure::units::decimal_exponent(v);
-        d = d.max(need.clamp(0, 12) as usize);
+    let sig3 = (2 - measure::units::decimal_exponent(v)).clamp(0, 14) as usize;
+    let mut d = row_decimals;
+    while d < sig3 && !exact(v, d) {
+        d += 1;
     }
     format!("{v:.d$}")
+}
+
+/// Whether `d` decimals show `v` without rounding (a value typed with fewer digits).
+fn exact(v: f64, d: usize) -> bool {
+    let x = v * 10f64.powi(d as i32);
+    (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0)
 }
 
 /// A number no fixed notation shows well: `-` for none, an exponent for magnitudes outside
@@ -208,6 +212,12 @@ mod tests {
         assert_eq!(fmt_fixed(1e-320, 2), "1.00e-320");
         assert_eq!(fmt_fixed(-0.0, 0), "0");
         assert_eq!(fmt_fixed(-0.0, 2), "0.00");
+        // A cell far below its row's typical value keeps three significant digits.
+        assert_eq!(fmt_fixed(0.0989, 2), "0.0989");
+        assert_eq!(fmt_fixed(0.09891, 0), "0.0989");
+        assert_eq!(fmt_fixed(1.234, 0), "1.23");
+        assert_eq!(fmt_fixed(98.9, 0), "98.9");
+        assert_eq!(fmt_fixed(1234.6, 0), "1235");
         assert_eq!(fmt_number(1e308, "_s"), "1.00e308");
         assert_eq!(fmt_number(-0.0, "_count"), "0");
         assert_eq!(fmt_spread(100.0, 99.7, 100.2).as_deref(), Some("±0.3%"));

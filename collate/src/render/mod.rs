@@ -132,15 +132,16 @@ fn cell_text(c: &Slot) -> &str {
 /// The title of the facts block (the environment facts that differ between the columns).
 pub const FACTS: &str = "facts that differ";
 
-/// The longest fact text the text matrix shows (a longer one ends in `…`; every other
-/// format shows it whole).
+/// The longest fact text the text matrix shows without `--verbose` (a longer one ends in
+/// `…`; with `--verbose`, and in every other format, it is shown whole).
 const FACT_WIDTH: usize = 32;
 
-/// A fact's value as the text matrix shows it: `-` where the column does not say.
-fn fact_text(v: &Option<String>) -> String {
+/// A fact's value as the text matrix shows it: `-` where the column does not say, cut to
+/// FACT_WIDTH unless `whole`.
+fn fact_text(v: &Option<String>, whole: bool) -> String {
     match v.as_deref().map(visible) {
         None => MISSING.to_string(),
-        Some(s) if width(&s) > FACT_WIDTH => {
+        Some(s) if !whole && width(&s) > FACT_WIDTH => {
             let cut: String = s.chars().take(FACT_WIDTH - 1).collect();
             format!("{cut}…")
         }
@@ -166,7 +167,7 @@ fn widths(
     }
     for f in &t.facts {
         for (j, v) in f.values.iter().enumerate().take(w.len()) {
-            w[j] = w[j].max(width(&esc(&fact_text(v))) + min_single);
+            w[j] = w[j].max(width(&esc(&fact_text(v, t.verbose))) + min_single);
         }
     }
     for level in 0..t.depth() {
@@ -249,7 +250,7 @@ fn text(t: &Table) -> String {
             let mut line = pad_right(title, tw);
             for (j, v) in f.values.iter().enumerate() {
                 line.push_str(gap);
-                line.push_str(&pad_left(&text_escape(&fact_text(v)), w[j]));
+                line.push_str(&pad_left(&text_escape(&fact_text(v, t.verbose)), w[j]));
             }
             out.push_str(line.trim_end());
             out.push('\n');
@@ -277,6 +278,15 @@ fn text(t: &Table) -> String {
             None => {}
         }
         out.push('\n');
+    }
+    let cut = |v: &Option<String>| {
+        v.as_deref()
+            .is_some_and(|s| width(&visible(s)) > FACT_WIDTH)
+    };
+    if !t.verbose && t.facts.iter().any(|f| f.values.iter().any(cut)) {
+        out.push_str(&format!(
+            "\nA fact ending in … is cut at {FACT_WIDTH} characters (--verbose: whole).\n"
+        ));
     }
     out
 }

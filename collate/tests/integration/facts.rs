@@ -184,3 +184,28 @@ fn a_fact_that_changed_within_a_column_shows_both_values() {
         .expect("kernel");
     assert!(kernel.contains("6.1.0-28-amd64 | 6.1.0-30-amd64"), "{text}");
 }
+
+#[test]
+fn a_long_fact_is_cut_in_text_and_whole_with_verbose() {
+    let long = "Mitigation: Retpolines; IBPB: conditional; STIBP: disabled; RSB filling";
+    let mut lines = column("bare", json!({"mitigations": {"spectre_v2": long}}), 1.0);
+    lines.extend(column(
+        "vm",
+        json!({"mitigations": {"spectre_v2": "Mitigation: Enhanced IBRS"}}),
+        1.5,
+    ));
+    let input = lines.join("\n") + "\n";
+    let text = ok(&["-f", "text"], &input);
+    assert!(!text.contains(long), "cut without --verbose:\n{text}");
+    assert!(text.contains("Mitigation: Retpolines; IBPB: c…"), "{text}");
+    assert!(
+        text.contains("--verbose: whole"),
+        "the cut is said:\n{text}"
+    );
+    let whole = ok(&["-f", "text", "--verbose"], &input);
+    assert!(whole.contains(long), "whole with --verbose:\n{whole}");
+    assert!(!whole.contains('…'), "{whole}");
+    // Only the entry that differs is a fact: mitigations.spectre_v2, not the shared meltdown.
+    assert!(whole.contains("mitigations.spectre_v2"), "{whole}");
+    assert!(!whole.contains("mitigations.meltdown"), "{whole}");
+}
