@@ -85,3 +85,32 @@ pub fn free_port() -> u16 {
         .map(|a| a.port())
         .unwrap_or(47_000 + (std::process::id() % 1000) as u16)
 }
+
+/// Sends `sig` to the process `pid` (a child of the test's own); false if it is gone or
+/// `sig` is no signal.
+pub fn signal(pid: u32, sig: i32) -> bool {
+    send(pid, sig, false)
+}
+
+/// Sends `sig` to the process group `pgid` (a child of the test's own that leads its group,
+/// with what it started).
+pub fn signal_group(pgid: u32, sig: i32) -> bool {
+    send(pgid, sig, true)
+}
+
+fn send(id: u32, sig: i32, group: bool) -> bool {
+    let (Some(pid), Some(sig)) = (
+        i32::try_from(id)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw),
+        rustix::process::Signal::from_named_raw(sig),
+    ) else {
+        return false;
+    };
+    let sent = if group {
+        rustix::process::kill_process_group(pid, sig)
+    } else {
+        rustix::process::kill_process(pid, sig)
+    };
+    sent.is_ok()
+}

@@ -40,8 +40,7 @@ pub fn skip(why: &str) {
 
 /// Whether the tests run as root (namespaces, loop devices, raw sockets, tc, iptables).
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// True when running as root; otherwise reports `skipped: WHAT needs root` for the caller

@@ -162,9 +162,7 @@ fn a_ctrl_c_mid_build_leaves_no_mount_and_no_tree() {
     }
     assert!(building(), "the build never started");
     std::thread::sleep(Duration::from_secs(5));
-    let pgid = i32::try_from(child.id()).expect("a pid");
-    // SAFETY: a signal to the process group of our own child.
-    unsafe { libc::kill(-pgid, libc::SIGINT) };
+    testkit::process::signal_group(child.id(), libc::SIGINT);
     let out = child.wait_with_output().expect("the script's end");
     assert_eq!(out.status.code(), Some(130), "{}", explain(&out));
     assert!(

@@ -101,11 +101,6 @@ fn nothing_left(child: Child, code: i32, scratch: &Path, work: &Path) {
     empty_dir(work);
 }
 
-/// The pid of `child`, for kill(2).
-fn pid(child: &Child) -> i32 {
-    i32::try_from(child.id()).expect("a pid")
-}
-
 #[test]
 fn sighup_to_the_script_mid_step_ends_its_tool_and_removes_its_scratch() {
     if !need_tool("bzip2") {
@@ -115,8 +110,8 @@ fn sighup_to_the_script_mid_step_ends_its_tool_and_removes_its_scratch() {
     let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "res"]);
     let child = start(&work, &scratch, &res, &["--only", "tar", "--runs", "200"]);
     wait_sample(&res, "time tar xjf tree.tar.bz2");
-    // SAFETY: a signal to our own child, the script alone (not its group).
-    unsafe { libc::kill(pid(&child), libc::SIGHUP) };
+    // To the script alone, not its group.
+    testkit::process::signal(child.id(), libc::SIGHUP);
     nothing_left(child, 129, &scratch, &work);
 }
 
@@ -149,8 +144,8 @@ fn sighup_mid_unpack_unmounts_the_tmpfs_and_ends_the_unpack() {
     let child = start(&work, &scratch, &res, &args);
     wait_sample(&res, "time tar xJf linux");
     assert_eq!(kernel_mounts(&scratch).len(), 1, "the tmpfs is mounted");
-    // SAFETY: a signal to our own child, the script alone (not its group).
-    unsafe { libc::kill(pid(&child), libc::SIGHUP) };
+    // To the script alone, not its group.
+    testkit::process::signal(child.id(), libc::SIGHUP);
     nothing_left(child, 129, &scratch, &work);
 }
 
@@ -178,8 +173,7 @@ fn ctrl_c_again_and_again_during_the_unpack_does_not_cut_the_cleanup_short() {
         if child.try_wait().ok().flatten().is_some() {
             break;
         }
-        // SAFETY: a signal to the process group of our own child.
-        unsafe { libc::kill(-pid(&child), libc::SIGINT) };
+        testkit::process::signal_group(child.id(), libc::SIGINT);
         std::thread::sleep(Duration::from_millis(20));
     }
     nothing_left(child, 130, &scratch, &work);
