@@ -2,8 +2,8 @@
 //! person is watching (the lifecycle decides; see [`crate::lifecycle`]), and a summary made
 //! from any tool's summary record for tools without one of their own.
 
-use crate::parts::Written;
 use crate::record::{Status, UNIT_SUFFIXES};
+use crate::reporter::Written;
 use crate::units;
 use serde_json::Value;
 use std::io::Write;
