@@ -1,4 +1,14 @@
-//! How a run ended: the wait status as an exit code or a signal, and the shell's 128+N.
+//! How a run ended: the wait status as an exit code or a signal, and the shell's 128+N;
+//! and timecmd's own exit codes, as env(1) and timeout(1) give them.
+
+/// timecmd's own failure, as env(1) reports it.
+pub const EXIT_OWN_FAILURE: u8 = 125;
+/// The command was found but could not be executed.
+pub const EXIT_NOT_EXECUTABLE: u8 = 126;
+/// The command was not found.
+pub const EXIT_NOT_FOUND: u8 = 127;
+/// The last run was killed by `--time-limit`, as timeout(1) reports it.
+pub const EXIT_TIMED_OUT: u8 = 124;
 
 /// What the wait status says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

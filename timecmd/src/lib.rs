@@ -21,15 +21,6 @@ use measure::lifecycle::{self, Session, Stdout};
 use measure::{Exit, Failure};
 use std::ffi::OsString;
 
-/// timecmd's own failure, as env(1) reports it.
-pub const EXIT_OWN_FAILURE: u8 = 125;
-/// The command was found but could not be executed.
-pub const EXIT_NOT_EXECUTABLE: u8 = 126;
-/// The command was not found.
-pub const EXIT_NOT_FOUND: u8 = 127;
-/// The last run was killed by `--time-limit`, as timeout(1) reports it.
-pub const EXIT_TIMED_OUT: u8 = 124;
-
 const LONG_ABOUT: &str = "\
 Runs COMMAND directly (no shell unless --shell), once like time(1) or -r times like hyperfine, \
 and measures each run exactly: CLOCK_MONOTONIC read right before the spawn and right after \
@@ -203,7 +194,7 @@ impl lifecycle::Tool for Tool {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     // Usage errors and timecmd's own failures exit 125 (not 2), as env(1) and timeout(1)
     // do, so that they cannot be mistaken for the command's own exit status 2.
-    const CANNOT: Exit = Exit::Code(EXIT_OWN_FAILURE);
+    const CANNOT: Exit = Exit::Code(exit::EXIT_OWN_FAILURE);
     type Options = plan::Plan;
 
     fn command() -> Command {

@@ -1,8 +1,8 @@
 //! The engine: the begin record, the series, the summary; the summary is written on every
 //! path (the lifecycle writes one only when an engine left it out).
 
-use crate::EXIT_OWN_FAILURE;
 use crate::clock::clock_resolution_s;
+use crate::exit::EXIT_OWN_FAILURE;
 use crate::plan::Plan;
 use crate::reap::Signals;
 use crate::series::series;

@@ -1,8 +1,8 @@
 //! The series: setup, then prepare and run for every warm-up and measured run, then cleanup;
 //! a sample record per measured run.
 
-use crate::EXIT_OWN_FAILURE;
 use crate::clock::now_ns;
+use crate::exit::EXIT_OWN_FAILURE;
 use crate::exit::{Exit, signal_name};
 use crate::human;
 use crate::plan::Plan;

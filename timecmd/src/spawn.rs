@@ -7,7 +7,7 @@
 //! tables, which keeps the per-run cost low; timecmd's own memory stays small because a
 //! child's max RSS can never read below the spawner's.
 
-use crate::{EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OWN_FAILURE};
+use crate::exit::{EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OWN_FAILURE};
 use nix::spawn::{
     PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawn, posix_spawnp,
 };

@@ -1,12 +1,12 @@
 //! The summary record, the human summary and warnings on stderr, and the exit status.
 
 use crate::clock::own_peak_rss_bytes;
+use crate::exit::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
 use crate::exit::{Exit, signal_name};
 use crate::human;
 use crate::plan::Plan;
 use crate::series::{Outcome, Stop};
 use crate::stats::{self, Outliers};
-use crate::{EXIT_OWN_FAILURE, EXIT_TIMED_OUT};
 use measure::Failure;
 use measure::lifecycle::Session;
 use measure::parts::{Summary, Values, info};
