@@ -5,8 +5,8 @@
 //! are few elements (one path for the whiskers, one for the line), so a page of a thousand
 //! runs a row stays small.
 
-use super::text::short_at;
-use super::{History, Series, change_line, fact_text, shift_text, shown};
+use super::words::{change_line, fact_text, shift_text, short_at, shown};
+use super::{History, Series};
 use crate::render::chart::{BETTER, DOT, PLAIN, WIDTH, WORSE, wrap};
 use crate::render::html_escape;
 use std::fmt::Write as _;

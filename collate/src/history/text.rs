@@ -2,7 +2,8 @@
 //! ▁ to █, lowest to highest), a `^` under each change, and a line per change: the run, the
 //! level before and after, the shift, and the facts that differ.
 
-use super::{History, Series, change_line, fact_text, shown};
+use super::words::{change_line, fact_text, short_at, shown};
+use super::{History, Series};
 use std::fmt::Write as _;
 
 /// The blocks, lowest first.
@@ -30,14 +31,6 @@ pub fn text(h: &History) -> String {
         out.push('\n');
     }
     out
-}
-
-/// An `at` to the second: `2026-11-30T13:00:00Z`.
-pub fn short_at(at: &str) -> String {
-    match at.get(..19) {
-        Some(s) if at.len() > 20 => format!("{s}Z"),
-        _ => at.to_string(),
-    }
 }
 
 /// One series: heading, sparkline, markers, changes; its statistic is named where it is not
