@@ -125,8 +125,7 @@ pub fn command() -> Command {
                 .help("Preallocate a new file with fallocate(2) before timing, as fio does: auto = on with --random (else every random write into a hole also times the file system's allocator), off when sequential (as dd)"),
         )
         .arg(
-            flags::seed("Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one, reported in begin)")
-                .value_parser(value_parser!(u64).range(0..=measure::fields::MAX_SEQ)),
+            measure::flags::seed("Seed for the random data and offsets"),
         )
         .arg(flags::iodepth(
             "Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring",

@@ -57,11 +57,6 @@ pub(crate) fn random(help: &'static str) -> Arg {
         .help(help)
 }
 
-/// --seed N; each tool gives the range it takes.
-pub(crate) fn seed(help: &'static str) -> Arg {
-    Arg::new("seed").long("seed").value_name("N").help(help)
-}
-
 /// --iodepth N: operations in flight, 1 to 4096 (1 is pwrite/pread, more io_uring).
 pub(crate) fn iodepth(help: &'static str) -> Arg {
     Arg::new("iodepth")

@@ -66,8 +66,7 @@ impl lifecycle::Tool for Tool {
     /// Opens the target and works out the plan, then writes (or verifies). A refusal writes
     /// begin with the options, and the lifecycle the failed summary.
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
-        // A fresh seed has 53 bits, as --seed allows: begin's info.seed stays exact in jq.
-        let seed = o.seed.unwrap_or_else(|| measure::parts::random_u64() >> 11);
+        let seed = o.seed.unwrap_or_else(measure::flags::fresh_seed);
         let begin = begin::options_info(&o, seed);
         match setup::setup(&o, seed) {
             Ok((t, plan)) => {

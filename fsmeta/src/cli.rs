@@ -89,11 +89,7 @@ pub fn command() -> Command {
                 .help("fsync each file before closing it (bonnie++ -b, fs_mark -S 1)"),
         )
         .arg(
-            Arg::new("seed")
-                .long("seed")
-                .value_name("N")
-                .value_parser(value_parser!(u64))
-                .help("Seed of the random orders of the stat and unlink phases (default: a new one each run, in begin)"),
+            measure::flags::seed("Seed of the random orders of the stat and unlink phases"),
         )
         .arg(measure::flags::quiet());
     measure::flags::record(cmd)

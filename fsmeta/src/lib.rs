@@ -51,7 +51,7 @@ impl lifecycle::Tool for Tool {
     /// missing, not a directory, not writable) writes begin with the options, and the
     /// lifecycle the failed summary.
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
-        let seed = o.seed.unwrap_or_else(measure::parts::random_u64);
+        let seed = o.seed.unwrap_or_else(measure::flags::fresh_seed);
         let mut begin = report::begin_info(&o, seed);
         let mut sc = match Scratch::make(&o.dir, o.files, o.dirs) {
             Ok(sc) => sc,

@@ -3,7 +3,7 @@
 //! tools' flags that a drop-in keeps. benchmatrix(7) lists the table and a test holds every
 //! tool's command to it.
 
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction, Command, value_parser};
 
 /// Adds the record flags to a tool's command: `-o/--output FILE` (append records),
 /// `--json` (records on stdout even on a terminal), `--label`, `--name` and `--tag`.
@@ -25,6 +25,27 @@ pub fn record(cmd: Command) -> Command {
                 .help("Records on stdout even when it is a terminal (no human lines then)"),
         );
     crate::label::args(cmd)
+}
+
+/// The largest `--seed`: 2^53 - 1, the largest integer every JSON reader (jq too) holds
+/// exactly, so that the seed a begin record reports runs the same order again.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// `--seed N`, 0 to [`MAX_SEED`]; `what` says what the seed orders (`Seed for the random
+/// offsets`), the range and the default are said after it.
+pub fn seed(what: &str) -> Arg {
+    Arg::new("seed")
+        .long("seed")
+        .value_name("N")
+        .value_parser(value_parser!(u64).range(0..=MAX_SEED))
+        .help(format!(
+            "{what}, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one each run, reported in begin)"
+        ))
+}
+
+/// A fresh seed for a run without `--seed`: random, within [`MAX_SEED`].
+pub fn fresh_seed() -> u64 {
+    crate::parts::random_u64() & MAX_SEED
 }
 
 /// `-q/--quiet`: no human lines on stderr, even on a terminal.
@@ -173,6 +194,28 @@ pub fn meaning(tool: &str, flag: char) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fresh_seed_is_within_the_flags_range() {
+        for _ in 0..1000 {
+            assert!(fresh_seed() <= MAX_SEED);
+        }
+        let m = Command::new("t").arg(seed("Seed")).try_get_matches_from([
+            "t",
+            "--seed",
+            "9007199254740991",
+        ]);
+        assert_eq!(
+            m.map(|m| m.get_one::<u64>("seed").copied()).ok().flatten(),
+            Some(MAX_SEED)
+        );
+        let over = Command::new("t").arg(seed("Seed")).try_get_matches_from([
+            "t",
+            "--seed",
+            "9007199254740992",
+        ]);
+        assert!(over.is_err(), "2^53 is refused");
+    }
 
     #[test]
     fn letters_are_defined_once() {

@@ -3,7 +3,7 @@
 
 use crate::flags;
 use crate::target::Direct;
-use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use clap::{Arg, ArgAction, ArgMatches, Command};
 use measure::Failure;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -73,8 +73,7 @@ pub fn command() -> Command {
             "Uniform random block-aligned offsets, every block once per pass (fio --rw=randread)",
         ))
         .arg(
-            flags::seed("Seed for the random offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one each run, reported in begin)")
-                .value_parser(value_parser!(u64).range(0..=measure::fields::MAX_SEQ)),
+            measure::flags::seed("Seed for the random offsets"),
         )
         .arg(flags::iodepth(
             "Reads in flight: 1 uses pread(2) (fio psync); more uses io_uring",

@@ -57,8 +57,7 @@ impl lifecycle::Tool for Tool {
     /// Makes the scratch file (--create), opens the target read-only and works out the plan,
     /// then reads. A refusal writes begin with the options, and the lifecycle the summary.
     fn run(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
-        // A fresh seed has 53 bits, as --seed allows: begin's info.seed stays exact in jq.
-        let seed = o.seed.unwrap_or_else(|| measure::parts::random_u64() >> 11);
+        let seed = o.seed.unwrap_or_else(measure::flags::fresh_seed);
         let mut begin = report::options_info(&o, seed);
         // Held to the end of the run: dropping it removes the scratch file (unless --keep).
         let _scratch: Option<Cleanup> = match o.create {

@@ -261,6 +261,7 @@ fn bad_input_is_a_clear_message_and_exit_2() {
         (vec![file.to_str().unwrap()], "is not a directory"),
         (vec![missing.to_str().unwrap()], "does not exist"),
         (vec![], "DIR"),
+        (vec!["--seed", "9007199254740992", d.path()], "--seed"),
     ] {
         let r = fsmeta(&args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
@@ -320,4 +321,20 @@ fn a_terminal_gets_a_summary_to_read_and_no_json() {
         );
     }
     assert_eq!(listing(&d.0), before);
+}
+
+/// A run without --seed reports a seed within --seed's range (2^53 - 1, exact in jq), and
+/// that seed given back gives the same orders (the stat and unlink phases' first files).
+#[test]
+fn a_fresh_seed_is_one_that_seed_takes_back() {
+    let d = TempDir::with_content("fsmeta-seed");
+    for _ in 0..3 {
+        let r = fsmeta(&["-n", "50", d.path()]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let seed = r.of("begin")[0]["info"]["seed"].as_u64().unwrap();
+        assert!(seed < 1 << 53, "seed {seed} is past 2^53 - 1");
+        let again = fsmeta(&["-n", "50", "--seed", &seed.to_string(), d.path()]);
+        assert_eq!(again.code, 0, "--seed {seed}: {}", again.stderr);
+        assert_eq!(again.of("begin")[0]["info"]["seed"], seed);
+    }
 }
