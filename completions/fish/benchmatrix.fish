@@ -25,6 +25,8 @@ csv\t''
 json\t''
 svg\t''"
 complete -c benchmatrix -l baseline -d 'compare every column with this label\'s (passed to collate)' -r
+complete -c benchmatrix -l max-load -d 'before the first step, wait until the 1-minute load average (/proc/loadavg\'s first figure) is LOAD or less, checking every 5 s and saying so on stderr; e.g. the number of CPUs for a machine that others share' -r
+complete -c benchmatrix -l max-load-wait -d 'with --max-load: wait at most DUR, then refuse the run with exit status 2 (default 5m)' -r
 complete -c benchmatrix -l serve -d 'serve a --peer run from another machine: listen on PORT and PORT+1 (all addresses, or --bind) until Ctrl-C, SIGTERM, SIGHUP or --serve-time; runs no step'
 complete -c benchmatrix -l no-matrix -d 'do not print the matrix'
 complete -c benchmatrix -s v -l verbose -d 'on a terminal, each tool\'s own lines (per-run detail) and every step\'s time'
