@@ -8,11 +8,17 @@
 # in its environment, as container managers set it (systemd-detect-virt reads it; so do the
 # tools' begin facts). Needs root. Every function cleans up what it made, on every path.
 
-# The veth pair's /30: the host end is .1 (where this container's --serve listens), the
-# container's .2. An address of this script's own network namespace, nothing else.
-ct_host=10.213.0.1
-ct_addr=10.213.0.2
+# The veth pair's /30 is 10.213.N.0/30, the first N (0 to 255) that no address or route of
+# this machine's network namespace overlaps, chosen and given to the host end under a lock
+# (ct_claim), so that two runs on one host (or a run and a test) each get their own: the host
+# end is .1 (where this container's --serve listens), the container's .2. The namespace, the
+# veth ends and the cgroup are named for the run's PID (bmenv-PID, bmhPID and bmcPID).
+ct_host="" ct_addr=""
 ct_ns="" ct_veth="" ct_dirs="" ct_serve="" ct_launch=""
+# The lock that makes choosing a /30 and adding it to the host end one step between runs:
+# one path for every run of this machine (never under TMPDIR, which differs between runs).
+ct_lock=/run/benchmatrix-local-envs.lock
+[ -d /run ] && [ -w /run ] || ct_lock=/tmp/benchmatrix-local-envs.lock
 
 # Returns 0 when a container can be made here; else says why on stderr and returns 1.
 container_check() {
@@ -20,7 +26,7 @@ container_check() {
         echo "container: left out: making a cgroup and a network namespace needs root" >&2
         return 1
     fi
-    for ct_t in unshare nsenter ip findmnt ss; do
+    for ct_t in unshare nsenter ip findmnt ss flock; do
         command -v "$ct_t" >/dev/null 2>&1 || {
             echo "container: left out: no $ct_t (install: util-linux iproute2)" >&2
             return 1
@@ -67,6 +73,66 @@ ct_device() {
         ct_mm=$(cat "/sys/dev/block/$ct_mm/../dev") || return 1
     fi
     echo "$ct_mm"
+}
+
+# Prints the first N (0 to 255) whose 10.213.N.0/30 overlaps no IPv4 address (of any
+# interface) and no route of this network namespace: another run's veth holds its .1 and
+# its route; nothing when every one is taken.
+ct_free_slot() {
+    { ip -o -4 addr show | awk '{ print $4 }'; ip -4 route show table all | awk '{ print $1 ~ /^[0-9]/ ? $1 : $2 }'; } |
+        awk -F '[./]' '
+        NF >= 4 && $1 ~ /^[0-9]+$/ {
+            p = NF >= 5 ? $5 + 0 : 32
+            n++; a[n] = (($1 * 256 + $2) * 256 + $3) * 256 + $4; len[n] = p < 30 ? p : 30
+        }
+        END {
+            for (s = 0; s < 256; s++) {
+                base = ((10 * 256 + 213) * 256 + s) * 256; free = 1
+                for (i = 1; i <= n && free; i++) {
+                    unit = 2 ^ (32 - len[i])
+                    if (int(a[i] / unit) == int(base / unit)) free = 0
+                }
+                if (free) { print s; exit }
+            }
+        }'
+}
+
+# Makes the network namespace and the veth pair of this run, its host end holding the first
+# free 10.213.N.1/30 (ct_free_slot): chosen and added while holding ct_lock, which every run
+# takes for that step only, so that no two runs choose the same N. Sets ct_host and ct_addr.
+ct_claim() {
+    ct_ns=bmenv-$$ ct_veth=bmh$$
+    ip netns add "$ct_ns" &&
+        ip link add "$ct_veth" type veth peer name bmc$$ &&
+        ip link set bmc$$ netns "$ct_ns" || return 1
+    # fd 9 holds the lock for the choice and the address only; the children started later
+    # do not inherit it.
+    # A redirection that fails on exec ends a POSIX shell: the file is checked first.
+    { : >>"$ct_lock"; } 2>/dev/null || {
+        echo "container: cannot write the lock $ct_lock" >&2
+        return 1
+    }
+    exec 9>>"$ct_lock"
+    if ! flock -w 60 9; then
+        exec 9>&-
+        echo "container: another local-envs run held $ct_lock for 60 s" >&2
+        return 1
+    fi
+    ct_n=$(ct_free_slot)
+    if [ -z "$ct_n" ]; then
+        exec 9>&-
+        echo "container: no free /30 in 10.213.0.0/16: every one overlaps an address or route of this machine" >&2
+        return 1
+    fi
+    ct_host=10.213.$ct_n.1 ct_addr=10.213.$ct_n.2
+    ip addr add "$ct_host/30" dev "$ct_veth"
+    ct_rc=$?
+    exec 9>&-
+    [ "$ct_rc" = 0 ] || return 1
+    ip link set "$ct_veth" up &&
+        ip -n "$ct_ns" addr add "$ct_addr/30" dev bmc$$ &&
+        ip -n "$ct_ns" link set bmc$$ up &&
+        ip -n "$ct_ns" link set lo up
 }
 
 # Makes the cgroup NAME with a quota of $2 percent of one CPU, a write throttle of $3 bytes/s
@@ -134,7 +200,7 @@ container_cleanup() {
     fi
     [ -z "$ct_ns" ] || ip netns del "$ct_ns" 2>/dev/null || true
     [ -z "$ct_veth" ] || ip link del "$ct_veth" 2>/dev/null || true
-    ct_ns="" ct_veth=""
+    ct_ns="" ct_veth="" ct_host="" ct_addr=""
     for ct_d in $ct_dirs; do
         ct_i=0
         while [ -d "$ct_d" ] && ! rmdir "$ct_d" 2>/dev/null && [ $ct_i -lt 50 ]; do
@@ -156,19 +222,7 @@ container_run() {
     ct_mem=$1
     shift
     [ "${1:-}" = "--" ] && shift
-    if ip -o addr show | grep -q " $ct_host/"; then
-        echo "container: $ct_host is already an address of this machine (another local-envs run?)" >&2
-        return 2
-    fi
-    ct_ns=bmenv-$$ ct_veth=bmh$$
-    ip netns add "$ct_ns" &&
-        ip link add "$ct_veth" type veth peer name bmc$$ &&
-        ip link set bmc$$ netns "$ct_ns" &&
-        ip addr add "$ct_host/30" dev "$ct_veth" &&
-        ip link set "$ct_veth" up &&
-        ip -n "$ct_ns" addr add "$ct_addr/30" dev bmc$$ &&
-        ip -n "$ct_ns" link set bmc$$ up &&
-        ip -n "$ct_ns" link set lo up || {
+    ct_claim || {
         echo "container: cannot make the network namespace and its veth pair" >&2
         container_cleanup
         return 2

@@ -240,13 +240,45 @@ pub fn completions(cmd: Command) -> Vec<(String, Vec<u8>)> {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut c, name.clone(), &mut buf);
             let file = match shell {
-                Shell::Bash => format!("bash/{name}"),
+                Shell::Bash => {
+                    buf = bash_lists(&cmd, &buf);
+                    format!("bash/{name}")
+                }
                 Shell::Zsh => format!("zsh/_{name}"),
                 _ => format!("fish/{name}.fish"),
             };
             (file, buf)
         })
         .collect()
+}
+
+/// The bash completion with each comma-separated list of values (an option with a value
+/// delimiter and possible values, as `--only net,cpu`) completed item by item: the words
+/// are offered for the text after the last comma, with what comes before it kept (clap's
+/// generator offers them for the whole word, so `--only net,c` would find nothing).
+fn bash_lists(cmd: &Command, script: &[u8]) -> Vec<u8> {
+    let lists: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| a.get_value_delimiter() == Some(',') && !a.get_possible_values().is_empty())
+        .filter_map(|a| a.get_long().map(|l| format!("--{l})")))
+        .collect();
+    let text = String::from_utf8_lossy(script);
+    let mut out = String::with_capacity(text.len());
+    let mut in_list = false;
+    for line in text.split_inclusive('\n') {
+        if in_list && line.contains("compgen -W ") && line.contains(r#" -- "${cur}")"#) {
+            out.push_str(
+                &line
+                    .replacen("compgen -W ", r#"compgen -P "${cur%"${cur##*,}"}" -W "#, 1)
+                    .replacen(r#" -- "${cur}")"#, r#" -- "${cur##*,}")"#, 1),
+            );
+            in_list = false;
+            continue;
+        }
+        in_list = lists.iter().any(|l| line.trim() == l.as_str());
+        out.push_str(line);
+    }
+    out.into_bytes()
 }
 
 /// Compares generated files with the committed ones under `dir`; with `BLESS=1` in the

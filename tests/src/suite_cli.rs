@@ -85,6 +85,23 @@ fn arg(term: &str, desc: &str) -> Arg {
     };
     match long {
         "peer" => a.value_hint(ValueHint::Hostname),
+        // The steps and workloads the description lists ("...: net,icmp,tar (...)", "add a
+        // workload's steps to the run: kernel (...)"): the values a completion offers.
+        "only" | "workload" => {
+            let list = desc
+                .split_once(": ")
+                .and_then(|(_, r)| r.split_once(" ("))
+                .map(|(l, _)| l)
+                .expect("--only and --workload list their values after a colon");
+            let values: Vec<&'static str> = list.split(',').map(|v| leak(v.to_string())).collect();
+            let a = a.value_parser(values).hide_possible_values(true);
+            // --only takes several, comma-separated.
+            if long == "only" {
+                a.value_delimiter(',')
+            } else {
+                a
+            }
+        }
         "dir" | "results" => a.value_hint(ValueHint::DirPath),
         "format" => {
             let list = desc

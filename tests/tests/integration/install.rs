@@ -1,6 +1,7 @@
 //! The README's install instructions: the Rust version it names is the workspace's
 //! rust-version, and its install commands, run as written, put every tool, man page and
-//! completion where it says (a scratch HOME stands in for the user's).
+//! completion where it says, and the `benchmatrix` script on PATH (a scratch HOME stands in
+//! for the user's).
 
 use benchmatrix_tests::{TOOLS, path_str, run, skip, target_dir, workspace_root};
 use std::path::{Path, PathBuf};
@@ -160,7 +161,32 @@ fn readme_install_commands_install_every_tool_page_and_completion() {
     let prefix = home.path().join(".local");
     let installed = files(&prefix.join("bin"), |_| true);
     let tools: Vec<String> = TOOLS.iter().map(|(t, _)| t.to_string()).collect();
-    assert_eq!(installed, tools, "README's loop installs every tool");
+    let mut want = tools.clone();
+    want.push("benchmatrix".to_string());
+    want.sort();
+    assert_eq!(
+        installed, want,
+        "README's loop installs every tool, and the script beside them"
+    );
+    // The installed script is the checkout's, and finds its suite through the link, run
+    // from any folder.
+    let help = run(Command::new(prefix.join("bin/benchmatrix"))
+        .arg("--help")
+        .current_dir(home.path()));
+    assert!(
+        help.status.success()
+            && String::from_utf8_lossy(&help.stdout).starts_with("Usage: ./benchmatrix"),
+        "benchmatrix --help from the install: {}",
+        String::from_utf8_lossy(&help.stderr)
+    );
+    let dry = run(Command::new(prefix.join("bin/benchmatrix"))
+        .args(["--only", "cloud"])
+        .current_dir(home.path()));
+    assert!(
+        String::from_utf8_lossy(&dry.stderr).contains("--only: unknown step cloud"),
+        "the installed script parses its options: {}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
     for tool in &tools {
         let version = run(Command::new(prefix.join("bin").join(tool)).arg("--version"));
         assert!(

@@ -3,9 +3,10 @@
 //! container's cgroup says the quota held it back and its CPU rows are slower, its O_DIRECT
 //! write runs at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
-//! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run. The
-//! run's token is in no process's argv (bare and container), and the guest's job reads it into
-//! its environment from a file of mode 0600.
+//! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run. Two runs
+//! at once on one host each get a /30 and names of their own and both finish. The run's token
+//! is in no process's argv (bare and container), and the guest's job reads it into its
+//! environment from a file of mode 0600.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -18,9 +19,9 @@ const THROTTLE: f64 = 20.0 * 1048576.0;
 const QUOTA: f64 = 0.25;
 
 /// `fleet/local-envs ARGS` with the prebuilt tools, results in `res`, scratch in `tmp`; its
-/// JSON matrix.
-fn local_envs(res: &Path, tmp: &Path, args: &[&str]) -> Value {
-    let out = Command::new("sh")
+/// JSON matrix and its PID (which names what its container makes).
+fn local_envs(res: &Path, tmp: &Path, args: &[&str]) -> (Value, u32) {
+    let child = Command::new("sh")
         .arg(workspace_root().join("fleet/local-envs"))
         .args([
             "--results",
@@ -42,11 +43,16 @@ fn local_envs(res: &Path, tmp: &Path, args: &[&str]) -> Value {
         .env("BENCHMATRIX_BIN", bin_dir())
         .env("TMPDIR", tmp)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run fleet/local-envs");
+    let pid = child.id();
+    let out = child.wait_with_output().expect("wait for fleet/local-envs");
     assert!(out.status.success(), "fleet/local-envs: {}", explain(&out));
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)))
+    let m = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)));
+    (m, pid)
 }
 
 /// The guest's kernel and initramfs, kept between runs under the target directory.
@@ -70,16 +76,31 @@ fn value(r: &Value, j: usize) -> f64 {
     r["cells"][j]["value"].as_f64().unwrap_or(f64::NAN)
 }
 
-/// What the container made and must not leave: network namespaces, veth ends and cgroups
-/// named after local-envs' own prefix.
-fn leftovers() -> Vec<String> {
+/// What the container of the local-envs run `run` (its PID) made and must not leave: its
+/// network namespace (and the mount that holds it), veth ends and cgroups, named for that
+/// PID; another run's are not this one's.
+fn leftovers(run: u32) -> Vec<String> {
+    let names = [
+        format!("bmenv-{run}"),
+        format!("bmh{run}"),
+        format!("bmc{run}"),
+    ];
     let mut left = Vec::new();
     for dir in ["/run/netns", "/sys/class/net"] {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with("bmenv-") || n.starts_with("bmh") {
+            if names.contains(&n) {
                 left.push(format!("{dir}/{n}"));
             }
+        }
+    }
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    for l in mounts.lines() {
+        if l.split(' ')
+            .nth(4)
+            .is_some_and(|m| m.ends_with(&format!("/{}", names[0])))
+        {
+            left.push(format!("a mount: {l}"));
         }
     }
     for c in [
@@ -89,7 +110,7 @@ fn leftovers() -> Vec<String> {
         "/sys/fs/cgroup/memory",
     ] {
         for e in std::fs::read_dir(c).into_iter().flatten().flatten() {
-            if e.file_name().to_string_lossy().starts_with("bmenv-") {
+            if e.file_name().to_string_lossy() == names[0] {
                 left.push(e.path().to_string_lossy().into_owned());
             }
         }
@@ -273,7 +294,7 @@ fn bare_a_limited_container_and_a_guest_differ_by_what_makes_them_and_the_facts_
     let res = tempfile::tempdir().expect("results");
     let port = testkit::free_port().to_string();
     let before = load_average();
-    let m = local_envs(res.path(), tmp.path(), &["--envs", envs, "--port", &port]);
+    let (m, pid) = local_envs(res.path(), tmp.path(), &["--envs", envs, "--port", &port]);
     let busy = before.max(load_average());
     let keys: Vec<&str> = m["columns"]
         .as_array()
@@ -287,7 +308,11 @@ fn bare_a_limited_container_and_a_guest_differ_by_what_makes_them_and_the_facts_
         check_vm(&m, res.path());
         check_facts_block(&m);
     }
-    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+    assert!(
+        leftovers(pid).is_empty(),
+        "left behind: {:?}",
+        leftovers(pid)
+    );
     empty_dir(tmp.path());
 }
 
@@ -371,9 +396,6 @@ fn scan(root: u32, argvs: &mut Vec<String>, tokens: &mut std::collections::HashS
 
 #[test]
 fn the_run_token_is_in_no_process_argv() {
-    // Alone: two container runs at once share the container's address, and the check for
-    // what is left behind sees every run's namespaces and cgroups.
-    let _alone = testkit::alone();
     // The container too where this machine can make one.
     let container = testkit::is_root()
         && ["unshare", "nsenter", "ip", "findmnt", "ss"]
@@ -435,10 +457,19 @@ fn the_run_token_is_in_no_process_argv() {
         "the scan saw the run's netpipes: {argvs:?}"
     );
     assert!(
-        !container || argvs.iter().any(|a| a.contains("nsenter")),
+        // The launcher execs nsenter, which execs unshare at once: a scan sees either.
+        !container
+            || argvs
+                .iter()
+                .any(|a| a.contains("nsenter") || a.starts_with("unshare --mount")),
         "the scan saw the container's launcher: {argvs:?}"
     );
-    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+    let run = child.id();
+    assert!(
+        leftovers(run).is_empty(),
+        "left behind: {:?}",
+        leftovers(run)
+    );
 }
 
 /// Whether `tool` is on PATH (without the skip line: the test runs without it too).
@@ -476,18 +507,21 @@ vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
     assert!(!job.contains(token) && !job.contains("--token"), "{job}");
 }
 
-/// The processes of the container's tree: their environment names the container.
-fn container_processes() -> Vec<String> {
+/// The processes of the container of the local-envs run `run` (its PID): their environment
+/// names the container, and their cgroup is that run's.
+fn container_processes(run: u32) -> Vec<String> {
     let mark = b"container=benchmatrix-local-envs\0";
+    let cgroup = format!("/bmenv-{run}");
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|e| {
             let env = std::fs::read(e.path().join("environ")).ok()?;
-            env.windows(mark.len())
-                .any(|w| w == mark)
-                .then(|| e.file_name().to_string_lossy().into_owned())
+            let groups = std::fs::read_to_string(e.path().join("cgroup")).ok()?;
+            (env.windows(mark.len()).any(|w| w == mark)
+                && groups.lines().any(|l| l.ends_with(&cgroup)))
+            .then(|| e.file_name().to_string_lossy().into_owned())
         })
         .collect()
 }
@@ -515,8 +549,6 @@ fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
     {
         return;
     }
-    // Alone, as the other container runs (one container address; what is left behind).
-    let _alone = testkit::alone();
     let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
     let res = tempfile::tempdir().expect("results");
     let port = testkit::free_port();
@@ -547,16 +579,137 @@ fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(begun(), "the container's suite never began");
-    assert!(!leftovers().is_empty() && !container_processes().is_empty());
+    let pid = run.pid();
+    assert!(!leftovers(pid).is_empty() && !container_processes(pid).is_empty());
     run.signal(libc::SIGHUP);
     let (st, _, err) = run.wait_output(std::time::Duration::from_secs(60));
     assert_eq!(st.code(), Some(129), "{st}: {err}");
-    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     assert!(
-        container_processes().is_empty(),
+        leftovers(pid).is_empty(),
+        "left behind: {:?}",
+        leftovers(pid)
+    );
+    assert!(
+        container_processes(pid).is_empty(),
         "{:?}",
-        container_processes()
+        container_processes(pid)
     );
     assert!(!listens(port) && !listens(port + 1), "a listener is left");
+    empty_dir(tmp.path());
+}
+
+/// The `peer` tag of the container's network records in `res`: the host end's address.
+fn container_peer(res: &Path) -> String {
+    let text = std::fs::read_to_string(res.join("container.jsonl")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|r| r["tags"]["peer"].as_str().map(str::to_string))
+        .unwrap_or_else(|| panic!("no peer tag in the container's records: {text}"))
+}
+
+#[test]
+fn two_runs_at_once_on_one_host_each_get_a_network_of_their_own_and_both_finish() {
+    if !need_root("a container's cgroup and network namespace")
+        || !["unshare", "nsenter", "ip", "findmnt", "ss", "flock"]
+            .iter()
+            .all(|t| need_tool(t))
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
+    let start = |res: &Path, port: u16, runs: &str, net_time: &str| {
+        let mut c = Command::new("sh");
+        c.arg(workspace_root().join("fleet/local-envs"))
+            .args(["--envs", "bare,container", "-f", "json"])
+            .args(["--results", &res.to_string_lossy()])
+            .args(["--dir", &tmp.path().to_string_lossy()])
+            .args(["--port", &port.to_string(), "--runs", runs, "--only", "net"])
+            .args(["--", "--net-time", net_time])
+            .env("BENCHMATRIX_BIN", bin_dir())
+            .env("TMPDIR", tmp.path())
+            .stdin(Stdio::null());
+        testkit::Captured::start(&mut c)
+    };
+    let (res_a, res_b) = (
+        tempfile::tempdir().expect("results"),
+        tempfile::tempdir().expect("results"),
+    );
+    let port_a = testkit::free_port();
+    // Two ports apart: each run's --serve listens on its port and the next.
+    let port_b = (port_a..port_a.saturating_add(200))
+        .skip(2)
+        .find(|p| !listens(*p) && !listens(p + 1))
+        .expect("a second pair of free ports");
+    // The second starts once the first's container has begun, and its bare run is short
+    // beside the first's container step (four transfers of 3 s): so its container is made
+    // while the first's still holds its network.
+    let a = start(res_a.path(), port_a, "2", "3s");
+    let begun = || {
+        std::fs::read_to_string(res_a.path().join("container.jsonl"))
+            .is_ok_and(|t| t.contains("\"type\":\"begin\""))
+    };
+    let started = std::time::Instant::now();
+    while !begun() && started.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(begun(), "the first run's container never began");
+    let b = start(res_b.path(), port_b, "1", "250ms");
+    let (pid_a, pid_b) = (a.pid(), b.pid());
+    let limit = std::time::Duration::from_secs(600);
+    let (st_a, out_a, err_a) = a.wait_output(limit);
+    let (st_b, out_b, err_b) = b.wait_output(limit);
+    assert!(st_a.success(), "the first run: {st_a}: {err_a}");
+    assert!(st_b.success(), "the second run: {st_b}: {err_b}");
+    for (out, res) in [(&out_a, &res_a), (&out_b, &res_b)] {
+        let m: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        let keys: Vec<&str> = m["columns"]
+            .as_array()
+            .expect("columns")
+            .iter()
+            .filter_map(|c| c["key"].as_str())
+            .collect();
+        assert_eq!(keys, ["bare", "container"], "{out}");
+        assert!(res.path().join("container.jsonl").is_file());
+    }
+    let (peer_a, peer_b) = (container_peer(res_a.path()), container_peer(res_b.path()));
+    assert!(
+        peer_a.starts_with("10.213.") && peer_b.starts_with("10.213."),
+        "{peer_a} {peer_b}"
+    );
+    assert_ne!(
+        peer_a, peer_b,
+        "the two containers' host ends share an address"
+    );
+    // The containers did run at once: the second's began before the first's ended.
+    let times = |res: &Path| -> Vec<String> {
+        std::fs::read_to_string(res.join("container.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|r| r["at"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (ta, tb) = (times(res_a.path()), times(res_b.path()));
+    let a_last = ta.iter().max().expect("the first container's records");
+    let b_first = tb.iter().min().expect("the second container's records");
+    assert!(
+        b_first < a_last,
+        "the containers ran one after the other: {b_first} >= {a_last}"
+    );
+    for pid in [pid_a, pid_b] {
+        assert!(
+            leftovers(pid).is_empty(),
+            "left behind: {:?}",
+            leftovers(pid)
+        );
+        assert!(
+            container_processes(pid).is_empty(),
+            "{:?}",
+            container_processes(pid)
+        );
+    }
+    for p in [port_a, port_a + 1, port_b, port_b + 1] {
+        assert!(!listens(p), "a listener is left on port {p}");
+    }
     empty_dir(tmp.path());
 }

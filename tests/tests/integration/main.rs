@@ -21,6 +21,7 @@ mod script_cli;
 mod script_invocations;
 mod script_kernel;
 mod script_kernel_input;
+mod script_max_load;
 mod script_paths;
 mod script_report;
 mod script_serve;

@@ -1,6 +1,7 @@
 //! The `./benchmatrix` script's command line: bad options are refused before anything runs,
-//! `--help` prints the usage text the clap Command of its man page is made from, and the
-//! option parser takes exactly that Command's options.
+//! `--help` prints the usage text the clap Command of its man page is made from, the
+//! option parser takes exactly that Command's options, and bash completes `--only` and
+//! `--workload` with their values (item by item in `--only`'s comma-separated list).
 
 use benchmatrix_tests::suite::script_path;
 use benchmatrix_tests::suite_cli::{block, command, entries, environment, term_parts, usage};
@@ -189,4 +190,47 @@ fn script_parses_exactly_the_options_of_its_command() {
         })
         .collect();
     assert_eq!(got, want, "the script's case arms and suite_cli::command()");
+}
+
+/// What the committed bash completion offers for the command line `words` (the last one
+/// being completed), as bash would call it.
+fn bash_offers(words: &[&str]) -> Vec<String> {
+    let script = benchmatrix_tests::workspace_root().join("completions/bash/benchmatrix");
+    let out = run(Command::new("bash")
+        .arg("-c")
+        .arg(
+            r#"source "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+_benchmatrix benchmatrix "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+printf '%s\n' "${COMPREPLY[@]}""#,
+        )
+        .arg("bash")
+        .arg(&script)
+        .args(words)
+        .stdin(Stdio::null()));
+    ok(&out, "the bash completion");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_the_steps_and_workloads_not_file_names() {
+    if !need_tool("bash") {
+        return;
+    }
+    let steps = ["net", "icmp", "tar", "make", "cpu", "disk", "kernel"];
+    assert_eq!(bash_offers(&["benchmatrix", "--only", ""]), steps);
+    assert_eq!(bash_offers(&["benchmatrix", "--only", "c"]), ["cpu"]);
+    assert_eq!(
+        bash_offers(&["benchmatrix", "--only", "net,d"]),
+        ["net,disk"]
+    );
+    assert_eq!(
+        bash_offers(&["benchmatrix", "--only", "net,cpu,"]).len(),
+        steps.len()
+    );
+    assert_eq!(bash_offers(&["benchmatrix", "--workload", ""]), ["kernel"]);
 }

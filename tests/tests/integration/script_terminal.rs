@@ -144,6 +144,35 @@ fn on_a_terminal_each_step_is_one_line_with_its_figures_and_time() {
         before[0].ends_with(&format!(", from this machine's earlier runs){plan}")),
         "{text}"
     );
+    // So does a new label's first run: this machine's runs count whatever their label.
+    let args = short_run(&res, &port, "tty/new");
+    let (text, before) = terminal_run(&work, &scratch, &args);
+    let plan_new = format!("; records are appended to {}/tty_new.jsonl", s(&res));
+    assert!(
+        before[0].ends_with(&format!(", from this machine's earlier runs){plan_new}")),
+        "{text}"
+    );
+    // Another machine's records in the folder do not: they are its times, not this one's.
+    let other = tmp.path().join("other");
+    std::fs::create_dir(&other).expect("a results folder");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("the host name");
+    let theirs = std::fs::read_to_string(res.join("tty_run.jsonl"))
+        .expect("the records")
+        .replace(
+            &format!(",\"host\":\"{}\",", host.trim()),
+            ",\"host\":\"another-machine\",",
+        );
+    assert!(
+        !theirs.contains(&format!("\"host\":\"{}\"", host.trim())),
+        "every record's host renamed"
+    );
+    std::fs::write(other.join("another_machine.jsonl"), theirs).expect("their records");
+    let args = short_run(&other, &port, "tty/run");
+    let (text, before) = terminal_run(&work, &scratch, &args);
+    assert!(
+        before[0].contains(", a guess from typical speeds)"),
+        "{text}"
+    );
     empty_dir(&work);
     empty_dir(&scratch);
 }
@@ -386,6 +415,59 @@ fn cargo_shows_its_progress_on_a_terminal_only_when_the_tools_need_building() {
     );
 
     check_piped_build(&cargo, &work, &scratch, &args);
+    empty_dir(&work);
+    empty_dir(&scratch);
+}
+
+/// The README's range for a first run's lines on a terminal: "prints N to M lines".
+fn readme_line_range() -> (usize, usize) {
+    let readme = std::fs::read_to_string(benchmatrix_tests::workspace_root().join("README.md"))
+        .expect("README.md");
+    let flat = readme.split_whitespace().collect::<Vec<&str>>().join(" ");
+    let (_, rest) = flat
+        .split_once("A first run on a terminal prints ")
+        .expect("the README says how many lines a first run prints");
+    let words: Vec<&str> = rest.splitn(4, ' ').collect();
+    match words.as_slice() {
+        [lo, "to", hi, tail] if tail.starts_with("lines") => (
+            lo.parse().expect("the range's low end"),
+            hi.parse().expect("the range's high end"),
+        ),
+        _ => panic!("\"A first run on a terminal prints N to M lines\": {rest:.60}"),
+    }
+}
+
+#[test]
+fn a_first_run_on_a_terminal_prints_as_many_lines_as_the_readme_says() {
+    // Every default step runs (none left out for a missing program), with the default runs;
+    // only the sizes and times are short, which changes no line.
+    if !need_tool("script") || !need_tool("bzip2") || !need_tool("cc") {
+        return;
+    }
+    let (lo, hi) = readme_line_range();
+    let tmp = tempfile::tempdir().unwrap();
+    let [work, scratch, res] = folders(tmp.path(), ["work", "tmp", "results"]);
+    let port = free_port().to_string();
+    let args = [
+        "--disk-size",
+        "16M",
+        "--net-time",
+        "250ms",
+        "--port",
+        &port,
+        "--results",
+        s(&res),
+        "--label",
+        "tty/lines",
+    ];
+    let out = run(&mut script_on_pty(&work, &scratch, &args));
+    ok(&out, "a default run on a terminal");
+    let text = terminal_text(&out);
+    let n = text.lines().count();
+    assert!(
+        (lo..=hi).contains(&n),
+        "the README says {lo} to {hi} lines, a real run printed {n}:\n{text}"
+    );
     empty_dir(&work);
     empty_dir(&scratch);
 }
