@@ -2,7 +2,7 @@
 # cpumem against its peers, alternating A B, B A ... in one run, reporting the median of each
 # side's figures and their ratio (cpumem / peer), with the spread of the per-round ratios:
 #   syscall_s             vs `perf bench syscall basic` (getppid through syscall(2), usecs/op)
-#   pipe_round_trip_s     vs `perf bench sched pipe` (a round trip between two processes)
+#   pipe_one_cpu_round_trip_s vs `perf bench sched pipe` (a round trip between two processes)
 #   mem_copy_bytes_per_s  vs `perf bench mem memcpy -f default` (glibc's memcpy), same size
 #   mem_read_bytes_per_s, mem_write_bytes_per_s vs `sysbench memory --memory-oper=read|write`,
 #                         its block the same size as cpumem's buffer, one thread
@@ -38,7 +38,7 @@ ours() {
 peer() {
 	case $1 in
 	syscall) taskset -c "$CPU" perf bench syscall basic -l 1000000 | awk '/usecs\/op/ { printf "%.9g\n", $1 / 1e6 }' ;;
-	pipe) taskset -c "$CPU" perf bench sched pipe -l 20000 | awk '/usecs\/op/ { printf "%.9g\n", $1 / 1e6 }' ;;
+	pipe1) taskset -c "$CPU" perf bench sched pipe -l 20000 | awk '/usecs\/op/ { printf "%.9g\n", $1 / 1e6 }' ;;
 	memcopy)
 		# perf's MB and GB are binary (its -s 128MB is 128 MiB, its GB/sec 2^30 bytes a second).
 		taskset -c "$CPU" perf bench mem memcpy -f default -s "${SIZE_MB}MB" -l 10 |
@@ -58,7 +58,7 @@ echo "peers: $(perf version), $(sysbench --version); $ROUNDS rounds A B / B A; l
 
 # probe, sample key, summary key, peer's name
 cases="syscall syscall_s syscall_median_s perf-bench-syscall-basic
-pipe pipe_round_trip_s pipe_round_trip_median_s perf-bench-sched-pipe
+pipe1 pipe_one_cpu_round_trip_s pipe_one_cpu_round_trip_median_s perf-bench-sched-pipe
 memcopy mem_copy_bytes_per_s mem_copy_median_bytes_per_s perf-bench-mem-memcpy
 memread mem_read_bytes_per_s mem_read_median_bytes_per_s sysbench-memory-read
 memwrite mem_write_bytes_per_s mem_write_median_bytes_per_s sysbench-memory-write"

@@ -195,8 +195,8 @@ step_make() {
 
 # --- CPU and memory costs: a row per cpumem probe ----------------------------------------------
 step_cpu() {
-    note "cpu: cpumem's probes (system call, pipe, spawn, page fault, memory, clock), 1 s each"
-    step "cpu and memory costs" "cpumem: 9 probes of 1 s, a row each" "$1"
+    note "cpu: cpumem's probes (system call, pipe on one CPU and across two, spawn, page fault, memory, clock), 1 s each"
+    step "cpu and memory costs" "cpumem: 10 probes of 1 s, a row each" "$1"
     tool "$cpumem" $q --label "$label" >>"$out" || step_failed cpu
     step_end
 }

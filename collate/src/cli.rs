@@ -54,7 +54,10 @@ first value that counts. --include-partial puts them in, marked *. A cell that p
 runs shows ×N, where a run is a suite invocation (the records' invocation field: every tool
 run of one ./benchmatrix) or, without one, one tool run; where its runs of at least 3 values differ from each other (Kruskal-Wallis, p
 < 0.05: a drifting machine, not a spread) it shows ×N! and the note names the runs;
---latest keeps each cell's newest run.
+--latest keeps each cell's newest run. A cell whose values fall in two modes apart (sorted, on
+a log scale when positive, the widest gap leaving at least 3 values and a tenth on each side
+is over twice either cluster's range) shows ‖, and the note names its two modes: its median
+is neither's, as a pipe round trip's is when its processes share a CPU in some batches only.
 
 Under the header, the facts that differ between the columns explain them: the environment
 facts of the begin records (virtualization, the cgroup limits, namespaces, clocksource,

@@ -22,6 +22,7 @@ pub mod gather;
 pub mod history;
 pub mod kruskal;
 pub mod matrix;
+pub mod modes;
 pub mod read;
 pub mod render;
 pub mod repeats;

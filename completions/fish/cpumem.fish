@@ -1,4 +1,4 @@
-complete -c cpumem -l only -d 'Only these probes, comma-separated: syscall,pipe,spawn,fault,memread,memwrite,memcopy,memlat,clock (default: all, in that order)' -r
+complete -c cpumem -l only -d 'Only these probes, comma-separated: syscall,pipe1,pipe2,spawn,fault,memread,memwrite,memcopy,memlat,clock (default: all, in that order)' -r
 complete -c cpumem -s t -l time -d 'How long each probe runs, its batches together (250ms, 2s; a bare number is seconds)' -r
 complete -c cpumem -s c -l count -d 'Batches per probe: the samples of each row' -r
 complete -c cpumem -l cpu -d 'Pin the probes (and the processes they start) to CPU N' -r

@@ -8,7 +8,7 @@ complete -c pingrt -s I -l interface -d 'Source address, or interface name to se
 complete -c pingrt -l socket -d 'Socket kind: raw (needs CAP_NET_RAW), dgram (net.ipv4.ping_group_range) or auto' -r -f -a "auto\t''
 raw\t''
 dgram\t''"
-complete -c pingrt -l tx-stamp -d 'Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood' -r -f -a "auto\t''
+complete -c pingrt -l tx-stamp -d 'Send time: kernel (the driver\'s software stamp, else the device queue\'s, else user), user (time before sendto, as ping); auto: kernel, but user with --flood' -r -f -a "auto\t''
 kernel\t''
 user\t''"
 complete -c pingrt -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r

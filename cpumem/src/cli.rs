@@ -34,9 +34,14 @@ only in those a throttle happened to fall in.
 
 begin records the CPU model, the frequency governor where the kernel shows one, the \
 clocksource, the transparent huge page setting, the last-level cache and the CPUs used \
-(--cpu N pins the process and the processes it starts to CPU N: the pipe probe's two \
-processes then share it; without --cpu the scheduler places them, and each pipe sample says \
-whether they shared a CPU).
+(--cpu N pins the process and the processes it starts to CPU N). The pipe round trip is two \
+rows because it has two costs: left to the scheduler, its two processes share a CPU in some \
+batches (two context switches, a few microseconds) and not in others (two wake-ups across \
+CPUs, ten times that on a VM), and the median of the two modes is neither. So pipe1 pins both \
+to one CPU and pipe2 each to a CPU of its own (the first one or two CPUs this process may \
+use); each sample names both processes' CPUs as the kernel reports them. pipe2 is skipped, \
+the summary's info.skipped saying why, where the process may use one CPU only (one CPU, a \
+cpuset of one, --cpu); a run that measured nothing else exits 1. --only pipe names both.
 
 Records: a begin, a sample per batch (values: the probe's one figure; info: the batch's \
 operations and seconds), and one summary (the lifecycle's: one per run) that carries every \

@@ -18,6 +18,8 @@ pub enum Ended {
     Interrupted(Option<Stats>),
     /// The probe could not run or a batch failed: why.
     Failed(String),
+    /// The probe does not apply to this machine (two CPUs on a machine of one): why.
+    Skipped(String),
 }
 
 /// One probe's batches, summarized.
@@ -124,6 +126,10 @@ fn figure(spec: &Spec, op: &dyn Op, ops: u64, t: f64) -> f64 {
 /// Runs probe `p`: writes a sample per batch (or a failed sample) under its row name.
 pub fn run_probe(p: Probe, sizes: &Sizes, plan: Plan, s: &mut Session) -> Result<Ended, Failure> {
     let spec = p.spec();
+    if let Some(why) = crate::probe::skipped(p, &sizes.cpus) {
+        s.human().line(&format!("{}: skipped: {why}", spec.role));
+        return Ok(Ended::Skipped(why));
+    }
     let mut op = match crate::probe::prepare(p, sizes) {
         Ok(op) => op,
         Err(e) if interrupted(&e) => return Ok(Ended::Interrupted(None)),

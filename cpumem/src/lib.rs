@@ -4,7 +4,8 @@
 //! | probe | row (`name`) | sample key | one operation |
 //! |---|---|---|---|
 //! | syscall | system call round trip | `syscall_s` | getppid as a raw system call |
-//! | pipe | pipe round trip between two processes | `pipe_round_trip_s` | a byte there and back over two pipes |
+//! | pipe1 | pipe round trip on one CPU | `pipe_one_cpu_round_trip_s` | a byte there and back over two pipes, both processes on one CPU |
+//! | pipe2 | pipe round trip across two CPUs | `pipe_two_cpus_round_trip_s` | the same, each process on a CPU of its own (skipped on one CPU) |
 //! | spawn | process spawn and wait | `spawn_s` | posix_spawn and waitpid of a tiny static program |
 //! | fault | page fault on first touch | `page_fault_s` | the first write to a fresh anonymous 4 KiB page |
 //! | memread, memwrite, memcopy | memory read/write/copy bandwidth | `mem_read_bytes_per_s`... | a pass over a buffer of 4x the LLC |
@@ -102,7 +103,7 @@ const MIN_CHASE: u64 = 256 << 20;
 /// The buffer sizes: 4x (bandwidth) and 8x (chase) the last-level cache, at least 64 MiB
 /// and 256 MiB, and by default no more than an eighth of memory each (a copy has two), or of
 /// the cgroup's memory limit where that is less (a container's OOM killer would end the run).
-fn sizes(o: &cli::Opts, llc: Option<u64>, loop_s: f64) -> Sizes {
+fn sizes(o: &cli::Opts, llc: Option<u64>, loop_s: f64, cpus: Vec<usize>) -> Sizes {
     let probe = measure::envfacts::Probe::system();
     let limit = probe
         .cgroup_facts()
@@ -118,6 +119,7 @@ fn sizes(o: &cli::Opts, llc: Option<u64>, loop_s: f64) -> Sizes {
         stream_bytes: o.size.unwrap_or_else(|| (4 * llc).max(MIN_STREAM).min(cap)),
         chase_bytes: (8 * llc).max(MIN_CHASE).min(cap),
         loop_s,
+        cpus,
     }
 }
 
@@ -137,7 +139,7 @@ fn measure_all(o: cli::Opts, s: &mut Session) -> Result<Exit, Failure> {
     } else {
         0.0
     };
-    let z = sizes(&o, llc, loop_s);
+    let z = sizes(&o, llc, loop_s, cpus.clone());
     let plan = Plan {
         batch_s: o.time.as_secs_f64() / o.batches as f64,
         batches: o.batches,
@@ -178,12 +180,18 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
     let mut probes = Map::new();
     let mut headlines = Vec::new();
     let mut failed = Map::new();
+    let mut skipped = Map::new();
     let mut errors = Vec::new();
     let mut table: Vec<(String, String)> = Vec::new();
     for (name, e) in ended {
         let st = match e {
             Ended::Done(st) | Ended::Interrupted(Some(st)) => st,
             Ended::Interrupted(None) => continue,
+            Ended::Skipped(why) => {
+                skipped.insert(name.clone(), json!(why));
+                table.push((name.clone(), "skipped".into()));
+                continue;
+            }
             Ended::Failed(why) => {
                 errors.push(format!("{name}: {why}"));
                 failed.insert(name.clone(), json!(why));
@@ -201,7 +209,16 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         table.push((name.clone(), median));
         headlines.push(Headline::new(&st.key("median"), name));
     }
-    let code = engine::exit_of(ended.iter().map(|(_, e)| e));
+    let mut code = engine::exit_of(ended.iter().map(|(_, e)| e));
+    if code == Exit::Ok && headlines.is_empty() {
+        // Every probe asked for was skipped: the run measured nothing.
+        code = Exit::MeasuredFailure;
+        let why: Vec<String> = skipped
+            .iter()
+            .map(|(n, w)| format!("{n}: skipped: {}", w.as_str().unwrap_or("")))
+            .collect();
+        errors.extend(why);
+    }
     let (status, error) = match code {
         Exit::Ok => (Status::Ok, None),
         Exit::Interrupted => (Status::Partial, Some("interrupted".to_string())),
@@ -216,7 +233,9 @@ fn summarize(s: &mut Session, ended: &[(String, Ended)]) -> Result<Exit, Failure
         headline: None,
         headlines,
         values,
-        info: measure::parts::info(json!({ "probes": probes, "failed": failed })),
+        info: measure::parts::info(
+            json!({ "probes": probes, "failed": failed, "skipped": skipped }),
+        ),
     })?;
     s.human().summary(&text);
     Ok(code)

@@ -8,7 +8,8 @@ use std::io;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Probe {
     Syscall,
-    Pipe,
+    PipeOneCpu,
+    PipeTwoCpus,
     Spawn,
     Fault,
     MemRead,
@@ -60,14 +61,27 @@ pub const PROBES: &[Spec] = &[
         op: "getppid(2) as a raw system call (never the vDSO), the empty loop's cost subtracted",
     },
     Spec {
-        probe: Probe::Pipe,
-        only: "pipe",
-        role: "pipe round trip between two processes",
-        key: "pipe_round_trip_s",
+        probe: Probe::PipeOneCpu,
+        only: "pipe1",
+        role: "pipe round trip on one CPU",
+        key: "pipe_one_cpu_round_trip_s",
         figure: Figure::PerOp,
         own_work: false,
-        op: "one byte to a forked process over a pipe and one back over another: two context \
-             switches when the processes share a CPU (perf bench sched pipe's operation)",
+        op: "one byte to a forked process over a pipe and one back over another, both processes \
+             pinned to the same CPU: two context switches on it (taskset -c 0 perf bench sched \
+             pipe's operation)",
+    },
+    Spec {
+        probe: Probe::PipeTwoCpus,
+        only: "pipe2",
+        role: "pipe round trip across two CPUs",
+        key: "pipe_two_cpus_round_trip_s",
+        figure: Figure::PerOp,
+        own_work: false,
+        op: "the same round trip with the two processes pinned to two different CPUs (the first \
+             two this process may use): two wake-ups across CPUs, an idle CPU's exit among them; \
+             skipped, with a note, where the process may use one CPU only (one CPU, a cpuset of \
+             one, --cpu)",
     },
     Spec {
         probe: Probe::Spawn,
@@ -150,12 +164,19 @@ impl Probe {
     }
 }
 
+/// The `--only` name of both pipe probes at once.
+pub const PIPES: &str = "pipe";
+
 /// The probes named by `--only` (comma-separated, in the table's order whatever the order
-/// given), or why the list is wrong.
+/// given; `pipe` names both pipe probes), or why the list is wrong.
 pub fn parse_only(list: &str) -> Result<Vec<Probe>, String> {
     let names: Vec<&str> = PROBES.iter().map(|s| s.only).collect();
     let mut want = Vec::new();
     for w in list.split(',').map(str::trim) {
+        if w == PIPES {
+            want.extend([Probe::PipeOneCpu, Probe::PipeTwoCpus]);
+            continue;
+        }
         match PROBES.iter().find(|s| s.only == w) {
             Some(s) => want.push(s.probe),
             None if w.is_empty() => {
@@ -166,7 +187,7 @@ pub fn parse_only(list: &str) -> Result<Vec<Probe>, String> {
             }
             None => {
                 return Err(format!(
-                    "--only {list}: unknown probe {w}; the probes are {}",
+                    "--only {list}: unknown probe {w}; the probes are {} ({PIPES} is pipe1 and pipe2)",
                     names.join(",")
                 ));
             }
@@ -180,7 +201,7 @@ pub fn parse_only(list: &str) -> Result<Vec<Probe>, String> {
 }
 
 /// Sizes the probes work with.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Sizes {
     /// Each bandwidth buffer.
     pub stream_bytes: u64,
@@ -188,6 +209,32 @@ pub struct Sizes {
     pub chase_bytes: u64,
     /// The empty loop's cost per iteration.
     pub loop_s: f64,
+    /// The CPUs this process may run on, in order (the pipe probes pin to them).
+    pub cpus: Vec<usize>,
+}
+
+/// Why probe `p` does not apply here, if it does not: the pipe across two CPUs where this
+/// process may use one.
+pub fn skipped(p: Probe, cpus: &[usize]) -> Option<String> {
+    match (p, cpus) {
+        (Probe::PipeTwoCpus, [_]) => pipe_cpus(p, cpus).err(),
+        _ => None,
+    }
+}
+
+/// The CPUs of a pipe probe's two processes (this one's, the forked one's): the first CPU
+/// this process may use for both, or the first two; why not, where the process may use one
+/// CPU only (the probe is then skipped, not failed: the machine has no second CPU to cross to).
+pub fn pipe_cpus(p: Probe, cpus: &[usize]) -> Result<(usize, usize), String> {
+    match (p, cpus) {
+        (_, []) => Err("this process may run on no CPU the kernel names".into()),
+        (Probe::PipeTwoCpus, [one]) => Err(format!(
+            "this process may run on CPU {one} only (one CPU, a cpuset of one, or --cpu), so \
+             there is no second CPU to cross to"
+        )),
+        (Probe::PipeTwoCpus, [a, b, ..]) => Ok((*a, *b)),
+        (_, [a, ..]) => Ok((*a, *a)),
+    }
 }
 
 /// Prepares probe `p`.
@@ -195,7 +242,10 @@ pub fn prepare(p: Probe, z: &Sizes) -> io::Result<Box<dyn Op>> {
     Ok(match p {
         Probe::Syscall => Box::new(ops::calls::Syscall::new(z.loop_s)),
         Probe::Clock => Box::new(ops::calls::Clock::new(z.loop_s)),
-        Probe::Pipe => Box::new(ops::pipe::PipePair::start()?),
+        Probe::PipeOneCpu | Probe::PipeTwoCpus => match pipe_cpus(p, &z.cpus) {
+            Ok(pair) => Box::new(ops::pipe::PipePair::start(pair)?),
+            Err(why) => return Err(io::Error::other(why)),
+        },
         Probe::Spawn => Box::new(ops::spawn::Spawn::new()?),
         Probe::Fault => Box::new(ops::fault::Fault::default()),
         Probe::MemRead => Box::new(ops::mem::Stream::new(ops::mem::Kind::Read, z.stream_bytes)?),
@@ -225,6 +275,20 @@ mod tests {
             "{e}"
         );
         assert!(parse_only("syscall,").is_err());
+        assert_eq!(
+            parse_only("spawn,pipe").unwrap(),
+            [Probe::PipeOneCpu, Probe::PipeTwoCpus, Probe::Spawn]
+        );
+        assert_eq!(parse_only("pipe2").unwrap(), [Probe::PipeTwoCpus]);
+    }
+
+    #[test]
+    fn pipe_probes_pick_one_cpu_or_two_and_a_single_cpu_skips_the_second() {
+        assert_eq!(pipe_cpus(Probe::PipeOneCpu, &[2, 5]), Ok((2, 2)));
+        assert_eq!(pipe_cpus(Probe::PipeTwoCpus, &[2, 5, 7]), Ok((2, 5)));
+        assert_eq!(pipe_cpus(Probe::PipeOneCpu, &[3]), Ok((3, 3)));
+        let why = pipe_cpus(Probe::PipeTwoCpus, &[3]).unwrap_err();
+        assert!(why.contains("CPU 3 only"), "{why}");
     }
 
     #[test]

@@ -26,11 +26,14 @@ pipe or a file (or with --json), and are appended to -o FILE. On a terminal with
 gets ping's lines instead: one per probe (a row of dots for the unanswered ones with --flood)
 and ping's summary, on stderr, and no JSON.
 
-Timing: the receive time is the kernel's software stamp (SO_TIMESTAMPING, else SO_TIMESTAMPNS);
-the send time is the kernel's software stamp taken as the request enters the device queue
-(SO_TIMESTAMPING TX_SCHED) when the kernel gives one inside the sendto call, else the time taken
-right before sendto (--tx-stamp user always uses that, as ping does; so does --flood unless
---tx-stamp kernel is given). Send times are kept in memory by sequence number and never read
+Timing: the receive time is the kernel's software stamp (SO_TIMESTAMPING, else SO_TIMESTAMPNS),
+taken as the reply enters the stack; the send time is the kernel's software stamp taken in the
+driver as the request leaves for the device (SO_TIMESTAMPING TX_SOFTWARE), the point nearest the
+wire, when the kernel gives one inside the sendto call; else the stamp taken as the request
+entered the device queue (TX_SCHED: before the queue discipline and the kernel's work for the
+stamp itself, about 2 us early across a veth pair); else the time taken right before sendto
+(--tx-stamp user always uses that, as ping does; so does --flood unless --tx-stamp kernel is
+given). Each sample's tx_stamp says which: kernel, kernel-sched or user. Send times are kept in memory by sequence number and never read
 back from the echoed payload.
 
 Sockets: a raw ICMP socket when permitted (root or CAP_NET_RAW), else the unprivileged datagram
@@ -171,7 +174,7 @@ pub fn command() -> Command {
                 .value_name("SOURCE")
                 .value_parser(["auto", "kernel", "user"])
                 .default_value("auto")
-                .help("Send time: kernel (software stamp, falls back to user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
+                .help("Send time: kernel (the driver's software stamp, else the device queue's, else user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
         )
         .arg(measure::flags::quiet())
         .arg(

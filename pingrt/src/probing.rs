@@ -162,8 +162,9 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
         match res {
             Ok(()) => {
                 if self.sock.tx_stamps {
-                    // The stamp is usually queued before sendto returns: read just it.
-                    self.drain_errqueue(1)?;
+                    // The stamps (the scheduler's and the driver's) are usually queued before
+                    // sendto returns: read just them.
+                    self.drain_errqueue(2)?;
                 }
                 Ok(after)
             }

@@ -7,6 +7,7 @@ use crate::records::ReplyEvent;
 use crate::session::{DRAIN_BATCH, Prober, out_err};
 use crate::socket::{Kind, Received};
 use crate::tracker::Outcome;
+use crate::tracker::TxStamp;
 use measure::Failure;
 use pnet_packet::icmp::{IcmpCode, IcmpType};
 use pnet_packet::icmpv6::{Icmpv6Code, Icmpv6Type};
@@ -68,8 +69,8 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
         };
         match ee.origin {
             libc::SO_EE_ORIGIN_TIMESTAMPING => {
-                if let Some(ts) = r.stamp_ns {
-                    self.tracker.tx_stamp(ts);
+                if let (Some(ts), Some(kind)) = (r.stamp_ns, TxStamp::from_ee_info(ee.info)) {
+                    self.tracker.tx_stamp(ts, kind);
                 }
                 Ok(())
             }
@@ -186,7 +187,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
                     ttl,
                     bytes,
                     rtt_s,
-                    tx_kernel: probe.kernel_tx_ns.is_some(),
+                    tx: probe.kernel_tx,
                     rx_kernel,
                     out_of_order,
                 };

@@ -2,6 +2,7 @@
 //! probing thread or (flood) on a writer thread of its own that the probing thread hands
 //! compact events in batches, so that serializing JSON does not slow the probing down.
 
+use crate::tracker::TxStamp;
 use measure::Reporter;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use serde::Serialize;
@@ -30,7 +31,8 @@ pub struct ReplyEvent {
     pub ttl: Option<u8>,
     pub bytes: usize,
     pub rtt_s: f64,
-    pub tx_kernel: bool,
+    /// The kernel's transmit stamp the send time is, if any.
+    pub tx: Option<TxStamp>,
     pub rx_kernel: bool,
     pub out_of_order: bool,
 }
@@ -66,6 +68,16 @@ fn stamp(kernel: bool) -> &'static str {
     if kernel { "kernel" } else { "user" }
 }
 
+/// A send time's source: `kernel` (the driver's stamp), `kernel-sched` (the scheduler's, where
+/// the driver gave none), `user` (the time before sendto).
+fn tx_stamp(tx: Option<TxStamp>) -> &'static str {
+    match tx {
+        Some(TxStamp::Driver) => "kernel",
+        Some(TxStamp::Sched) => "kernel-sched",
+        None => "user",
+    }
+}
+
 /// Writes one event as a sample record through `rep`.
 fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
     match ev {
@@ -76,7 +88,7 @@ fn write(rep: &mut Reporter, ev: Event, from: &str) -> io::Result<()> {
                 ttl: e.ttl,
                 bytes: e.bytes,
                 from,
-                tx_stamp: stamp(e.tx_kernel),
+                tx_stamp: tx_stamp(e.tx),
                 rx_stamp: stamp(e.rx_kernel),
                 out_of_order: e.out_of_order,
             };
@@ -310,7 +322,7 @@ mod tests {
             ttl: Some(64),
             bytes: 64,
             rtt_s: 0.000104,
-            tx_kernel: number.is_multiple_of(2),
+            tx: number.is_multiple_of(2).then_some(TxStamp::Driver),
             rx_kernel: true,
             out_of_order: number == 3,
         }

@@ -139,7 +139,7 @@ fn socket_info(base: &mut Map<String, Value>, sock: &IcmpSocket, id: u16) {
     base.insert(
         "tx_stamp".into(),
         json!(if sock.tx_stamps {
-            "kernel SO_TIMESTAMPING TX_SCHED, else user before sendto"
+            "kernel SO_TIMESTAMPING TX_SOFTWARE (the driver's), else TX_SCHED, else user before sendto"
         } else {
             "user before sendto"
         }),

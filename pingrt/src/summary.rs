@@ -160,6 +160,7 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
         let mut i = self.base_info.clone();
         i.insert("seq_wraps".into(), json!(c.sent / 65_536));
         i.insert("kernel_tx_stamps".into(), json!(c.kernel_tx));
+        i.insert("driver_tx_stamps".into(), json!(c.driver_tx));
         (v, i)
     }
 

@@ -125,6 +125,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
     };
     v.sort_by(f64::total_cmp);
     let value = stat.of_sorted(&v);
+    let modes = crate::modes::two_modes(&v);
     let ci = match stat {
         Stat::Mean => crate::bootstrap::mean_ci(&v, CONFIDENCE),
         _ => stat.quantile().and_then(|q| {
@@ -144,6 +145,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
         runs: nruns,
         differ,
         partial,
+        modes,
     })
 }
 

@@ -30,6 +30,9 @@ pub(super) fn notes(
     if let Some(n) = pooled(rows, columns) {
         push(&mut notes, n);
     }
+    if let Some(n) = bimodal(rows, columns) {
+        push(&mut notes, n);
+    }
     if rows.iter().any(|r| r.better != Better::Unknown) {
         push(
             &mut notes,
@@ -247,6 +250,40 @@ fn pooled(rows: &[Row], columns: &[Column]) -> Option<Note> {
         " ! means its runs differ from each other (Kruskal-Wallis, p < {ALPHA}, runs of at least {KW_MIN} values): a drifting machine, not a spread; --latest keeps each cell's newest run."
     ));
     Some(Note::with(n, format!("{}.", differ.join("; "))))
+}
+
+/// What ‖ means, and each such cell's two modes.
+fn bimodal(rows: &[Row], columns: &[Column]) -> Option<Note> {
+    let mut cells = Vec::new();
+    for r in rows {
+        for (j, c) in r.placed() {
+            let Some(m) = c.modes else { continue };
+            let col = columns
+                .get(j)
+                .map_or(String::new(), |c| super::visible(&c.key));
+            cells.push(format!(
+                "{} in {col}: two modes: {} ({} values) and {} ({} values)",
+                r.title,
+                fmt_base(m.low, r),
+                m.n_low,
+                fmt_base(m.high, r),
+                m.n_high
+            ));
+        }
+    }
+    if cells.is_empty() {
+        return None;
+    }
+    // The modes themselves are the point of the note, so they are on its line, not in the
+    // detail that only --verbose shows.
+    Some(
+        format!(
+            "‖ marks a cell whose values fall in two modes apart (a gap over {} times either cluster's range), so that its statistic is neither's: measure the two apart. {}.",
+            crate::modes::GAP_RATIO,
+            cells.join("; ")
+        )
+        .into(),
+    )
 }
 
 /// A value in the row's display unit, three significant digits.

@@ -141,7 +141,7 @@ pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
 }
 
 /// `×3` for a cell that pools three runs, `×3!` when they differ, ` *` with values of runs
-/// that did not finish.
+/// that did not finish, ` ‖` when its values fall in two modes.
 pub fn run_marks(cell: &Cell) -> String {
     let mut t = String::new();
     if cell.runs > 1 {
@@ -152,6 +152,9 @@ pub fn run_marks(cell: &Cell) -> String {
     }
     if cell.partial > 0 {
         t.push_str(" *");
+    }
+    if cell.modes.is_some() {
+        t.push_str(" ‖");
     }
     t
 }

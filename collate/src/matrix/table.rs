@@ -49,6 +49,9 @@ pub struct Cell {
     pub differ: Option<RunsDiffer>,
     /// Values from runs that did not finish, put in by `--include-partial`.
     pub partial: usize,
+    /// The two modes the values fall in, when they do (`crate::modes`): the statistic is
+    /// then neither's, and the cell says so.
+    pub modes: Option<crate::modes::Modes>,
 }
 
 /// What a cell left out: values of runs that did not finish.
@@ -150,6 +153,7 @@ impl Cell {
             runs: 1,
             differ: None,
             partial: 0,
+            modes: None,
         }
     }
 

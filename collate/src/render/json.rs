@@ -112,6 +112,9 @@ fn cell_json(c: &Cell, better: Better) -> Value {
             "runs": d.runs.iter().map(|(id, n, m)| json!({"run": id, "n": n, "median": num(*m)})).collect::<Vec<_>>(),
         })),
         "partial": c.partial,
+        "modes": c.modes.map_or(Value::Null, |m| json!({
+            "low": num(m.low), "high": num(m.high), "n_low": m.n_low, "n_high": m.n_high,
+        })),
         "value": num(c.value),
         "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
         "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),

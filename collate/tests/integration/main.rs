@@ -9,6 +9,7 @@ mod facts;
 mod formats;
 mod headlines;
 mod history;
+mod modes;
 mod odd_input;
 mod runs;
 mod scale;

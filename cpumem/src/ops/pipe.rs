@@ -2,9 +2,12 @@
 //! another, as `perf bench sched pipe` does. The second process is forked (not a thread), so
 //! each round trip switches address spaces as well as tasks: the cost a hypervisor changes.
 //!
-//! The reply byte is the CPU the second process ran on, so that each batch can say whether
-//! the two shared a CPU (then each round trip is two context switches on it; apart, it is two
-//! wake-ups across CPUs).
+//! The two processes are pinned, both to one CPU or to two different ones: left to the
+//! scheduler, they share a CPU in some batches and not in others, and the round trip is two
+//! context switches on one CPU (about 5 us) or two wake-ups across CPUs (ten times that on a
+//! VM, where waking an idle CPU is an exit): two modes whose median is neither. The reply
+//! byte is the CPU the second process ran on, so that each batch says whether the two shared
+//! a CPU.
 
 use super::{Op, since};
 use nix::sys::wait::waitpid;
@@ -12,6 +15,7 @@ use nix::unistd::{ForkResult, Pid};
 use rustix::fd::OwnedFd;
 use rustix::io::Errno;
 use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
 use serde_json::{Map, Value, json};
 use std::io;
 use std::time::Instant;
@@ -26,11 +30,41 @@ pub struct PipePair {
     last: Option<(u8, usize)>,
     shared: u64,
     batches: u64,
+    /// This process's CPUs before the probe pinned it, given back when the probe ends.
+    before: Option<CpuSet>,
+    /// The CPUs of this process and of the second one.
+    cpus: (usize, usize),
+}
+
+/// Pins the calling process to CPU `cpu`.
+fn pin(cpu: usize) -> io::Result<()> {
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set)?;
+    Ok(())
 }
 
 impl PipePair {
-    /// Forks the second process, which echoes until its pipe closes.
-    pub fn start() -> io::Result<Self> {
+    /// Forks the second process, which echoes until its pipe closes, with this process
+    /// pinned to CPU `cpus.0` and the second to `cpus.1` (the same CPU or another). The
+    /// second is pinned before the fork (it inherits this process's CPUs), so that it never
+    /// runs anywhere else; this process is pinned after, and given its CPUs back on drop.
+    pub fn start(cpus: (usize, usize)) -> io::Result<Self> {
+        let before = sched_getaffinity(None)?;
+        let pinned = pin(cpus.1).and_then(|()| Self::fork(cpus, before));
+        let pair = match pinned {
+            Ok(pair) => pair,
+            Err(e) => {
+                let _ = sched_setaffinity(None, &before);
+                return Err(e);
+            }
+        };
+        // On an error here, dropping the pair ends the second process and gives the CPUs back.
+        pin(cpus.0)?;
+        Ok(pair)
+    }
+
+    fn fork(cpus: (usize, usize), before: CpuSet) -> io::Result<Self> {
         let (a_read, a_write) = pipe_with(PipeFlags::CLOEXEC)?;
         let (b_read, b_write) = pipe_with(PipeFlags::CLOEXEC)?;
         // SAFETY: the child only calls read, write, sched_getcpu (the vDSO's getcpu), close
@@ -52,6 +86,8 @@ impl PipePair {
                 last: None,
                 shared: 0,
                 batches: 0,
+                before: Some(before),
+                cpus,
             }),
         }
     }
@@ -119,6 +155,8 @@ impl Op for PipePair {
         let m = json!({
             "processes": 2,
             "bytes_each_way": 1,
+            "cpu": self.cpus.0,
+            "peer_cpu": self.cpus.1,
             "batches_on_one_cpu": self.shared,
             "shared_cpu": match (self.shared, self.batches) {
                 (_, 0) => "unknown",
@@ -136,5 +174,8 @@ impl Drop for PipePair {
         // Closing the pipe ends the second process's loop; then it is reaped.
         self.to_child = None;
         let _ = waitpid(self.child, None);
+        if let Some(set) = self.before.take() {
+            let _ = sched_setaffinity(None, &set);
+        }
     }
 }

@@ -49,9 +49,14 @@ fn headlines(r: &Record) -> Vec<(String, String)> {
 const ROWS: &[(&str, &str, &str)] = &[
     ("syscall", "system call round trip", "syscall_s"),
     (
-        "pipe",
-        "pipe round trip between two processes",
-        "pipe_round_trip_s",
+        "pipe1",
+        "pipe round trip on one CPU",
+        "pipe_one_cpu_round_trip_s",
+    ),
+    (
+        "pipe2",
+        "pipe round trip across two CPUs",
+        "pipe_two_cpus_round_trip_s",
     ),
     ("spawn", "process spawn and wait", "spawn_s"),
     ("fault", "page fault on first touch", "page_fault_s"),
@@ -78,6 +83,10 @@ fn stat(key: &str, s: &str) -> String {
 
 #[test]
 fn every_probe_is_a_row_of_batches_and_the_summary_holds_their_statistics() {
+    if !two_cpus() {
+        testkit::skip("the pipe across two CPUs needs two CPUs to use");
+        return;
+    }
     let out = cpumem(&["-t", "60ms", "-c", "3", "-s", "4M", "--label", "a/b"]);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     let recs = records(&out);
@@ -176,19 +185,31 @@ fn name_names_the_run_and_each_probe_is_a_role_of_it() {
     );
 }
 
+/// Whether this process may use two CPUs or more.
+pub fn two_cpus() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
 #[test]
-fn cpu_pins_both_pipe_processes_to_one_cpu() {
+fn cpu_pins_both_pipe_processes_to_one_cpu_and_skips_the_two_cpu_row() {
     let out = cpumem(&["--only", "pipe", "--cpu", "0", "-t", "40ms", "-c", "2"]);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     let recs = records(&out);
     assert_eq!(recs[0].info["cpus_used"], "0");
     assert_eq!(recs[0].info["pinned_cpu"], 0);
-    for r in samples(&recs, "pipe round trip between two processes") {
+    let one = samples(&recs, "pipe_one_cpu_round_trip_s");
+    assert_eq!(one.len(), 2, "{}", explain(&out));
+    for r in one {
         assert_eq!(r.info["same_cpu"], true, "{:?}", r.info);
         assert_eq!(r.info["cpu"], 0);
     }
+    assert!(samples(&recs, "pipe_two_cpus_round_trip_s").is_empty());
     let summary = recs.last().unwrap();
-    assert_eq!(summary.info["probes"]["pipe"]["shared_cpu"], "yes");
+    assert_eq!(summary.info["probes"]["pipe1"]["shared_cpu"], "yes");
+    let why = summary.info["skipped"]["pipe round trip across two CPUs"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(why.contains("CPU 0 only"), "{}", explain(&out));
 }
 
 #[test]

@@ -65,13 +65,16 @@ impl IcmpSocket {
         self.bind_source(o.source)
     }
 
-    /// Kernel software stamps: receive always; transmit at the device queue when asked.
+    /// Kernel software stamps: receive always; transmit when asked, both the driver's
+    /// (TX_SOFTWARE, as the packet leaves for the device: the send time) and the scheduler's
+    /// (TX_SCHED, at the device queue's entry: the send time where a driver stamps none).
     /// Without SO_TIMESTAMPING, SO_TIMESTAMPNS gives receive stamps.
     fn enable_stamps(&mut self, tx_stamps: bool) -> Result<(), String> {
         let mut flags = TimestampingFlag::SOF_TIMESTAMPING_RX_SOFTWARE
             | TimestampingFlag::SOF_TIMESTAMPING_SOFTWARE;
         if tx_stamps {
-            flags |= TimestampingFlag::from_bits_retain(libc::SOF_TIMESTAMPING_TX_SCHED)
+            flags |= TimestampingFlag::SOF_TIMESTAMPING_TX_SOFTWARE
+                | TimestampingFlag::from_bits_retain(libc::SOF_TIMESTAMPING_TX_SCHED)
                 | TimestampingFlag::SOF_TIMESTAMPING_OPT_TSONLY;
         }
         if setsockopt(&self.sock, sockopt::Timestamping, &flags).is_ok() {

@@ -24,6 +24,8 @@ pub struct ExtErr {
     pub origin: u8,
     pub icmp_type: u8,
     pub icmp_code: u8,
+    /// `ee_info`: for a transmit stamp, which one (`SCM_TSTAMP_SND`, `SCM_TSTAMP_SCHED`).
+    pub info: u32,
     pub offender: Option<IpAddr>,
 }
 
@@ -104,6 +106,7 @@ fn ext_err(e: &libc::sock_extended_err, offender: Option<IpAddr>) -> ExtErr {
         origin: e.ee_origin,
         icmp_type: e.ee_type,
         icmp_code: e.ee_code,
+        info: e.ee_info,
         offender,
     }
 }

@@ -5,3 +5,4 @@ mod common;
 mod loopback;
 mod netns;
 mod terminal;
+mod wire;
