@@ -10,7 +10,7 @@ zero\t''"
 complete -c blkwrite -l fallocate -d 'Preallocate a new file with fallocate(2) before timing, as fio does: auto = on with --random (else every random write into a hole also times the file system\'s allocator), off when sequential (as dd)' -r -f -a "auto\t''
 on\t''
 off\t''"
-complete -c blkwrite -l seed -d 'Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one, reported in begin)' -r
+complete -c blkwrite -l seed -d 'Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one each run, reported in begin)' -r
 complete -c blkwrite -l iodepth -d 'Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring' -r
 complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached' -r
 complete -c blkwrite -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
