@@ -3,8 +3,8 @@
 //! container's cgroup says the quota held it back and its CPU rows are slower, its O_DIRECT
 //! write runs at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
-//! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run. Two runs
-//! at once on one host each get a /30 and names of their own and both finish. The run's token
+//! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run (two runs
+//! at once: local_envs_together.rs). The run's token
 //! is in no process's argv (bare and container), and the guest's job reads it into its
 //! environment from a file of mode 0600.
 
@@ -79,7 +79,7 @@ fn value(r: &Value, j: usize) -> f64 {
 /// What the container of the local-envs run `run` (its PID) made and must not leave: its
 /// network namespace (and the mount that holds it), veth ends and cgroups, named for that
 /// PID; another run's are not this one's.
-fn leftovers(run: u32) -> Vec<String> {
+pub(crate) fn leftovers(run: u32) -> Vec<String> {
     let names = [
         format!("bmenv-{run}"),
         format!("bmh{run}"),
@@ -509,7 +509,7 @@ vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
 
 /// The processes of the container of the local-envs run `run` (its PID): their environment
 /// names the container, and their cgroup is that run's.
-fn container_processes(run: u32) -> Vec<String> {
+pub(crate) fn container_processes(run: u32) -> Vec<String> {
     let mark = b"container=benchmatrix-local-envs\0";
     let cgroup = format!("/bmenv-{run}");
     std::fs::read_dir("/proc")
@@ -527,7 +527,7 @@ fn container_processes(run: u32) -> Vec<String> {
 }
 
 /// Whether this machine's network namespace listens on TCP `port`.
-fn listens(port: u16) -> bool {
+pub(crate) fn listens(port: u16) -> bool {
     let local = format!(":{port:04X}");
     ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|f| {
         std::fs::read_to_string(f)
@@ -595,121 +595,5 @@ fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
         container_processes(pid)
     );
     assert!(!listens(port) && !listens(port + 1), "a listener is left");
-    empty_dir(tmp.path());
-}
-
-/// The `peer` tag of the container's network records in `res`: the host end's address.
-fn container_peer(res: &Path) -> String {
-    let text = std::fs::read_to_string(res.join("container.jsonl")).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|r| r["tags"]["peer"].as_str().map(str::to_string))
-        .unwrap_or_else(|| panic!("no peer tag in the container's records: {text}"))
-}
-
-#[test]
-fn two_runs_at_once_on_one_host_each_get_a_network_of_their_own_and_both_finish() {
-    if !need_root("a container's cgroup and network namespace")
-        || !["unshare", "nsenter", "ip", "findmnt", "ss", "flock"]
-            .iter()
-            .all(|t| need_tool(t))
-    {
-        return;
-    }
-    let tmp = tempfile::tempdir_in("/var/tmp").expect("a scratch directory on a disk");
-    let start = |res: &Path, port: u16, runs: &str, net_time: &str| {
-        let mut c = Command::new("sh");
-        c.arg(workspace_root().join("fleet/local-envs"))
-            .args(["--envs", "bare,container", "-f", "json"])
-            .args(["--results", &res.to_string_lossy()])
-            .args(["--dir", &tmp.path().to_string_lossy()])
-            .args(["--port", &port.to_string(), "--runs", runs, "--only", "net"])
-            .args(["--", "--net-time", net_time])
-            .env("BENCHMATRIX_BIN", bin_dir())
-            .env("TMPDIR", tmp.path())
-            .stdin(Stdio::null());
-        testkit::Captured::start(&mut c)
-    };
-    let (res_a, res_b) = (
-        tempfile::tempdir().expect("results"),
-        tempfile::tempdir().expect("results"),
-    );
-    let port_a = testkit::free_port();
-    // Two ports apart: each run's --serve listens on its port and the next.
-    let port_b = (port_a..port_a.saturating_add(200))
-        .skip(2)
-        .find(|p| !listens(*p) && !listens(p + 1))
-        .expect("a second pair of free ports");
-    // The second starts once the first's container has begun, and its bare run is short
-    // beside the first's container step (four transfers of 3 s): so its container is made
-    // while the first's still holds its network.
-    let a = start(res_a.path(), port_a, "2", "3s");
-    let begun = || {
-        std::fs::read_to_string(res_a.path().join("container.jsonl"))
-            .is_ok_and(|t| t.contains("\"type\":\"begin\""))
-    };
-    let started = std::time::Instant::now();
-    while !begun() && started.elapsed() < std::time::Duration::from_secs(120) {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert!(begun(), "the first run's container never began");
-    let b = start(res_b.path(), port_b, "1", "250ms");
-    let (pid_a, pid_b) = (a.pid(), b.pid());
-    let limit = std::time::Duration::from_secs(600);
-    let (st_a, out_a, err_a) = a.wait_output(limit);
-    let (st_b, out_b, err_b) = b.wait_output(limit);
-    assert!(st_a.success(), "the first run: {st_a}: {err_a}");
-    assert!(st_b.success(), "the second run: {st_b}: {err_b}");
-    for (out, res) in [(&out_a, &res_a), (&out_b, &res_b)] {
-        let m: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
-        let keys: Vec<&str> = m["columns"]
-            .as_array()
-            .expect("columns")
-            .iter()
-            .filter_map(|c| c["key"].as_str())
-            .collect();
-        assert_eq!(keys, ["bare", "container"], "{out}");
-        assert!(res.path().join("container.jsonl").is_file());
-    }
-    let (peer_a, peer_b) = (container_peer(res_a.path()), container_peer(res_b.path()));
-    assert!(
-        peer_a.starts_with("10.213.") && peer_b.starts_with("10.213."),
-        "{peer_a} {peer_b}"
-    );
-    assert_ne!(
-        peer_a, peer_b,
-        "the two containers' host ends share an address"
-    );
-    // The containers did run at once: the second's began before the first's ended.
-    let times = |res: &Path| -> Vec<String> {
-        std::fs::read_to_string(res.join("container.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|r| r["at"].as_str().map(str::to_string))
-            .collect()
-    };
-    let (ta, tb) = (times(res_a.path()), times(res_b.path()));
-    let a_last = ta.iter().max().expect("the first container's records");
-    let b_first = tb.iter().min().expect("the second container's records");
-    assert!(
-        b_first < a_last,
-        "the containers ran one after the other: {b_first} >= {a_last}"
-    );
-    for pid in [pid_a, pid_b] {
-        assert!(
-            leftovers(pid).is_empty(),
-            "left behind: {:?}",
-            leftovers(pid)
-        );
-        assert!(
-            container_processes(pid).is_empty(),
-            "{:?}",
-            container_processes(pid)
-        );
-    }
-    for p in [port_a, port_a + 1, port_b, port_b + 1] {
-        assert!(!listens(p), "a listener is left on port {p}");
-    }
     empty_dir(tmp.path());
 }

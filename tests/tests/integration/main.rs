@@ -11,6 +11,7 @@ mod fleet;
 mod install;
 mod layout;
 mod local_envs;
+mod local_envs_together;
 mod manpages;
 mod names;
 mod reader_props;

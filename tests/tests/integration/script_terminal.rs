@@ -138,41 +138,7 @@ fn on_a_terminal_each_step_is_one_line_with_its_figures_and_time() {
     );
     check_records(&res.join("tty_run.jsonl"));
 
-    // A second run estimates from the first one's records.
-    let (text, before) = terminal_run(&work, &scratch, &args);
-    assert!(
-        before[0].ends_with(&format!(", from this machine's earlier runs){plan}")),
-        "{text}"
-    );
-    // So does a new label's first run: this machine's runs count whatever their label.
-    let args = short_run(&res, &port, "tty/new");
-    let (text, before) = terminal_run(&work, &scratch, &args);
-    let plan_new = format!("; records are appended to {}/tty_new.jsonl", s(&res));
-    assert!(
-        before[0].ends_with(&format!(", from this machine's earlier runs){plan_new}")),
-        "{text}"
-    );
-    // Another machine's records in the folder do not: they are its times, not this one's.
-    let other = tmp.path().join("other");
-    std::fs::create_dir(&other).expect("a results folder");
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("the host name");
-    let theirs = std::fs::read_to_string(res.join("tty_run.jsonl"))
-        .expect("the records")
-        .replace(
-            &format!(",\"host\":\"{}\",", host.trim()),
-            ",\"host\":\"another-machine\",",
-        );
-    assert!(
-        !theirs.contains(&format!("\"host\":\"{}\"", host.trim())),
-        "every record's host renamed"
-    );
-    std::fs::write(other.join("another_machine.jsonl"), theirs).expect("their records");
-    let args = short_run(&other, &port, "tty/run");
-    let (text, before) = terminal_run(&work, &scratch, &args);
-    assert!(
-        before[0].contains(", a guess from typical speeds)"),
-        "{text}"
-    );
+    check_estimates(tmp.path(), &work, &scratch, &res, &port);
     empty_dir(&work);
     empty_dir(&scratch);
 }
@@ -470,4 +436,47 @@ fn a_first_run_on_a_terminal_prints_as_many_lines_as_the_readme_says() {
     );
     empty_dir(&work);
     empty_dir(&scratch);
+}
+
+/// After a first run under the label tty/run in `res`: a second run is estimated from it, so
+/// is a new label's first run (this machine's runs count whatever their label), and a
+/// folder holding only another machine's records gives a guess.
+fn check_estimates(tmp: &Path, work: &Path, scratch: &Path, res: &Path, port: &str) {
+    // A second run estimates from the first one's records.
+    let args = short_run(res, port, "tty/run");
+    let plan = format!("; records are appended to {}/tty_run.jsonl", s(res));
+    let (text, before) = terminal_run(work, scratch, &args);
+    assert!(
+        before[0].ends_with(&format!(", from this machine's earlier runs){plan}")),
+        "{text}"
+    );
+    // So does a new label's first run: this machine's runs count whatever their label.
+    let args = short_run(res, port, "tty/new");
+    let (text, before) = terminal_run(work, scratch, &args);
+    let plan_new = format!("; records are appended to {}/tty_new.jsonl", s(res));
+    assert!(
+        before[0].ends_with(&format!(", from this machine's earlier runs){plan_new}")),
+        "{text}"
+    );
+    // Another machine's records in the folder do not: they are its times, not this one's.
+    let other = tmp.join("other");
+    std::fs::create_dir(&other).expect("a results folder");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("the host name");
+    let theirs = std::fs::read_to_string(res.join("tty_run.jsonl"))
+        .expect("the records")
+        .replace(
+            &format!(",\"host\":\"{}\",", host.trim()),
+            ",\"host\":\"another-machine\",",
+        );
+    assert!(
+        !theirs.contains(&format!("\"host\":\"{}\"", host.trim())),
+        "every record's host renamed"
+    );
+    std::fs::write(other.join("another_machine.jsonl"), theirs).expect("their records");
+    let args = short_run(&other, port, "tty/run");
+    let (text, before) = terminal_run(work, scratch, &args);
+    assert!(
+        before[0].contains(", a guess from typical speeds)"),
+        "{text}"
+    );
 }
