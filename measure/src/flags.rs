@@ -152,6 +152,11 @@ pub const CLASSIC: &[Classic] = &[
         flags: "lpskwdNnv46",
     },
     Classic {
+        tool: "timecmd",
+        classic: "time",
+        flags: "pvfa",
+    },
+    Classic {
         tool: "fsmeta",
         classic: "fs_mark",
         flags: "n",
