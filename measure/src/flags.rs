@@ -144,7 +144,7 @@ pub const CLASSIC: &[Classic] = &[
     Classic {
         tool: "pingrt",
         classic: "ping",
-        flags: "cistWwfInq46",
+        flags: "cistWwfInqDO46",
     },
     Classic {
         tool: "netpipe",

@@ -4,4 +4,5 @@
 mod common;
 mod loopback;
 mod netns;
+mod ping_flags;
 mod terminal;
