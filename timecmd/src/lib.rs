@@ -82,7 +82,7 @@ EXAMPLES:
 
   For hyperfine users: -r/--runs is hyperfine's; its other short flags are long ones here \
 (-w --warmup, -s --setup, -p --prepare, -c --cleanup, -i --ignore-failure, -S --shell, \
--n --name); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
+-n --name; -p is POSIX time's here, as time -p); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
 appends the records to FILE as JSON lines (hyperfine's --export-json writes one document); \
 no shell unless --shell, as hyperfine -N.";
 
