@@ -180,7 +180,7 @@ fn output_and_records_append_and_never_truncate() {
     );
     // --records is -o's other name, said where GNU time's form gives -o to its report.
     assert!(
-        help.contains("-o, --output <FILE>") && help.contains("give the records as --records FILE"),
+        help.contains("-o, --output <FILE>") && help.contains("--records FILE"),
         "{help}"
     );
 }
