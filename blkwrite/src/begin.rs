@@ -56,7 +56,7 @@ pub(crate) fn preallocate(
         return Ok(());
     }
     let f0 = std::time::Instant::now();
-    let done = rustix::fs::fallocate(&t.file, FallocateFlags::empty(), 0, plan.size);
+    let done = rustix::fs::fallocate(&t.file, FallocateFlags::empty(), plan.start, plan.size);
     begin.insert("preallocated".into(), json!(done.is_ok()));
     let Err(errno) = done else {
         begin.insert("fallocate_s".into(), json!(f0.elapsed().as_secs_f64()));

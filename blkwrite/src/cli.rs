@@ -1,6 +1,7 @@
 //! The command line: the clap Command (one source for --help and the man page) and the
 //! options it parses into.
 
+use crate::ddform::DdForm;
 use crate::engine::{Engine, Flush};
 use crate::flags;
 use crate::pattern::Pattern;
@@ -40,9 +41,19 @@ before the first write), 2 could not do the job (usage, \
 refusal, ENOSPC, EIO), 130 Ctrl-C.";
 
 const EXAMPLES: &str = "\
+DD'S OPERANDS:
+  blkwrite [OPTIONS] of=FILE [if=/dev/zero|/dev/urandom] [bs=SIZE] count=N [seek=N] \
+[oflag=direct,dsync,sync] [conv=fsync|fdatasync,notrunc,excl] [status=none|noxfer|progress]
+  runs as dd would (bs= 512 by default, no flush without conv=fsync, the file kept, an existing \
+one overwritten and truncated unless conv=notrunc) and prints dd's three closing lines on \
+stderr; the records go where they always go. An if= that is a real file, iflag=, skip= and \
+other operands are refused (exit 2), and so is a flag that says the same as an operand (-b with bs=).
+
 EXAMPLES:
   Replace `dd if=/dev/zero of=testfile bs=512M count=4; sync`:
     blkwrite -b 512M -c 4 testfile
+  The same in dd's words (no flush, as dd; the file kept):
+    blkwrite if=/dev/zero of=testfile bs=512M count=4
   Sequential O_DIRECT, 2 GiB in 4 MiB writes, fsync at the end (dd oflag=direct conv=fsync):
     blkwrite --direct -b 4M -s 2G /mnt/test/file
   4 KiB random O_DIRECT writes, 32 in flight (fio --rw=randwrite --iodepth=32):
@@ -79,6 +90,12 @@ pub fn command() -> Command {
         .arg(
             flags::bs("Bytes per write (dd's bs=); the last write of an odd --size is shorter")
                 .default_value("1M"),
+        )
+        .arg(
+            flags::size_arg("offset")
+                .long("offset")
+                .value_name("SIZE")
+                .help("Start writing at this byte of the target (dd's seek= times bs=); --size counts from there"),
         )
         .arg(flags::direct(
             "O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs, checksummed btrfs) unless --direct=try, which runs and reports direct_effective: false",
@@ -161,7 +178,15 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Write a block device (never one mounted, in use, or holding a signature)"),
         )
-        .arg(measure::flags::quiet());
+        .arg(measure::flags::quiet())
+        .arg(
+            Arg::new("dd_form")
+                .long("dd-form")
+                .hide(true)
+                .value_parser(|s: &str| {
+                    DdForm::parse(s).ok_or_else(|| "written by blkwrite from dd's operands".to_string())
+                }),
+        );
     measure::flags::record(cmd)
 }
 
@@ -171,6 +196,10 @@ pub struct Opts {
     pub target: PathBuf,
     pub size: Option<u64>,
     pub count: Option<u64>,
+    /// Where the first write goes (--offset, dd's seek=).
+    pub offset: u64,
+    /// Given in dd's form: dd's closing lines, and an existing file overwritten as dd does.
+    pub dd: Option<DdForm>,
     pub bs: u64,
     pub direct: Direct,
     pub flush: Flush,
@@ -236,6 +265,8 @@ impl Opts {
             target: flags::target_of(m)?,
             size: m.get_one::<u64>("size").copied(),
             count: m.get_one::<u64>("count").copied(),
+            offset: m.get_one::<u64>("offset").copied().unwrap_or(0),
+            dd: m.get_one::<DdForm>("dd_form").copied(),
             bs,
             direct: flags::direct_of(m),
             flush: parse_flush(&flush_text)?,
@@ -258,8 +289,9 @@ impl Opts {
             time: m.get_one::<Duration>("time").copied(),
             verify: m.get_flag("verify"),
             verify_only: m.get_flag("verify_only"),
-            keep: m.get_flag("keep"),
-            force: m.get_flag("force"),
+            // dd leaves the file it wrote, and overwrites one that is there (not with conv=excl).
+            keep: m.get_flag("keep") || m.contains_id("dd_form"),
+            force: m.get_flag("force") || m.get_one::<DdForm>("dd_form").is_some_and(|d| !d.excl),
             force_device: m.get_flag("force_device"),
         })
     }

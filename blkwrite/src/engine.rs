@@ -66,6 +66,8 @@ impl Dir {
 /// What to write (or read) and how.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The offset of block 0 in the target (blkwrite's --offset, dd's seek=).
+    pub start: u64,
     pub size: u64,
     pub bs: u64,
     pub blocks: u64,
@@ -84,10 +86,10 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Offset and length of block `b` (the last one may be short).
+    /// Offset in the target and length of block `b` (the last one may be short).
     pub fn extent(&self, b: u64) -> (u64, u64) {
         let off = b * self.bs;
-        (off, self.bs.min(self.size - off))
+        (self.start + off, self.bs.min(self.size - off))
     }
 
     /// The block of the `i`-th operation: the order's, pass after pass when wrapping.

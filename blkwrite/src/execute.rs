@@ -57,7 +57,13 @@ fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
         ops_per_s: "writes_per_s",
     };
     let progress = |k: &Tick| human::progress(k, job.plan.size);
-    records::phase(s, &keys, &progress, |tick| {
+    // dd shows progress only with status=progress.
+    let shown = job
+        .o
+        .dd
+        .is_none_or(|d| d.status == crate::ddform::Status::Progress);
+    let progress: Option<&dyn Fn(&Tick) -> String> = shown.then_some(&progress);
+    records::phase(s, &keys, progress, |tick| {
         engine::run(&job.t.file, job.pool, job.plan, tick)
     })
 }

@@ -6,6 +6,9 @@ mod begin;
 pub mod blkid;
 pub mod blkread;
 pub mod cli;
+pub mod ddform;
+mod ddlines;
+mod ddsize;
 mod device;
 mod direct;
 pub mod engine;
@@ -47,6 +50,11 @@ impl lifecycle::Tool for Tool {
 
     fn command() -> Command {
         cli::command()
+    }
+
+    /// dd's operands (`of=F bs=4M count=4 conv=fsync`) as blkwrite's flags.
+    fn args(args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
+        ddform::translate(&cli::command(), args)
     }
 
     fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<cli::Opts, Failure> {

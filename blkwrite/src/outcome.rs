@@ -2,6 +2,7 @@
 //! summary (with the human one and the exit status) for each way a run ends.
 
 use crate::cli::Opts;
+use crate::ddlines;
 use crate::engine::{Flush, Outcome, Plan, Stop};
 use crate::human;
 use crate::pattern::Pool;
@@ -115,8 +116,26 @@ fn failure_text(out: &Outcome, direct: bool) -> String {
     format!("{raw}{hint}")
 }
 
-/// Writes the summary record and, for a person watching, blkwrite's own summary of it.
+/// Writes the summary record and, for a person watching, blkwrite's own summary of it; in
+/// dd's form, dd's closing lines instead, on stderr whoever watches (as dd prints them).
 fn summarize(s: &mut Session, job: &Job, summary: Summary) -> Result<(), Failure> {
+    if let Some(dd) = job.o.dd {
+        let get = |k: &str| summary.values.0.get(k).and_then(Value::as_f64);
+        let written = get("written_bytes").unwrap_or(0.0) as u64;
+        let text = ddlines::lines(
+            dd.status,
+            written,
+            job.plan.bs,
+            get("total_s").unwrap_or(0.0),
+        );
+        s.summary(summary)?;
+        if s.human().on() {
+            s.human().summary(&text);
+        } else if !text.is_empty() {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+        }
+        return Ok(());
+    }
     let text = s
         .human()
         .on()

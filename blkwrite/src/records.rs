@@ -76,11 +76,11 @@ pub(crate) struct Keys {
 }
 
 /// Runs an I/O phase through `io` (the engine, given the tick), writing an interval record
-/// at each tick and, for a person watching, the `progress` line.
+/// at each tick and, for a person watching, the `progress` line (`None`: no progress line).
 pub(crate) fn phase(
     s: &mut Session,
     keys: &Keys,
-    progress: &dyn Fn(&Tick) -> String,
+    progress: Option<&dyn Fn(&Tick) -> String>,
     io: impl FnOnce(&mut dyn FnMut(&Tick) -> bool) -> Outcome,
 ) -> Result<Outcome, Failure> {
     let (rep, person) = s.parts();
@@ -94,8 +94,8 @@ pub(crate) fn phase(
             .with_count(keys.ops, k.ops)
             .with("throughput_bytes_per_s", k.bytes as f64 / secs)
             .with(keys.ops_per_s, k.ops as f64 / secs);
-        if person.on() {
-            person.progress(&progress(k));
+        if let Some(line) = progress.filter(|_| person.on()) {
+            person.progress(&line(k));
         }
         match rep.interval(v, Map::new()) {
             Ok(()) => true,

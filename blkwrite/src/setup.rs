@@ -22,7 +22,9 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
         return Err(no_size(o));
     }
     let wanted = o.size.or(o.count.map(|c| c.saturating_mul(o.bs)));
-    if let Some(bytes) = wanted.filter(|_| !o.force && !o.verify_only && !o.target.exists()) {
+    // dd's form sets --force to overwrite as dd does, not to skip this check.
+    let unchecked = o.force && o.dd.is_none();
+    if let Some(bytes) = wanted.filter(|_| !unchecked && !o.verify_only && !o.target.exists()) {
         crate::space::check(
             &o.target,
             bytes,
@@ -43,12 +45,23 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
         keep: o.keep,
         read_only: o.verify_only,
     })?;
+    if o.dd.is_some_and(|d| d.truncate) && t.kind == target::Kind::ExistingFile {
+        // dd truncates its output at seek= unless conv=notrunc.
+        t.file.set_len(o.offset).map_err(|e| {
+            Failure::new(
+                measure::Exit::Cannot,
+                format!("truncating {}", o.target.display()),
+                e,
+            )
+        })?;
+    }
     let size = plan_size(o, &t)?;
     if t.direct_effective {
         check_direct_fit(o, &t, size)?;
     }
     let blocks = size.div_ceil(o.bs);
     let plan = Plan {
+        start: o.offset,
         size,
         bs: o.bs,
         blocks,
@@ -73,7 +86,7 @@ fn plan_size(o: &Opts, t: &Target) -> Result<u64, Failure> {
         (None, Some(c), _) => c
             .checked_mul(o.bs)
             .ok_or_else(|| Failure::usage(format!("-c {c} times --bs {} overflows", o.bs)))?,
-        (None, None, Some(d)) => d,
+        (None, None, Some(d)) => d.saturating_sub(o.offset),
         (None, None, None) => return Err(no_size(o)),
     };
     if size == 0 {
@@ -82,12 +95,13 @@ fn plan_size(o: &Opts, t: &Target) -> Result<u64, Failure> {
         ));
     }
     if let Some(d) = t.device_size
-        && size > d
+        && size.saturating_add(o.offset) > d
     {
         return Err(Failure::usage(format!(
-            "{} bytes ({}) do not fit on {}, which holds {d} bytes ({}): give a smaller -s or -c",
+            "{} bytes ({}) from offset {} do not fit on {}, which holds {d} bytes ({}): give a smaller -s or -c",
             size,
             compact_size(size),
+            o.offset,
             o.target.display(),
             compact_size(d)
         )));
@@ -113,6 +127,12 @@ fn check_direct_fit(o: &Opts, t: &Target, size: u64) -> Result<(), Failure> {
             a.offset,
             compact_size(o.bs.div_ceil(a.offset) * a.offset),
             a.offset
+        )));
+    }
+    if !o.offset.is_multiple_of(a.offset) {
+        return Err(Failure::usage(format!(
+            "--offset {} does not fit O_DIRECT on {shown}: it must be a multiple of {} bytes ({src})",
+            o.offset, a.offset
         )));
     }
     if !size.is_multiple_of(a.offset) {

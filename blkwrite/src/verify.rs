@@ -88,6 +88,7 @@ pub fn check(
         };
         let off = first * bs;
         let want = (n * bs).min(plan.size - off) as usize;
+        let off = plan.start + off;
         // An O_DIRECT read wants whole blocks; the expected bytes are compared up to `want`.
         let rl = (want.div_ceil(512) * 512).min(buf.len());
         let got = read_full(&f, &mut buf[..rl], off)?;

@@ -1,6 +1,7 @@
 complete -c blkwrite -s s -l size -d 'Bytes to write, dd sizes: 512M, 2G, 1000000 (default for a block device: all of it)' -r
 complete -c blkwrite -s c -l count -d 'Number of --bs writes (dd\'s count=)' -r
 complete -c blkwrite -s b -l bs -d 'Bytes per write (dd\'s bs=); the last write of an odd --size is shorter' -r
+complete -c blkwrite -l offset -d 'Start writing at this byte of the target (dd\'s seek= times bs=); --size counts from there' -r
 complete -c blkwrite -l direct -d 'O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs, checksummed btrfs) unless --direct=try, which runs and reports direct_effective: false' -r -f -a "on\t''
 try\t''
 off\t''"
@@ -13,6 +14,7 @@ off\t''"
 complete -c blkwrite -l seed -d 'Seed for the random data and offsets, 0 to 2^53 - 1 so that every JSON reader (jq too) holds it exactly (default: a fresh one each run, reported in begin)' -r
 complete -c blkwrite -l iodepth -d 'Writes in flight: 1 uses pwrite(2) (fio psync); more uses io_uring' -r
 complete -c blkwrite -s t -l time -d 'Stop writing after DURATION (250ms, 10s, 2m; a bare number is seconds; not 0) even if --size is not reached' -r
+complete -c blkwrite -l dd-form -r
 complete -c blkwrite -s o -l output -d 'Append the records to FILE (- is stdout); a terminal still gets the human lines' -r
 complete -c blkwrite -l label -d 'Environment label, the matrix column; levels separated by / (default: $BENCH_LABEL, else the host name)' -r
 complete -c blkwrite -l name -d 'What is measured, the matrix row (default: derived from the command)' -r

@@ -18,6 +18,8 @@ complete -c pingrt -l tag -d 'A further dimension for collate (repeatable), e.g.
 complete -c pingrt -s 4 -d 'Use IPv4 (ICMP) only'
 complete -c pingrt -s 6 -d 'Use IPv6 (ICMPv6) only'
 complete -c pingrt -s f -l flood -d 'Send the next probe as soon as the reply came, or every 10ms (with -i: every interval); root only below -i 0.2'
+complete -c pingrt -s D -l timestamps -d 'Start each probe\'s line with the time it is printed, [UNIX seconds.microseconds], as ping -D'
+complete -c pingrt -s O -l report-outstanding -d 'Say "no answer yet for icmp_seq=N" when the next probe goes out before probe N\'s reply came, as ping -O'
 complete -c pingrt -s q -l quiet -d 'No human lines on stderr, even on a terminal'
 complete -c pingrt -s n -d 'Accepted for ping compatibility: pingrt never looks names up in reverse'
 complete -c pingrt -l json -d 'Records on stdout even when it is a terminal (no human lines then)'

@@ -165,12 +165,17 @@ pub const CLASSIC: &[Classic] = &[
     Classic {
         tool: "pingrt",
         classic: "ping",
-        flags: "cistWwfInq46",
+        flags: "cistWwfInqDO46",
     },
     Classic {
         tool: "netpipe",
         classic: "nc",
         flags: "lpskwdNnv46",
+    },
+    Classic {
+        tool: "timecmd",
+        classic: "time",
+        flags: "pvfa",
     },
     Classic {
         tool: "fsmeta",

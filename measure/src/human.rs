@@ -57,10 +57,11 @@ impl Human {
         }
     }
 
-    /// The tool's own final summary (several lines); the lifecycle then prints none.
+    /// The tool's own final summary (several lines; none when empty); the lifecycle then
+    /// prints none.
     pub fn summary(&mut self, text: &str) {
         self.summary_shown = true;
-        if self.on {
+        if self.on && !text.is_empty() {
             self.clear();
             let t = text.trim_end_matches('\n');
             let _ = writeln!(std::io::stderr(), "{t}");

@@ -94,6 +94,13 @@ pub trait Tool {
     /// The row name when `--name` is not given.
     fn name(o: &Self::Options) -> String;
 
+    /// The arguments (the program name first) as the tool's command reads them: a drop-in
+    /// rewrites its classic tool's syntax that clap cannot read (dd's `of=F bs=4M` operands,
+    /// GNU time's `-o` next to `-v`) into its own flags here. An error is a usage error.
+    fn args(args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
+        Ok(args)
+    }
+
     /// What stdout carries with these options.
     fn stdout(_o: &Self::Options) -> Stdout {
         Stdout::Records
@@ -350,6 +357,7 @@ pub fn invoke<T: Tool>(args: Vec<OsString>) -> Result<Exit, Failure> {
             f
         }
     };
+    let args = T::args(args).map_err(own)?;
     let m = parse(T::command(), args).map_err(own)?;
     let (sub, leaf) = leaf(&m);
     let opts = T::options(leaf, sub).map_err(own)?;

@@ -2,15 +2,19 @@
 //! socat or dd on the other end still moves raw bytes.
 //!
 //! The receiver of the data speaks first, on the direction that carries no data: a 64-byte
-//! hello as soon as the connection is up (role, the streams of its session, its limits). A
-//! sender that gets it within [`hello_wait`] answers with its own hello as the first 64 bytes
+//! hello (role, the streams of its session, its limits), as soon as the connection is up
+//! when it connected, and when it listens only after the client stayed silent for [`QUIET`]
+//! (a netpipe sender waits silently for the hello; a plain client, `dd | nc`, speaks at once
+//! and so hears nothing). A sender that gets it within [`hello_wait`] and [`QUIET`] answers
+//! with its own hello as the first 64 bytes
 //! of the stream and ends with a 32-byte end mark (the bytes it sent on the stream, and
 //! whether it finished as asked) before it half-closes. The receiver strips the hello, holds
 //! the last 32 bytes back until the FIN and reads the end mark from them, then reports what
 //! it received (32 bytes) before it closes. A sender that hears no hello sends the pattern
 //! and nothing else; a receiver whose first bytes are not a hello counts them all as data. So
 //! with nc on the receiving end the stream is the pattern alone, and with nc on the sending
-//! end only the receiver's hello reaches nc (on its stdout). Neither side's figure counts
+//! end nc hears nothing, unless it stays silent for [`QUIET`] first (then the receiver's
+//! hello reaches nc's stdout, as it does when netpipe connects to nc). Neither side's figure counts
 //! the hello, the end mark or the report.
 
 use crate::ctl::Ctl;
@@ -66,6 +70,11 @@ pub fn refused(deny: &[u8]) -> String {
         "the listener refused this client{who}: it takes only netpipe clients that give the token it was started with, and this is not it: give that token (--token, or NETPIPE_TOKEN); or, if that listener is not the one meant (one left from an earlier run holds the port), stop it or use another port"
     )
 }
+
+/// How long a listening receiver waits for the client to speak before it says its hello: a
+/// client that sends data at once (nc) is plain and hears nothing; a netpipe sender stays
+/// silent, waiting for the hello.
+pub const QUIET: Duration = Duration::from_millis(100);
 
 /// How long a sender waits for the receiver's hello before it takes the peer for a plain
 /// one: a quarter second, more on a long path.
@@ -158,7 +167,8 @@ pub fn greet_as_receiver(s: &Socket, me: &Hello, ctl: &Ctl) -> io::Result<Option
 /// A --bidir client's reverse sender speaks first (`ctl.speak_first`): a listening sender
 /// says nothing until spoken to, and a hello in its own role asks it to receive.
 pub fn greet_as_sender(s: &Socket, me: &Hello, ctl: &Ctl) -> Result<Option<Hello>, String> {
-    let wait = hello_wait(s);
+    // A listening receiver says its hello after QUIET of the client's silence.
+    let wait = hello_wait(s) + QUIET;
     if ctl.speak_first && !write_within(s, &me.encode(), wait) {
         return Err("the peer did not take our hello".into());
     }

@@ -23,7 +23,12 @@ struct Pending {
     sock: Socket,
     peer: SocketAddr,
     since: Instant,
+    /// When it was accepted.
+    born: Instant,
     wait: Duration,
+    /// Whether this side has said its hello: a receiver says it only to a client that stays
+    /// silent for [`agree::QUIET`] (a netpipe sender waits for it; nc speaks at once).
+    said: bool,
 }
 
 /// What a listener is serving.
@@ -117,7 +122,7 @@ impl Serving {
                 && self.running.iter().any(|r| r.token.is_some()))
     }
 
-    /// Takes the connections waiting on `l`; a receiver says its hello at once.
+    /// Takes the connections waiting on `l`; a receiver says nothing yet (`route`).
     fn accept(&mut self, plan: &Plan, l: &Socket, out: &mut Session) -> Result<(), Failure> {
         for _ in 0..64 {
             let Ok(Some((s, peer))) = sock::accept_ready(l) else {
@@ -125,27 +130,35 @@ impl Serving {
             };
             out.human()
                 .line(&format!("connection from {}", addr::show(&peer)));
-            if plan.role == Role::Recv {
-                let _ = agree::write_within(&s, &self.me.encode(), Duration::from_millis(100));
-            }
             let wait = agree::hello_wait(&s);
             self.pending.push(Pending {
                 sock: s,
                 peer,
                 since: Instant::now(),
+                born: Instant::now(),
                 wait,
+                said: plan.role != Role::Recv,
             });
         }
         Ok(())
     }
 
-    /// Places each pending connection whose peer has spoken (or has had its time to). A
+    /// Places each pending connection whose peer has spoken (or has had its time to); a
+    /// receiver says its hello to one that stays silent for [`agree::QUIET`], and nothing to
+    /// one whose first bytes are not netpipe's (nc, dd through nc). A
     /// connection from a source whose delay runs (its wrong tokens, `throttle`) is held
     /// unheard, its wait for a hello starting when the delay ends; past
     /// [`HELD_PER_SOURCE`] held ones of a source, more are refused at once.
     fn route(&mut self, plans: &Plans, out: &mut Session) -> Result<(), Failure> {
         let mut still: Vec<Pending> = Vec::new();
         for mut p in std::mem::take(&mut self.pending) {
+            if !p.said && p.born.elapsed() >= agree::QUIET && sock::unread_bytes(&p.sock) == 0 {
+                // Silent this long: a netpipe sender waiting for a receiver's hello (said
+                // even while its source's delay holds it, as the sender's wait runs).
+                let _ = agree::write_within(&p.sock, &self.me.encode(), Duration::from_millis(100));
+                p.said = true;
+                p.since = Instant::now();
+            }
             let now = Instant::now();
             if self.throttle.holds(p.peer.ip(), now) {
                 let src = crate::throttle::source(p.peer.ip());
@@ -165,7 +178,7 @@ impl Serving {
                 continue;
             }
             match agree::peek_hello(&p.sock) {
-                Peeked::NotYet if p.since.elapsed() < p.wait => still.push(p),
+                Peeked::NotYet if !p.said || p.since.elapsed() < p.wait => still.push(p),
                 Peeked::Hello(h) => self.place(plans, p, Some(h), out)?,
                 _ => self.place(plans, p, None, out)?,
             }

@@ -35,6 +35,10 @@ pub struct Config {
     pub socket: SocketChoice,
     pub kernel_tx: bool,
     pub quiet: bool,
+    /// -D: each probe's line starts with the time, as ping -D.
+    pub timestamps: bool,
+    /// -O: a line for a probe still unanswered when the next one goes out, as ping -O.
+    pub outstanding: bool,
 }
 
 fn is_root() -> bool {
@@ -227,6 +231,8 @@ impl Config {
             socket,
             kernel_tx,
             quiet: m.get_flag("quiet"),
+            timestamps: m.get_flag("timestamps"),
+            outstanding: m.get_flag("outstanding"),
         })
     }
 }

@@ -78,16 +78,19 @@ pub fn summary_text(host: &str, t: &Tally) -> String {
 pub struct PingLines<'h> {
     h: &'h mut Human,
     flood: bool,
+    /// -D: each probe's line starts with `[UNIX seconds.microseconds] `.
+    stamp: bool,
     /// Flood: when the dots were last drawn, and how many.
     drawn_at: Option<Instant>,
     dots: u64,
 }
 
 impl<'h> PingLines<'h> {
-    pub fn new(h: &'h mut Human, flood: bool) -> Self {
+    pub fn new(h: &'h mut Human, flood: bool, stamp: bool) -> Self {
         PingLines {
             h,
             flood,
+            stamp,
             drawn_at: None,
             dots: 0,
         }
@@ -99,9 +102,22 @@ impl<'h> PingLines<'h> {
         self.h.on()
     }
 
-    /// A per-probe line (in flood mode the dots stand for them).
+    /// A per-probe line (in flood mode the dots stand for them), after the time with -D.
     fn line(&mut self, s: &str) {
         if !self.flood {
+            self.probe_line(s);
+        }
+    }
+
+    /// A line about one probe, after the time it is printed with -D (as ping -D).
+    fn probe_line(&mut self, s: &str) {
+        if self.stamp {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            let stamped = format!("[{}.{:06}] {s}", t.as_secs(), t.subsec_micros());
+            self.h.line(&stamped);
+        } else {
             self.h.line(s);
         }
     }
@@ -136,7 +152,7 @@ impl<'h> PingLines<'h> {
     pub fn reply(&mut self, bytes: usize, from: &str, seq: u16, ttl: Option<u8>, rtt: f64) {
         if self.on() && !self.flood {
             let ttl = ttl.map(|t| format!(" ttl={t}")).unwrap_or_default();
-            self.h.line(&format!(
+            self.probe_line(&format!(
                 "{bytes} bytes from {from}: icmp_seq={seq}{ttl} time={} ms",
                 ms(rtt)
             ));
@@ -146,7 +162,7 @@ impl<'h> PingLines<'h> {
     pub fn duplicate(&mut self, bytes: usize, from: &str, seq: u16, ttl: Option<u8>, rtt: f64) {
         if self.on() && !self.flood {
             let ttl = ttl.map(|t| format!(" ttl={t}")).unwrap_or_default();
-            self.h.line(&format!(
+            self.probe_line(&format!(
                 "{bytes} bytes from {from}: icmp_seq={seq}{ttl} time={} ms (DUP!)",
                 ms(rtt)
             ));
@@ -162,6 +178,13 @@ impl<'h> PingLines<'h> {
     pub fn timeout(&mut self, seq: u16) {
         if self.on() {
             self.line(&format!("no answer for icmp_seq={seq}"));
+        }
+    }
+
+    /// -O: probe `seq` has no reply yet as the next one goes out.
+    pub fn outstanding(&mut self, seq: u16) {
+        if self.on() {
+            self.line(&format!("no answer yet for icmp_seq={seq}"));
         }
     }
 

@@ -176,6 +176,20 @@ pub fn command() -> Command {
                 .default_value("auto")
                 .help("Send time: kernel (the driver's software stamp, else the device queue's, else user), user (time before sendto, as ping); auto: kernel, but user with --flood"),
         )
+        .arg(
+            Arg::new("timestamps")
+                .short('D')
+                .long("timestamps")
+                .action(ArgAction::SetTrue)
+                .help("Start each probe's line with the time it is printed, [UNIX seconds.microseconds], as ping -D"),
+        )
+        .arg(
+            Arg::new("outstanding")
+                .short('O')
+                .long("report-outstanding")
+                .action(ArgAction::SetTrue)
+                .help("Say \"no answer yet for icmp_seq=N\" when the next probe goes out before probe N's reply came, as ping -O"),
+        )
         .arg(measure::flags::quiet())
         .arg(
             Arg::new("numeric")

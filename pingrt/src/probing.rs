@@ -141,6 +141,12 @@ impl<'s, 'r: 's> Prober<'s, 'r> {
     /// Sends the next probe; returns the time right after sendto.
     fn send_probe(&mut self) -> Result<i64, Failure> {
         let number = self.tracker.next_number();
+        if self.cfg.outstanding
+            && let Some(last) = number.checked_sub(1)
+            && self.tracker.still_waiting(last)
+        {
+            self.human.outstanding(wire_seq(last));
+        }
         let pkt = self.requests.probe(wire_seq(number), number);
         let before = now_ns();
         let res = self.sock.send_to(pkt, &self.target_addr);

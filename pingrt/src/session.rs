@@ -165,7 +165,7 @@ pub fn run(cfg: Config, s: &mut measure::Session) -> Result<Exit, Failure> {
     // stamp.
     socket::wait_for_rx_stamps(Duration::from_millis(10));
     let (rep, human) = s.parts();
-    let mut lines = PingLines::new(human, cfg.flood);
+    let mut lines = PingLines::new(human, cfg.flood, cfg.timestamps);
     let ip_header = if cfg.family == Family::V4 { 20 } else { 40 };
     lines.header(&cfg.host, &cfg.target.ip().to_string(), cfg.size, ip_header);
     let from = cfg.target.ip().to_string();

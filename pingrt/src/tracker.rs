@@ -199,6 +199,13 @@ impl Tracker {
         self.counts.sent
     }
 
+    /// Whether probe `number` went out and still waits for its reply.
+    pub fn still_waiting(&self, number: u64) -> bool {
+        self.slots
+            .get(&wire_seq(number))
+            .is_some_and(|p| p.number == number && p.state == State::Waiting)
+    }
+
     /// Whether the next probe may go out: the probe that last used its 16-bit sequence number
     /// (65536 probes ago, or earlier) is settled. So no two probes with one sequence number are
     /// ever out at once, and a reply matches the one probe with its sequence number that is

@@ -14,6 +14,7 @@ pub mod process;
 pub mod pty;
 pub mod release;
 pub mod routed;
+pub mod shape;
 pub mod signal;
 pub mod skip;
 

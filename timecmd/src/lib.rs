@@ -6,6 +6,8 @@
 
 mod clock;
 pub mod exit;
+pub mod gnuargs;
+pub mod gnutime;
 mod human;
 pub mod plan;
 pub mod reap;
@@ -52,6 +54,10 @@ const EXAMPLES: &str = "\
 EXAMPLES:
   time tar xjf linux.tar.bz2
       timecmd -- tar xjf linux.tar.bz2
+  /usr/bin/time -v make, time -p ./run, /usr/bin/time -f '%e %M' -o t.txt -a ./run
+      timecmd -v make;  timecmd -p ./run;  timecmd -f '%e %M' -o t.txt -a ./run
+      (GNU time's report after each run; with -p, -v, -f or -a, -o is GNU time's and the
+      records take --records FILE)
   /usr/bin/time -v make -j8   (max RSS, faults, context switches)
       timecmd --label para/lvm --prepare 'make clean' -r 3 -- make -j8
   hyperfine -N --warmup 1 --runs 10 --export-json r.json 'gzip -kf big.file'
@@ -67,7 +73,7 @@ EXAMPLES:
 
   For hyperfine users: -r/--runs is hyperfine's; its other short flags are long ones here \
 (-w --warmup, -s --setup, -p --prepare, -c --cleanup, -i --ignore-failure, -S --shell, \
--n --name); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
+-n --name; -p is POSIX time's here, as time -p); its --output WHERE (the command's output) is --stdout WHERE; -o/--output FILE \
 appends the records to FILE as JSON lines (hyperfine's --export-json writes one document); \
 no shell unless --shell, as hyperfine -N.";
 
@@ -167,10 +173,10 @@ pub fn command() -> Command {
                 .value_parser(value_parser!(OsString))
                 .help("The command and its arguments (put -- before it when it starts with -)"),
         );
-    measure::flags::record(cmd)
+    measure::flags::record(gnuargs::args(cmd))
         .mut_arg("output", |a| {
             a.alias("records").help(
-                "Append the records to FILE (- is stdout); a terminal still gets the human summary",
+                "Append the records to FILE (- is stdout); a terminal still gets the human summary. With GNU time's -p, -v, -f or -a, -o is GNU time's (--time-output): give the records as --records FILE",
             )
         })
         // Records never go to stdout on their own here: it is the command's.
@@ -199,6 +205,11 @@ impl lifecycle::Tool for Tool {
 
     fn command() -> Command {
         command()
+    }
+
+    /// GNU time's `-o FILE` beside -p, -v, -f or -a (see [`gnuargs`]).
+    fn args(args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
+        Ok(gnuargs::rewrite(&command(), args))
     }
 
     fn options(m: &ArgMatches, _sub: Option<&str>) -> Result<plan::Plan, Failure> {

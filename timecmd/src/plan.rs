@@ -25,6 +25,8 @@ pub struct Plan {
     /// The signals that timecmd's parent set to be ignored (`nohup`, `cmd &` in a script),
     /// which stay ignored (the lifecycle leaves them so) for timecmd and its runs.
     pub ignored: Vec<Signal>,
+    /// GNU time's report after each measured run (-p, -v, -f, -o in its form).
+    pub gnu: Option<crate::gnutime::GnuTime>,
 }
 
 impl Plan {
@@ -66,6 +68,7 @@ impl Plan {
                 .cloned()
                 .unwrap_or(Stdin::Inherit),
             ignored: crate::reap::ignored_signals(),
+            gnu: crate::gnuargs::from_matches(m),
         }
     }
 

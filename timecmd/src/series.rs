@@ -4,6 +4,7 @@
 use crate::clock::now_ns;
 use crate::exit::EXIT_OWN_FAILURE;
 use crate::exit::{Exit, signal_name};
+use crate::gnutime;
 use crate::human;
 use crate::plan::Plan;
 use crate::reap::{Reaped, Signals};
@@ -140,6 +141,14 @@ pub fn series(
     sp: &mut Spawner,
 ) -> Result<Outcome, Failure> {
     let mut out = Outcome::default();
+    // GNU time opens -o FILE (truncating it unless -a) before the command runs.
+    let mut sink = match &plan.gnu {
+        Some(g) => Some(gnutime::Sink::open(g).map_err(|e| {
+            let file = g.output.as_deref().unwrap_or(std::path::Path::new("-"));
+            Failure::new(EXIT_OWN_FAILURE, format!("-o {}", file.display()), e)
+        })?),
+        None => None,
+    };
     if let Some(c) = &plan.setup
         && let Err((e, ctrl_c)) = helper(signals, plan.helper_shell(), "--setup", c, true)
     {
@@ -150,7 +159,7 @@ pub fn series(
         let run = Run::nth(plan, i);
         out.stop = before_run(plan, signals, &run);
         if out.stop.is_none() {
-            out.stop = measure_run(plan, s, signals, sp, &run, &mut out)?;
+            out.stop = measure_run(plan, s, (signals, sp, &mut sink), &run, &mut out)?;
         }
         if out.stop.is_some() {
             break;
@@ -191,8 +200,7 @@ fn before_run(plan: &Plan, signals: &mut Signals, run: &Run) -> Option<Stop> {
 fn measure_run(
     plan: &Plan,
     s: &mut Session,
-    signals: &mut Signals,
-    sp: &mut Spawner,
+    (signals, sp, sink): (&mut Signals, &mut Spawner, &mut Option<gnutime::Sink>),
     run: &Run,
     out: &mut Outcome,
 ) -> Result<Option<Stop>, Failure> {
@@ -216,6 +224,22 @@ fn measure_run(
         .map_err(|e| Failure::new(EXIT_OWN_FAILURE, format!("waiting for {}", run.which), e))?;
     let exit = Exit::from_status(reaped.status);
     let usage = RunUsage::new(start, reaped.end_ns, &reaped.usage);
+    if let (Some(g), Some(sink), false) = (&plan.gnu, sink.as_mut(), run.warm) {
+        let f = gnutime::Figures {
+            usage: &usage,
+            rusage: &reaped.usage,
+            exit,
+            command: &plan.argv,
+        };
+        let written = sink.report(g, &f);
+        if let (Err(e), Some(p)) = (written, &g.output) {
+            return Err(Failure::new(
+                EXIT_OWN_FAILURE,
+                format!("writing GNU time's report to {}", p.display()),
+                e,
+            ));
+        }
+    }
     out.last_exit = Some(exit);
     out.last_timed_out = reaped.timed_out;
     if !run.warm {

@@ -180,7 +180,11 @@ fn human_text(plan: &Plan, s: &mut Session, o: &Outcome, fig: &Figures, said: &S
     for w in said.warnings {
         text.push_str(&format!("timecmd: warning: {w}\n"));
     }
-    if let (Some(w), Some(u), Some(sy), Some(r)) = (&fig.wall, &fig.user, &fig.sys, fig.max_rss) {
+    if plan.gnu.is_some() {
+        // GNU time's report, written after each run, is the summary a person reads.
+    } else if let (Some(w), Some(u), Some(sy), Some(r)) =
+        (&fig.wall, &fig.user, &fig.sys, fig.max_rss)
+    {
         let cpu = fig.cpu_ratio.unwrap_or(0.0);
         text.push_str(&human::summary(&plan.display, w, u, sy, cpu, r));
     } else if let Some(e) = said.error.filter(|_| !cut_short) {

@@ -160,7 +160,7 @@ fn read_phase(
         ops_per_s: "reads_per_s",
     };
     let progress = |k: &Tick| report::progress(k, plan);
-    records::phase(s, &keys, &progress, |tick| {
+    records::phase(s, &keys, Some(&progress), |tick| {
         engine::read(&t.file, bufs, plan, tick)
     })
 }

@@ -97,6 +97,7 @@ pub(crate) fn plan(o: &Opts, t: &Target, seed: u64) -> Result<Plan, Failure> {
         size = blocks * o.bs;
     }
     Ok(Plan {
+        start: 0,
         size,
         bs: o.bs,
         blocks,

@@ -17,6 +17,7 @@ fn expected(size: u64, bs: u64, seed: u64) -> Vec<u8> {
     let blocks = size.div_ceil(bs);
     let pool = Pool::new(bs, blocks, Pattern::Random, seed).unwrap();
     let plan = Plan {
+        start: 0,
         size,
         bs,
         blocks,

@@ -4,6 +4,7 @@
 mod blkread;
 mod blkread_devices;
 mod common;
+mod ddform;
 mod devices;
 mod files;
 mod signatures;

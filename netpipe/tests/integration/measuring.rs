@@ -476,3 +476,54 @@ fn congestion_control_and_mss() {
     assert_eq!(st.code(), Some(2));
     assert!(err.contains("--congestion no-such-algo"), "{err}");
 }
+
+/// The seed's network command with the receiving side replaced: a plain `dd | nc` into a
+/// measuring `recv --listen` hears nothing back (nc's stdout stays empty: the listener's
+/// hello is said only to a client that stays silent), and every byte is counted; a netpipe
+/// sender to the same listener still agrees with it (the end mark is read).
+#[test]
+fn a_plain_dd_nc_sender_hears_nothing_from_a_measuring_listener() {
+    if !need_tool("nc") || !need_tool("dd") {
+        return;
+    }
+    let d = tmp();
+    let recs = path(&d, "l.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    let mut dd = std::process::Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M", "count=20", "status=none"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let nc = std::process::Command::new("nc")
+        .args(["-N", "127.0.0.1", &port.to_string()])
+        .stdin(Stdio::from(dd.stdout.take().unwrap()))
+        .output()
+        .unwrap();
+    assert!(dd.wait().unwrap().success());
+    assert!(
+        nc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nc.stderr)
+    );
+    assert_eq!(
+        nc.stdout.len(),
+        0,
+        "nc got {:?} back from a measuring listener",
+        String::from_utf8_lossy(&nc.stdout)
+    );
+    let (lst, _, err) = l.wait_output(LIMIT);
+    assert!(lst.success(), "{err}");
+    let r = read_records(&recs);
+    assert_eq!(num(summary(&r), "received_bytes"), 20.0 * 1048576.0);
+    let text = std::fs::read_to_string(&recs).unwrap();
+    assert!(text.contains("\"peer_speaks\":\"raw\""), "{text}");
+    // A netpipe sender is still greeted, and the two agree on what was sent.
+    let recs = path(&d, "m.jsonl");
+    let (l, port) = listener("recv", &recs, &[]);
+    let (sst, _, serr) = sender(port, &["--bytes", "3M"]).wait_output(LIMIT);
+    assert!(sst.success(), "{serr}");
+    let (lst, _, err) = l.wait_output(LIMIT);
+    assert!(lst.success(), "{err}");
+    let text = std::fs::read_to_string(&recs).unwrap();
+    assert!(text.contains("\"peer_speaks\":\"netpipe/1\""), "{text}");
+}

@@ -4,5 +4,6 @@
 mod common;
 mod loopback;
 mod netns;
+mod ping_flags;
 mod terminal;
 mod wire;

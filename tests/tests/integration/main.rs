@@ -29,6 +29,7 @@ mod script_serve;
 mod script_signals;
 mod script_suite;
 mod script_terminal;
+mod seed_commands;
 mod seed_json;
 mod signal_rule;
 mod signal_runs;

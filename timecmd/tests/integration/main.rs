@@ -3,6 +3,7 @@
 
 mod common;
 mod exit;
+mod gnu_time;
 mod linking;
 mod output_policy;
 mod redirect;

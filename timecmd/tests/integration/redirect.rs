@@ -178,8 +178,9 @@ fn output_and_records_append_and_never_truncate() {
         help.contains("-r, --runs") && help.contains("--stdout <WHERE>"),
         "{help}"
     );
+    // --records is -o's other name, said where GNU time's form gives -o to its report.
     assert!(
-        help.contains("-o, --output <FILE>") && !help.contains("--records"),
+        help.contains("-o, --output <FILE>") && help.contains("--records FILE"),
         "{help}"
     );
 }
