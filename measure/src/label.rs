@@ -105,20 +105,24 @@ pub fn parse_tags<'a>(
     Ok(out)
 }
 
-/// The envelope for a tool from its parsed flags; `default_name` is used without `--name`.
+/// The envelope for a tool from its parsed flags (the one reader of `--label`, `--name`
+/// and `--tag`, which [`args`] defines), checked as [`check_text`] and [`parse_tags`] say;
+/// `default_name` is used without `--name`. Also whether `--name` was given.
 pub fn envelope(
     tool: &str,
     version: &str,
     m: &ArgMatches,
     default_name: &str,
-) -> Result<Envelope, Failure> {
+) -> Result<(Envelope, bool), Failure> {
     let mut env = Envelope::new(tool, version, default_name);
     env.label = resolve_label(
         m.get_one::<String>("label").map(String::as_str),
         std::env::var("BENCH_LABEL").ok(),
         &env.host,
     )?;
-    if let Some(n) = m.get_one::<String>("name") {
+    let name = m.get_one::<String>("name");
+    if let Some(n) = name {
+        check_text("--name", n)?;
         env.name = n.clone();
     }
     env.tags = parse_tags(
@@ -127,7 +131,7 @@ pub fn envelope(
             .flatten()
             .map(String::as_str),
     )?;
-    Ok(env)
+    Ok((env, name.is_some()))
 }
 
 #[cfg(test)]
@@ -172,7 +176,8 @@ mod tests {
         let m = cmd
             .try_get_matches_from(["t", "--label", "x/y", "--tag", "k=v", "--name", "row"])
             .unwrap();
-        let e = envelope("t", "0.1.0", &m, "default").unwrap();
+        let (e, given) = envelope("t", "0.1.0", &m, "default").unwrap();
+        assert!(given);
         assert_eq!(e.label, "x/y");
         assert_eq!(e.name, "row");
         assert_eq!(e.tags["k"], "v");
@@ -191,5 +196,8 @@ mod tests {
             "{e}"
         );
         assert!(check_text("--name", "icmp domU<->dom0 / ü").is_ok());
+        let m = args(Command::new("t")).try_get_matches_from(["t", "--name", "a\nb"]);
+        let e = envelope("t", "0.1.0", &m.unwrap(), "default").unwrap_err();
+        assert!(e.to_string().contains("--name"), "{e}");
     }
 }

@@ -445,7 +445,7 @@ fn switch(m: &ArgMatches, id: &str) -> bool {
 /// The session by the output policy: the envelope from the shared flags, the records'
 /// destination, and whether a person gets human lines.
 fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> {
-    let mut env = Envelope::new(T::NAME, T::VERSION, &T::name(opts));
+    let (env, name_given) = label::envelope(T::NAME, T::VERSION, m, &T::name(opts))?;
     if let Ok(v) = std::env::var(crate::parts::INVOCATION_VAR)
         && !v.is_empty()
         && env.invocation.is_none()
@@ -455,27 +455,6 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
             crate::parts::INVOCATION_VAR
         )));
     }
-    env.label = label::resolve_label(
-        flag(m, "label"),
-        std::env::var("BENCH_LABEL").ok(),
-        &env.host,
-    )?;
-    let name_given = match flag(m, "name") {
-        Some(n) => {
-            label::check_text("--name", n)?;
-            env.name = n.to_string();
-            true
-        }
-        None => false,
-    };
-    env.tags = label::parse_tags(
-        m.try_get_many::<String>("tag")
-            .ok()
-            .flatten()
-            .into_iter()
-            .flatten()
-            .map(String::as_str),
-    )?;
     let quiet = switch(m, "quiet");
     let stderr_tty = io::stderr().is_terminal();
     let stdout_tty = io::stdout().is_terminal();
