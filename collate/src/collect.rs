@@ -176,6 +176,9 @@ impl Collector {
             Kind::Sample => self.samples += 1,
             Kind::Summary => self.summaries += 1,
             Kind::Begin => {
+                if let Some(l) = &r.load {
+                    self.runs.note_load(r.run, l);
+                }
                 self.note_begin(r);
                 return self.add_facts(r);
             }
@@ -196,6 +199,9 @@ impl Collector {
         }
         if let (Kind::Summary, Some(st)) = (r.kind, r.status) {
             self.runs.finish(run, st, r.error);
+        }
+        if let Some(l) = &r.load {
+            self.runs.list[run as usize].load.merge(l);
         }
         if r.vals.is_empty() && r.headline.is_none() {
             return;

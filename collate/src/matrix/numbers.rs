@@ -137,7 +137,7 @@ pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
 }
 
 /// `×3` for a cell that pools three runs, `×3!` when they differ, ` *` with values of runs
-/// that did not finish.
+/// that did not finish, ` †` with values of runs on a busy machine ([`crate::busy`]).
 pub fn run_marks(cell: &Cell) -> String {
     let mut t = String::new();
     if cell.runs > 1 {
@@ -148,6 +148,10 @@ pub fn run_marks(cell: &Cell) -> String {
     }
     if cell.partial > 0 {
         t.push_str(" *");
+    }
+    if cell.busy > 0 {
+        t.push(' ');
+        t.push_str(crate::busy::MARK);
     }
     t
 }

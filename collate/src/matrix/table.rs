@@ -49,6 +49,8 @@ pub struct Cell {
     pub differ: Option<RunsDiffer>,
     /// Values from runs that did not finish, put in by `--include-partial`.
     pub partial: usize,
+    /// Values from runs on a busy machine ([`crate::busy`]).
+    pub busy: usize,
 }
 
 /// What a cell left out: values of runs that did not finish.
@@ -150,6 +152,7 @@ impl Cell {
             runs: 1,
             differ: None,
             partial: 0,
+            busy: 0,
         }
     }
 

@@ -101,8 +101,9 @@ fn row_json(r: &Row) -> Value {
     })
 }
 
-/// One cell: n, value and CI in base units, its runs, its comparison with the baseline and
-/// the verdict that comparison gives in a row where `better` holds.
+/// One cell: n, value and CI in base units, its runs, how many of its values come from runs
+/// that did not finish (`partial`) or ran on a busy machine (`busy`), its comparison with the
+/// baseline and the verdict that comparison gives in a row where `better` holds.
 fn cell_json(c: &Cell, better: Better) -> Value {
     let mut m = json!({
         "n": c.n,
@@ -112,6 +113,7 @@ fn cell_json(c: &Cell, better: Better) -> Value {
             "runs": d.runs.iter().map(|(id, n, m)| json!({"run": id, "n": n, "median": num(*m)})).collect::<Vec<_>>(),
         })),
         "partial": c.partial,
+        "busy": c.busy,
         "value": num(c.value),
         "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
         "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),
