@@ -114,7 +114,8 @@ impl ColumnLoad {
         self.most.merge(l);
     }
 
-    /// `busy (1 of 2 runs): load 6.52, 7 runnable, 2 CPUs, steal 0.0%`, or `quiet: ...`;
+    /// `busy: 2 CPUs, load 6.5, 7 runnable, steal 0%, 1 of 2 runs`, or `quiet: ...` (the
+    /// highest of each figure; the essentials first, for the text matrix cuts a long fact);
     /// `None` for a column none of whose runs says.
     pub fn text(&self) -> Option<String> {
         if self.runs == 0 {
@@ -122,23 +123,22 @@ impl ColumnLoad {
         }
         let m = &self.most;
         let mut parts = Vec::new();
+        if let Some(c) = m.cpus {
+            parts.push(format!("{c} CPUs"));
+        }
         if let Some(l) = m.load {
-            parts.push(format!("load {l:.2}"));
+            parts.push(format!("load {l:.1}"));
         }
         if let Some(r) = m.runnable {
             parts.push(format!("{r} runnable"));
         }
-        if let Some(c) = m.cpus {
-            parts.push(format!("{c} CPUs"));
-        }
         if let Some(s) = m.steal {
-            parts.push(format!("steal {:.1}%", s * 100.0));
+            parts.push(format!("steal {:.0}%", s * 100.0));
         }
-        let head = match (self.busy, self.runs) {
-            (0, _) => "quiet".to_string(),
-            (b, n) if b == n && n == 1 => "busy".to_string(),
-            (b, n) => format!("busy ({b} of {n} runs)"),
-        };
+        if self.busy > 0 && self.busy < self.runs {
+            parts.push(format!("{} of {} runs", self.busy, self.runs));
+        }
+        let head = if self.busy > 0 { "busy" } else { "quiet" };
         Some(format!("{head}: {}", parts.join(", ")))
     }
 }
@@ -206,14 +206,14 @@ mod tests {
         ));
         assert_eq!(
             c.text().as_deref(),
-            Some("quiet: load 0.50, 0 runnable, 2 CPUs, steal 0.0%")
+            Some("quiet: 2 CPUs, load 0.5, 0 runnable, steal 0%")
         );
         c.add(&load(
             json!({"cpu_count": 2, "load_1m": 6.25, "procs_running_count": 8}),
         ));
         assert_eq!(
             c.text().as_deref(),
-            Some("busy (1 of 2 runs): load 6.25, 7 runnable, 2 CPUs, steal 0.0%")
+            Some("busy: 2 CPUs, load 6.2, 7 runnable, steal 0%, 1 of 2 runs")
         );
     }
 }
