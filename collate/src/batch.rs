@@ -188,26 +188,7 @@ impl Batch {
             }
         }
         let roles = (ra, self.roles.len() as u32);
-        let fa = self.facts.len() as u32;
-        if r.kind == Kind::Begin
-            && let Some(info) = &r.info
-        {
-            for (k, v) in crate::facts::texts(info) {
-                let kv = (self.push_str(&k), self.push_str(&v));
-                self.facts.push(kv);
-            }
-        }
-        let facts = (fa, self.facts.len() as u32);
-        let load = match &r.info {
-            Some(info) if matches!(r.kind, Kind::Begin | Kind::Summary) => {
-                Some(Load::of(info)).filter(|l| !l.is_empty())
-            }
-            _ => None,
-        };
-        let load = load.map(|l| {
-            self.loads.push(l);
-            self.loads.len() as u32 - 1
-        });
+        let (facts, load) = self.push_facts(r);
         let env = environment(&r.host, &r.label);
         let mut fp = FINGERPRINT.build_hasher();
         fp.write_u64(env);
@@ -241,6 +222,32 @@ impl Batch {
             env,
             fp: fp.finish() as u32,
         });
+    }
+
+    /// A begin's environment facts (a range of `facts`) and a begin's or a summary's load
+    /// facts (an index into `loads`).
+    fn push_facts(&mut self, r: &RecordView) -> ((u32, u32), Option<u32>) {
+        let fa = self.facts.len() as u32;
+        if r.kind == Kind::Begin
+            && let Some(info) = &r.info
+        {
+            for (k, v) in crate::facts::texts(info) {
+                let kv = (self.push_str(&k), self.push_str(&v));
+                self.facts.push(kv);
+            }
+        }
+        let facts = (fa, self.facts.len() as u32);
+        let load = match &r.info {
+            Some(info) if matches!(r.kind, Kind::Begin | Kind::Summary) => {
+                Some(Load::of(info)).filter(|l| !l.is_empty())
+            }
+            _ => None,
+        };
+        let load = load.map(|l| {
+            self.loads.push(l);
+            self.loads.len() as u32 - 1
+        });
+        (facts, load)
     }
 
     /// The (run, type, seq) of record `i` and its line.

@@ -123,7 +123,22 @@ fn a_run_beside_cpu_hogs_names_its_load_and_its_cells_are_marked() {
     assert!(busy_by_the_numbers(b, s), "{:?} {:?}", b.info, s.info);
 
     // collate: each column's cells marked as its numbers say, and the load line.
-    let out = run(Command::new(bin("collate")).args(["-f", "json"]).arg(&file));
+    let alone_busy = busy_by_the_numbers(of("alone", Kind::Begin), of("alone", Kind::Summary));
+    check_json(&file, alone_busy);
+    let text = run(Command::new(bin("collate")).arg(&file));
+    ok(&text, "collate");
+    let text = String::from_utf8_lossy(&text.stdout);
+    let facts = text.split("facts that differ:").nth(1).unwrap_or("");
+    assert!(
+        facts.lines().any(|l| l.trim_start().starts_with("load ")),
+        "{text}"
+    );
+}
+
+/// collate's JSON of `file`: the cells of the alone column marked as `alone_busy` says, the
+/// hog column's all marked, and the load fact of each column busy or quiet to match.
+fn check_json(file: &Path, alone_busy: bool) {
+    let out = run(Command::new(bin("collate")).args(["-f", "json"]).arg(file));
     ok(&out, "collate");
     let v: Value = serde_json::from_slice(&out.stdout).expect("collate's JSON");
     let labels: Vec<&str> = v["columns"]
@@ -133,7 +148,6 @@ fn a_run_beside_cpu_hogs_names_its_load_and_its_cells_are_marked() {
         .map(|c| c["key"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(labels, ["alone", "hogs"]);
-    let alone_busy = busy_by_the_numbers(of("alone", Kind::Begin), of("alone", Kind::Summary));
     for row in v["rows"].as_array().expect("rows") {
         let cells = row["cells"].as_array().expect("cells");
         for (c, busy) in cells.iter().zip([alone_busy, true]) {
@@ -152,13 +166,5 @@ fn a_run_beside_cpu_hogs_names_its_load_and_its_cells_are_marked() {
     assert!(
         loads[0].starts_with(if alone_busy { "busy: " } else { "quiet: " }),
         "{loads:?}"
-    );
-    let text = run(Command::new(bin("collate")).arg(&file));
-    ok(&text, "collate");
-    let text = String::from_utf8_lossy(&text.stdout);
-    let facts = text.split("facts that differ:").nth(1).unwrap_or("");
-    assert!(
-        facts.lines().any(|l| l.trim_start().starts_with("load ")),
-        "{text}"
     );
 }
