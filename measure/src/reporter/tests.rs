@@ -210,3 +210,39 @@ fn borrowed_parts_write_the_same_line_as_maps() {
     assert_eq!(recs[0].info, recs[1].info);
     assert_eq!((recs[0].seq, recs[1].seq), (0, 1));
 }
+
+#[test]
+fn a_watched_run_has_its_summary_say_the_load_over_it_and_the_next_run_starts_anew() {
+    let buf = Shared::default();
+    let mut rep = Reporter::new(Envelope::new("t", "0", "n"), Box::new(buf.clone()));
+    let ok = || Summary {
+        status: Status::Ok,
+        error: None,
+        headline: Some("x_s".into()),
+        headlines: Vec::new(),
+        values: Values::new().with("x_s", 1.0),
+        info: Map::new(),
+    };
+    rep.watch_load(crate::envfacts::Probe::system().load_now());
+    rep.begin(Map::new()).unwrap();
+    rep.summary(ok()).unwrap();
+    // A converter's next run (begin as it is, no watch) says nothing of this machine.
+    rep.next_run();
+    rep.begin(Map::new()).unwrap();
+    rep.summary(ok()).unwrap();
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let recs: Vec<Record> = text.lines().map(|l| parse_line(l).unwrap()).collect();
+    let keys = [
+        "load_1m_end",
+        "procs_running_end_count",
+        "tool_involuntary_switches_count",
+    ];
+    for k in keys {
+        assert!(
+            recs[1].info.get(k).is_some_and(|v| v.as_f64().is_some()),
+            "{k}: {:?}",
+            recs[1].info
+        );
+        assert!(!recs[3].info.contains_key(k), "{k}: {:?}", recs[3].info);
+    }
+}
