@@ -1,6 +1,7 @@
 //! A block of records reduced to what collate keeps of each (a [`Batch`] of [`Lite`]
 //! extracts), built on the reader threads, and the view of one record the collector adds.
 
+use crate::busy::Load;
 use crate::dims::Dim;
 use measure::record::{CellStat, Status};
 use measure::{Kind, RecordView};
@@ -42,6 +43,8 @@ struct Lite {
     roles: (u32, u32),
     /// A begin's environment facts (key, text), a range of the batch's `facts`.
     facts: (u32, u32),
+    /// A begin's or a summary's load facts, an index into the batch's `loads`.
+    load: Option<u32>,
     vals: (u32, u32),
     /// The identity of the record (run, seq) and its line in its input, for the check for
     /// repeats; `repeat` when it repeats a record read before (and is left out).
@@ -74,6 +77,7 @@ pub struct Batch {
     vals: Vec<((u32, u32), f64)>,
     roles: Vec<Role>,
     facts: Vec<FactText>,
+    loads: Vec<Load>,
     recs: Vec<Lite>,
 }
 
@@ -90,6 +94,8 @@ pub struct LiteView<'a> {
     pub at: &'a str,
     pub group: &'a str,
     pub headline: Option<&'a str>,
+    /// A begin's or a summary's load facts, where it has any.
+    pub load: Option<Load>,
     pub(crate) vals: &'a [((u32, u32), f64)],
     roles: &'a [Role],
     facts: &'a [FactText],
@@ -129,6 +135,7 @@ impl Batch {
         self.vals.clear();
         self.roles.clear();
         self.facts.clear();
+        self.loads.clear();
         self.recs.clear();
     }
 
@@ -181,16 +188,7 @@ impl Batch {
             }
         }
         let roles = (ra, self.roles.len() as u32);
-        let fa = self.facts.len() as u32;
-        if r.kind == Kind::Begin
-            && let Some(info) = &r.info
-        {
-            for (k, v) in crate::facts::texts(info) {
-                let kv = (self.push_str(&k), self.push_str(&v));
-                self.facts.push(kv);
-            }
-        }
-        let facts = (fa, self.facts.len() as u32);
+        let (facts, load) = self.push_facts(r);
         let env = environment(&r.host, &r.label);
         let mut fp = FINGERPRINT.build_hasher();
         fp.write_u64(env);
@@ -214,6 +212,7 @@ impl Batch {
             headline,
             roles,
             facts,
+            load,
             vals: (va, self.vals.len() as u32),
             run,
             invocation,
@@ -223,6 +222,32 @@ impl Batch {
             env,
             fp: fp.finish() as u32,
         });
+    }
+
+    /// A begin's environment facts (a range of `facts`) and a begin's or a summary's load
+    /// facts (an index into `loads`).
+    fn push_facts(&mut self, r: &RecordView) -> ((u32, u32), Option<u32>) {
+        let fa = self.facts.len() as u32;
+        if r.kind == Kind::Begin
+            && let Some(info) = &r.info
+        {
+            for (k, v) in crate::facts::texts(info) {
+                let kv = (self.push_str(&k), self.push_str(&v));
+                self.facts.push(kv);
+            }
+        }
+        let facts = (fa, self.facts.len() as u32);
+        let load = match &r.info {
+            Some(info) if matches!(r.kind, Kind::Begin | Kind::Summary) => {
+                Some(Load::of(info)).filter(|l| !l.is_empty())
+            }
+            _ => None,
+        };
+        let load = load.map(|l| {
+            self.loads.push(l);
+            self.loads.len() as u32 - 1
+        });
+        (facts, load)
     }
 
     /// The (run, type, seq) of record `i` and its line.
@@ -281,6 +306,7 @@ impl Batch {
             at: s(l.at),
             group: s(l.group),
             headline: l.headline.map(s),
+            load: l.load.map(|i| self.loads[i as usize]),
             vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
             roles: &self.roles[l.roles.0 as usize..l.roles.1 as usize],
             facts: &self.facts[l.facts.0 as usize..l.facts.1 as usize],

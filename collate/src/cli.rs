@@ -59,18 +59,26 @@ a log scale when positive, the widest gap leaving at least 3 values and a tenth 
 is over twice either cluster's range) shows ‖, and the note names its two modes: its median
 is neither's, as a pipe round trip's is when its processes share a CPU in some batches only.
 
+A cell with values of runs on a busy machine shows † and the note names those runs and why:
+a run is busy when its 1-minute load average or its tasks runnable besides the tool (at begin
+or at the end) exceed the CPU count, or its steal exceeds 5% of the CPUs' time (the load
+facts every tool's begin and summary carry). Records without those facts mark nothing.
+
 Under the header, the facts that differ between the columns explain them: the environment
 facts of the begin records (virtualization, the cgroup limits, namespaces, clocksource,
 kernel, CPU, mitigations, the file system and block stack of a disk target) that at least
 two columns name with different values, and only those; a column whose runs saw several
-values shows them joined by |. Text, Markdown and DokuWiki show them as rows above the
+values shows them joined by |. When a column had a busy run, a load line follows: per column
+busy or quiet, its CPUs, and the highest load average, runnable tasks and steal of its runs
+(the load of quiet runs varies from run to run and explains nothing, so it shows no line). Text, Markdown and DokuWiki show them as rows above the
 measurements, html as a table of its own with each cell that is not the baseline's (else
 the first column's) marked, json as each column's facts, csv as fact_KEY columns, svg and
 a transposed matrix as a note.
 
 -f csv is tidy: a header line, then one line per cell (row, label or label_1... down to the
 deepest label's level, the other column keys, unit in base units, n, value, ci_low, ci_high,
-excluded; with --baseline ratio, p_value, verdict), every number a float; a text field a
+excluded; busy, the values of runs on a busy machine, where a cell has any; with --baseline
+ratio, p_value, verdict), every number a float; a text field a
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
 (a bar to each cell's statistic, its CI as a whisker, every value as a dot, the baseline's CI \

@@ -176,6 +176,9 @@ impl Collector {
             Kind::Sample => self.samples += 1,
             Kind::Summary => self.summaries += 1,
             Kind::Begin => {
+                if let Some(l) = &r.load {
+                    self.runs.note_load(r.run, l);
+                }
                 self.note_begin(r);
                 return self.add_facts(r);
             }
@@ -197,33 +200,15 @@ impl Collector {
         if let (Kind::Summary, Some(st)) = (r.kind, r.status) {
             self.runs.finish(run, st, r.error);
         }
+        if let Some(l) = &r.load {
+            self.runs.list[run as usize].load.merge(l);
+        }
         if r.vals.is_empty() && r.headline.is_none() {
             return;
         }
         let group = self.groups.id(r.group);
         if let Some(h) = r.headline {
-            let name = r.group.split(SEP).next().unwrap_or("");
-            let n = self.names.id(name);
-            let mut named: Vec<(&str, Option<&str>, Option<CellStat>)> = r
-                .headlines()
-                .map(|(k, role, st)| (k, Some(role), st))
-                .collect();
-            if named.is_empty() {
-                named.push((h, None, None));
-            }
-            for (key, role, stat) in named {
-                let m = self.metrics.id(key);
-                let list = self.headlines.entry(n).or_default();
-                if !list.contains(&m) {
-                    list.push(m);
-                }
-                if let Some(role) = role {
-                    self.roles.entry((n, m)).or_insert_with(|| role.to_string());
-                }
-                if let Some(st) = stat {
-                    self.stats.entry((n, m)).or_insert(st);
-                }
-            }
+            self.note_headlines(&r, h);
         }
         let mut any = false;
         for (key, x) in r.values() {
@@ -248,6 +233,33 @@ impl Collector {
         }
         if any {
             self.matched += 1;
+        }
+    }
+
+    /// The headlines a summary names (`h`, or its `headlines` with their roles and
+    /// statistics), per measurement name.
+    fn note_headlines(&mut self, r: &LiteView<'_>, h: &str) {
+        let name = r.group.split(SEP).next().unwrap_or("");
+        let n = self.names.id(name);
+        let mut named: Vec<(&str, Option<&str>, Option<CellStat>)> = r
+            .headlines()
+            .map(|(k, role, st)| (k, Some(role), st))
+            .collect();
+        if named.is_empty() {
+            named.push((h, None, None));
+        }
+        for (key, role, stat) in named {
+            let m = self.metrics.id(key);
+            let list = self.headlines.entry(n).or_default();
+            if !list.contains(&m) {
+                list.push(m);
+            }
+            if let Some(role) = role {
+                self.roles.entry((n, m)).or_insert_with(|| role.to_string());
+            }
+            if let Some(st) = stat {
+                self.stats.entry((n, m)).or_insert(st);
+            }
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod bootstrap;
+pub mod busy;
 pub mod changepoint;
 pub mod cli;
 pub mod collect;

@@ -7,6 +7,7 @@
 //! that the matrix can leave partial and killed runs out, test runs against each other and
 //! keep only each cell's newest run.
 
+use crate::busy::Load;
 use measure::record::Status;
 use std::collections::HashMap;
 
@@ -31,6 +32,8 @@ pub struct RunInfo {
     pub invoked: bool,
     /// The measurement name of its first sample or summary (the collector's name number).
     pub name: Option<u32>,
+    /// How busy the machine was, as its begin and summary say ([`crate::busy`]).
+    pub load: Load,
 }
 
 impl RunInfo {
@@ -73,6 +76,8 @@ pub struct Runs {
     unit_map: HashMap<String, u32>,
     /// The last run looked up: consecutive records mostly share one.
     last: Option<u32>,
+    /// The load of runs whose begin was read before any of their samples or summaries.
+    pending: HashMap<String, Load>,
 }
 
 impl Runs {
@@ -98,6 +103,7 @@ impl Runs {
                             unit,
                             invoked: invocation.is_some(),
                             name: None,
+                            load: self.pending.remove(id).unwrap_or_default(),
                         });
                         n
                     }
@@ -116,6 +122,15 @@ impl Runs {
             info.start.push_str(at);
         }
         n
+    }
+
+    /// Notes the load facts of a begin or a summary of run `id`: to the run where it is
+    /// known, else kept until its first sample or summary.
+    pub fn note_load(&mut self, id: &str, l: &Load) {
+        match self.map.get(id) {
+            Some(&n) => self.list[n as usize].load.merge(l),
+            None => self.pending.entry(id.to_string()).or_default().merge(l),
+        }
     }
 
     /// The number of unit `u`, numbered on first sight.

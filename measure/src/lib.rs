@@ -37,7 +37,8 @@
 //! ## Types
 //!
 //! - `begin`: once, first: the parameters and environment facts in `info` (kernel, CPU model
-//!   and count, memory, virtualization; for disk targets the filesystem and the block stack).
+//!   and count, memory, virtualization; for disk targets the filesystem and the block stack),
+//!   and how busy the machine is as the run starts (below).
 //! - `sample`: one repetition of the measured thing (a probe, a command run, a transfer, a
 //!   file written); collate aggregates samples into a cell. A failed sample has no `values`
 //!   and a top-level `error` string.
@@ -55,6 +56,27 @@
 //!   where its samples are equal-time slices of a rate: their mean, not their median, is the
 //!   tool's figure (the work over the time).
 //!
+//! ## The load over a run (in `info`, every measuring tool's)
+//!
+//! A figure measured beside other work (a busy host, a neighbour that the hypervisor runs
+//! instead) is not the environment's alone, so every tool that measures this machine records
+//! the load through [`lifecycle::Session::begin`] and its [`Reporter`]
+//! (`envfacts::LoadNow`); a converter's records (ingest) have none.
+//!
+//! | record | key | what |
+//! |---|---|---|
+//! | begin | `cpu_count` | CPUs online (`/sys/devices/system/cpu/online`) |
+//! | begin | `cpu_usable_count` | CPUs in the process's affinity mask (sched_getaffinity) |
+//! | begin | `load_1m` | the 1-minute load average (`/proc/loadavg`; the kernel's mean of tasks running or waiting, no unit) |
+//! | begin | `procs_running_count` | tasks runnable now (`procs_running` of `/proc/stat`), the tool among them |
+//! | summary | `load_1m_end`, `procs_running_end_count` | the same at the summary |
+//! | summary | `steal_ratio` | steal time over the run: the `steal` ticks of `/proc/stat`'s `cpu` line from begin to summary over all its ticks then (user to steal), i.e. a share of wall time × online CPUs; left out when no tick passed |
+//! | summary | `tool_involuntary_switches_count` | the tool's own involuntary context switches over the run (getrusage's ru_nivcsw, every thread) |
+//!
+//! collate counts a run as busy when `load_1m` or `load_1m_end`, or `procs_running_count` or
+//! `procs_running_end_count` less one (the tool), exceeds `cpu_count`, or `steal_ratio`
+//! exceeds 0.05; it marks the cells with values of such runs.
+//!
 //! ## Units: the suffix of every key in `values`
 //!
 //! `_s` seconds, `_bytes`, `_bytes_per_s`, `_bits_per_s`, `_per_s` (events per second),
@@ -69,7 +91,8 @@
 //!
 //! [`record::parse_line`] is the strict reader, and [`record::parse_view`] the same reader
 //! for a reader of many lines: its record borrows the line's texts and builds `info` only
-//! for a begin (every other record's is checked, not kept); one deserializer serves both.
+//! for a begin and a summary (every sample's and interval's is checked, not kept); one
+//! deserializer serves both.
 //! `measure/record.schema.json` is the same
 //! contract as a JSON Schema (with format assertion on), which accepts exactly the lines the
 //! reader accepts but for the rules a schema cannot state: the duplicate keys above, a

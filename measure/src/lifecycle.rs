@@ -200,15 +200,23 @@ impl Session {
     }
 
     /// Writes begin once: `info` (the tool's parameters and target facts) with this
-    /// machine's facts added flat (kernel, CPU, memory, virtualization).
+    /// machine's facts added flat (kernel, CPU, memory, virtualization) and its load now
+    /// (`load_1m`, `procs_running_count`); the summary then adds the load over the run
+    /// ([`Reporter::watch_load`]).
     pub fn begin(&mut self, mut info: Map<String, Value>) -> Result<(), Failure> {
         if self.begun {
             return Ok(());
         }
         self.begun = true;
-        for (k, v) in Probe::system().machine() {
+        let probe = Probe::system();
+        for (k, v) in probe.machine() {
             info.entry(k).or_insert(v);
         }
+        let load = probe.load_now();
+        for (k, v) in load.begin_facts() {
+            info.entry(k).or_insert(v);
+        }
+        self.rep.watch_load(load);
         self.rep.begin(info).map_err(output_failure)
     }
 

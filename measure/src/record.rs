@@ -153,10 +153,11 @@ pub fn parse_line(line: &str) -> Result<Record, ParseError> {
 }
 
 /// Reads one line as [`parse_line`] does, with the same checks and messages, into a view
-/// that borrows its texts from `line` and builds `info` only for a begin record (every
-/// other record's is checked, not kept): for a reader of many lines.
+/// that borrows its texts from `line` and builds `info` only for a begin or a summary record
+/// (one of each per run; every sample's and interval's is checked, not kept): for a reader
+/// of many lines.
 pub fn parse_view(line: &str) -> Result<RecordView<'_>, ParseError> {
-    read(line, Info::Begin)
+    read(line, Info::Ends)
 }
 
 fn read(line: &str, info: Info) -> Result<RecordView<'_>, ParseError> {

@@ -27,6 +27,19 @@ pub fn memory_bytes() -> Option<u64> {
     total.checked_mul(u64::from(si.mem_unit.max(1)))
 }
 
+/// This process's involuntary context switches so far, all its threads' (getrusage's
+/// ru_nivcsw for RUSAGE_SELF).
+pub fn involuntary_switches() -> Option<u64> {
+    let ru = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF).ok()?;
+    u64::try_from(ru.involuntary_context_switches()).ok()
+}
+
+/// The CPUs in this process's affinity mask (sched_getaffinity): those it may run on.
+pub fn usable_cpus() -> Option<u64> {
+    let set = rustix::thread::sched_getaffinity(None).ok()?;
+    Some(u64::from(set.count()))
+}
+
 /// The CPU's brand string (what /proc/cpuinfo shows as `model name` on x86), from CPUID.
 /// Each CPUID costs a trip to the hypervisor in a VM (about 4 us here), so the model and
 /// the hypervisor flag are asked apart, each only when wanted.

@@ -29,7 +29,11 @@ pub fn parse_wiki(text: &str) -> Wiki {
         rows: Vec::new(),
     };
     for line in text.lines() {
-        if line.starts_with('^') {
+        if line.starts_with("^fact: ") {
+            // A fact that differs between the columns, above the measurements: its title a
+            // header cell, its values plain cells.
+            continue;
+        } else if line.starts_with('^') {
             assert!(w.rows.is_empty(), "a header line after the rows: {line}");
             let f = fields(line, '^');
             assert_eq!(f[0], "", "the corner cell is empty: {line}");

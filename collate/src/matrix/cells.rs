@@ -14,13 +14,14 @@ use crate::stats::{self, Stat};
 pub const KW_MIN: usize = 3;
 
 /// The values of one unit of pooling in a cell, its newest run, and how many of its values
-/// come from runs that did not finish (`--include-partial`).
+/// come from runs that did not finish (`--include-partial`) and from runs on a busy machine.
 #[derive(Debug)]
 struct Pool {
     unit: u32,
     values: Vec<f64>,
     newest: u32,
     partial: usize,
+    busy: usize,
 }
 
 /// A cell's values, by unit, and what was left out.
@@ -38,10 +39,12 @@ impl CellRuns {
         if inc.run(run) {
             let info = &inc.runs[run as usize];
             let partial = if info.complete() { 0 } else { vals.len() };
+            let busy = if inc.busy(run) { vals.len() } else { 0 };
             match self.pools.iter_mut().find(|p| p.unit == info.unit) {
                 Some(p) => {
                     p.values.extend_from_slice(vals);
                     p.partial += partial;
+                    p.busy += busy;
                     if info.recency() > inc.runs[p.newest as usize].recency() {
                         p.newest = run;
                     }
@@ -51,6 +54,7 @@ impl CellRuns {
                     values: vals.to_vec(),
                     newest: run,
                     partial,
+                    busy,
                 }),
             }
         } else {
@@ -116,6 +120,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
     }
     let differ = differ(&pools, inc);
     let partial = pools.iter().map(|p| p.partial).sum();
+    let busy = pools.iter().map(|p| p.busy).sum();
     let nruns = pools.len();
     // One unit (the usual cell) gives its values as they are: no second copy.
     let mut v: Vec<f64> = if nruns == 1 {
@@ -146,6 +151,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
         differ,
         partial,
         modes,
+        busy,
     })
 }
 

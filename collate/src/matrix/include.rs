@@ -18,6 +18,11 @@ impl Include<'_> {
         self.partial || self.runs[r as usize].complete()
     }
 
+    /// Whether run `r` ran on a busy machine ([`crate::busy`]).
+    pub fn busy(&self, r: u32) -> bool {
+        self.runs[r as usize].load.busy()
+    }
+
     /// The ordinal of the first record of `s` whose run counts (for first-appearance order:
     /// an old failed attempt does not move a row or a column).
     pub fn first(&self, s: &Series) -> Option<u64> {

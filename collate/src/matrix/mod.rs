@@ -74,7 +74,7 @@ fn assemble(c: &Collector, o: &Options, sparse: bool) -> Result<Table, Failure> 
             ids[p] = id;
         }
     }
-    let facts = facts::differing(c, &ids);
+    let facts = facts::differing(c, &ids, &inc);
     let columns = chosen.columns;
     let all = columns.len() + chosen.unfinished.len();
     let mut rows = rows::rows(c, &keep, &chosen.pos, all, o, sparse)?;

@@ -27,6 +27,7 @@ pub(super) fn notes(
     if o.include_partial {
         notes.extend(partial(rows, runs));
     }
+    notes.extend(busy(rows, runs, o.include_partial));
     if let Some(n) = pooled(rows, columns) {
         push(&mut notes, n);
     }
@@ -303,6 +304,30 @@ pub fn fmt_p(p: f64) -> String {
     } else {
         format!("{p:.3}")
     }
+}
+
+/// What † means, and which runs were busy and why.
+fn busy(rows: &[Row], runs: &[RunInfo], include_partial: bool) -> Option<Note> {
+    if !rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.busy > 0)
+    {
+        return None;
+    }
+    let list: Vec<String> = runs
+        .iter()
+        .filter(|r| (include_partial || r.complete()) && r.load.busy())
+        .map(|r| format!("run {} ({})", r.id, r.load.reasons().join(", ")))
+        .collect();
+    Some(Note::with(
+        format!(
+            "{} marks a cell with values of runs on a busy machine (a load average or tasks runnable besides the tool above the CPU count, or steal above {:.0}% of the CPUs' time): its figure, and a better or worse beside it, may be the other work's.",
+            crate::busy::MARK,
+            crate::busy::STEAL_MAX * 100.0
+        ),
+        format!("{}.", list.join("; ")),
+    ))
 }
 
 /// With `--include-partial`: what * means, and which runs did not finish.

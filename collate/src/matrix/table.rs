@@ -52,6 +52,8 @@ pub struct Cell {
     /// The two modes the values fall in, when they do (`crate::modes`): the statistic is
     /// then neither's, and the cell says so.
     pub modes: Option<crate::modes::Modes>,
+    /// Values from runs on a busy machine ([`crate::busy`]).
+    pub busy: usize,
 }
 
 /// What a cell left out: values of runs that did not finish.
@@ -154,6 +156,7 @@ impl Cell {
             differ: None,
             partial: 0,
             modes: None,
+            busy: 0,
         }
     }
 

@@ -1,7 +1,8 @@
 //! The CSV format: a tidy table for spreadsheets and data frames, one line per cell with a
 //! header line, every number in base units and parseable as a float (empty where there is
 //! none), and a line (n 0) for each cell of a column whose every run was left out; each
-//! line carries its column's facts that differ from the other columns' (`fact_KEY`); with
+//! line carries its column's facts that differ from the other columns' (`fact_KEY`); where a
+//! cell has values of runs on a busy machine, a `busy` column counts them in every line; with
 //! `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
 
 use crate::matrix::{Cell, Delta, Row, Table};
@@ -100,6 +101,16 @@ pub(super) fn csv(t: &Table) -> String {
     for k in ["unit", "n", "value", "ci_low", "ci_high", "excluded"] {
         head.push(k.into());
     }
+    // `busy` only where a cell has values of a busy run, as `fact_KEY` only where facts
+    // differ: records without load facts give the columns they always gave.
+    let busy = t
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.busy > 0);
+    if busy {
+        head.push("busy".into());
+    }
     if baseline {
         head.extend(["ratio".into(), "p_value".into(), "verdict".into()]);
     }
@@ -118,7 +129,7 @@ pub(super) fn csv(t: &Table) -> String {
             let mut f = vec![csv_field(&r.name)];
             f.extend(col_vals[j].iter().map(|v| csv_field(v)));
             f.push(r.suffix.trim_start_matches('_').to_string());
-            f.extend(cell_fields(c.as_deref(), excluded));
+            f.extend(cell_fields(c.as_deref(), excluded, busy));
             if baseline {
                 f.extend(compare_fields(r, c.as_deref()));
             }
@@ -134,7 +145,7 @@ pub(super) fn csv(t: &Table) -> String {
             let mut f = vec![csv_field(&r.name)];
             f.extend(col_vals[t.columns.len() + k].iter().map(|v| csv_field(v)));
             f.push(r.suffix.trim_start_matches('_').to_string());
-            f.extend(cell_fields(None, l.values));
+            f.extend(cell_fields(None, l.values, busy));
             if baseline {
                 f.extend(compare_fields(r, None));
             }
@@ -142,19 +153,24 @@ pub(super) fn csv(t: &Table) -> String {
             out.push('\n');
         }
     }
-    overall_lines(t, &col_vals, &mut out);
+    overall_lines(t, &col_vals, busy, &mut out);
     out
 }
 
-/// n, value, ci_low, ci_high and excluded.
-fn cell_fields(c: Option<&Cell>, excluded: usize) -> Vec<String> {
-    vec![
+/// n, value, ci_low, ci_high, excluded and, with `busy`, the values of runs on a busy
+/// machine.
+fn cell_fields(c: Option<&Cell>, excluded: usize, busy: bool) -> Vec<String> {
+    let mut f = vec![
         c.map_or("0".into(), |c| c.n.to_string()),
         opt(c.map(|c| c.value)),
         opt(c.and_then(|c| c.ci).map(|ci| ci.0)),
         opt(c.and_then(|c| c.ci).map(|ci| ci.1)),
         excluded.to_string(),
-    ]
+    ];
+    if busy {
+        f.push(c.map_or("0".into(), |c| c.busy.to_string()));
+    }
+    f
 }
 
 /// ratio, p_value and verdict against the row's baseline cell.
@@ -181,8 +197,9 @@ fn compare_fields(r: &Row, c: Option<&Cell>) -> Vec<String> {
 }
 
 /// With `--baseline`: per column, the geometric mean of its ratios (above 1 is better) with
-/// its interval, and the counts of rows better, worse and the same.
-fn overall_lines(t: &Table, col_vals: &[Vec<String>], out: &mut String) {
+/// its interval, and the counts of rows better, worse and the same (`busy` empty, where the
+/// table has that column).
+fn overall_lines(t: &Table, col_vals: &[Vec<String>], busy: bool, out: &mut String) {
     for (j, o) in t.overall.iter().enumerate() {
         let Some(o) = o else { continue };
         let cols: Vec<String> = col_vals[j].iter().map(|v| csv_field(v)).collect();
@@ -197,6 +214,9 @@ fn overall_lines(t: &Table, col_vals: &[Vec<String>], out: &mut String) {
                 opt(ci.map(|c| c.1)),
                 String::new(),
             ]);
+            if busy {
+                f.push(String::new());
+            }
             f.extend([
                 if unit == "ratio" {
                     float(value)

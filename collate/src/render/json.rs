@@ -101,8 +101,9 @@ fn row_json(r: &Row) -> Value {
     })
 }
 
-/// One cell: n, value and CI in base units, its runs, its comparison with the baseline and
-/// the verdict that comparison gives in a row where `better` holds.
+/// One cell: n, value and CI in base units, its runs, how many of its values come from runs
+/// that did not finish (`partial`) or ran on a busy machine (`busy`), its comparison with the
+/// baseline and the verdict that comparison gives in a row where `better` holds.
 fn cell_json(c: &Cell, better: Better) -> Value {
     let mut m = json!({
         "n": c.n,
@@ -115,6 +116,7 @@ fn cell_json(c: &Cell, better: Better) -> Value {
         "modes": c.modes.map_or(Value::Null, |m| json!({
             "low": num(m.low), "high": num(m.high), "n_low": m.n_low, "n_high": m.n_high,
         })),
+        "busy": c.busy,
         "value": num(c.value),
         "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
         "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),

@@ -2,6 +2,7 @@
 //! subject: `cargo test -p collate --test integration MODULE` runs one.
 
 mod browser;
+mod busy;
 mod cli;
 mod common;
 mod conflicts;

@@ -12,12 +12,14 @@
 mod block;
 mod cpu;
 mod limits;
+mod load;
 mod mountinfo;
 mod path;
 mod system;
 mod virt;
 
 pub use block::Layer;
+pub use load::LoadNow;
 pub use path::PathFacts;
 
 use serde_json::{Map, Value, json};
@@ -171,6 +173,7 @@ impl Probe {
         m.insert("kernel".into(), json!(self.kernel()));
         m.insert("cpu_model".into(), json!(self.cpu_model()));
         m.insert("cpu_count".into(), json!(self.cpu_count()));
+        m.insert("cpu_usable_count".into(), json!(self.cpu_usable_count()));
         m.insert("memory_bytes".into(), json!(self.memory_bytes()));
         // Each probed once for the three facts.
         let container = self.container();

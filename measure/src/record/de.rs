@@ -17,9 +17,10 @@ use std::fmt;
 pub(super) enum Info {
     /// Every record's.
     Keep,
-    /// A begin's only (its environment facts); a line whose `info` comes before its `type`
-    /// has it built, then dropped if it is not a begin.
-    Begin,
+    /// A begin's and a summary's only (the environment facts, the load over the run); a
+    /// line whose `info` comes before its `type` has it built, then dropped if it is
+    /// neither.
+    Ends,
 }
 
 impl<'de> Deserialize<'de> for Record {
@@ -190,7 +191,9 @@ impl<'de> Visitor<'de> for ViewSeed {
                 "info" => {
                     let build = match self.0 {
                         Info::Keep => true,
-                        Info::Begin => s.kind.is_none_or(|k| k == Kind::Begin),
+                        Info::Ends => s
+                            .kind
+                            .is_none_or(|k| matches!(k, Kind::Begin | Kind::Summary)),
                     };
                     let fresh = !info_seen;
                     if fresh {
@@ -253,7 +256,7 @@ impl<'de> Slots<'de> {
             need(v, field).map(|t| t.0)
         }
         let kind = need(self.kind, "type")?;
-        let keep_info = info == Info::Keep || kind == Kind::Begin;
+        let keep_info = info == Info::Keep || matches!(kind, Kind::Begin | Kind::Summary);
         Ok(RecordView {
             schema: text(self.schema, "schema")?,
             tool: text(self.tool, "tool")?,

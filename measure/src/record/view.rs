@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 /// One line of the contract as [`super::parse_view`] reads it, with the same checks as
 /// [`Record`]'s. `values` and `tags` are in the line's order; `info` is there where it was
-/// built: always by `parse_line`, for a begin only by `parse_view`.
+/// built: always by `parse_line`, for a begin and a summary only by `parse_view`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordView<'a> {
     pub schema: Cow<'a, str>,

@@ -2,6 +2,7 @@
 //! module is a subject: `cargo test -p benchmatrix-tests --test integration MODULE` runs one.
 
 mod bench_smoke;
+mod busy_runs;
 mod cells_match;
 mod conventions;
 mod cpumem_matrix;
