@@ -80,10 +80,7 @@ pub fn command() -> Command {
                 .conflicts_with("count"),
         )
         .arg(
-            Arg::new("count")
-                .short('c')
-                .long("count")
-                .value_name("N")
+            measure::flags::count()
                 .value_parser(value_parser!(u64).range(1..))
                 .help("Number of --bs writes (dd's count=)"),
         )

@@ -100,10 +100,7 @@ pub fn command() -> Command {
                 .help("How long each probe runs, its batches together (250ms, 2s; a bare number is seconds)"),
         )
         .arg(
-            Arg::new("count")
-                .short('c')
-                .long("count")
-                .value_name("N")
+            measure::flags::count()
                 .default_value("10")
                 .value_parser(value_parser!(u64).range(1..=10000))
                 .help("Batches per probe: the samples of each row"),

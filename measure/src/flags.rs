@@ -48,6 +48,22 @@ pub fn fresh_seed() -> u64 {
     crate::parts::random_u64() & MAX_SEED
 }
 
+/// `-i/--interval DURATION` (the vocabulary's time between probes or progress records), its
+/// value in seconds (`500ms`, `2s`, a bare number is seconds); each tool adds its help and
+/// default.
+pub fn interval() -> Arg {
+    Arg::new("interval")
+        .short('i')
+        .long("interval")
+        .value_name("DURATION")
+        .value_parser(|s: &str| crate::units::parse_seconds(s))
+}
+
+/// `-c/--count N` (the vocabulary's how many); each tool adds its range, help and default.
+pub fn count() -> Arg {
+    Arg::new("count").short('c').long("count").value_name("N")
+}
+
 /// `-q/--quiet`: no human lines on stderr, even on a terminal.
 pub fn quiet() -> Arg {
     Arg::new("quiet")

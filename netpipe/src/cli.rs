@@ -223,11 +223,7 @@ fn measuring(name: &'static str, about: &'static str) -> Command {
                 .help("Move data for this long after the warm-up, e.g. 10 or 10s (default: until EOF / Ctrl-C)"),
         )
         .arg(
-            Arg::new("interval")
-                .long("interval")
-                .short('i')
-                .value_name("DURATION")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
+            measure::flags::interval()
                 .help("Write an interval record this often, e.g. 1 or 500ms (default: none)"),
         )
         .arg(

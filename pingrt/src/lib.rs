@@ -84,21 +84,14 @@ pub fn command() -> Command {
                 .help("Name or address to probe"),
         )
         .arg(
-            Arg::new("count")
-                .short('c')
-                .long("count")
-                .value_name("N")
+            measure::flags::count()
                 .default_value("10")
                 .value_parser(value_parser!(u64))
                 .help("Probes to send; 0: until the deadline or Ctrl-C. With -w: replies to wait for"),
         )
         .arg(
-            Arg::new("interval")
-                .short('i')
-                .long("interval")
-                .value_name("DURATION")
+            measure::flags::interval()
                 .default_value("1s")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
                 .help("Time between probes; a bare number is seconds (0.2 = 200ms). Below 200ms only for root"),
         )
         .arg(

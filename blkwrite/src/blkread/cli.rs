@@ -82,12 +82,8 @@ pub fn command() -> Command {
             "O_DIRECT, bypassing the page cache; refused where it would not be honoured (tmpfs) unless --direct=try, which runs and reports direct_effective: false",
         ))
         .arg(
-            Arg::new("interval")
-                .short('i')
-                .long("interval")
-                .value_name("DURATION")
+            measure::flags::interval()
                 .default_value("1s")
-                .value_parser(|s: &str| measure::units::parse_seconds(s))
                 .help("Write an interval record (and the progress line) this often"),
         )
         .arg(

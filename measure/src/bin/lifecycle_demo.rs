@@ -28,9 +28,7 @@ impl Tool for Demo {
         let cmd = Command::new("lifecycle_demo")
             .about("Writes N samples of a made-up measurement")
             .arg(
-                Arg::new("count")
-                    .short('c')
-                    .long("count")
+                measure::flags::count()
                     .default_value("3")
                     .value_parser(value_parser!(u64)),
             )
