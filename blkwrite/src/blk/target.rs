@@ -2,9 +2,9 @@
 //! --force-device, see `device`); the safety checks before anything is opened for writing.
 //! How O_DIRECT is set up on a file is in `direct`.
 
-pub use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target};
-use crate::opened::{active_swap, fail};
-use crate::{device, direct};
+pub use crate::blk::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target};
+use crate::blk::opened::{active_swap, fail};
+use crate::blk::{device, direct};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;

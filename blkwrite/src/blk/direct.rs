@@ -1,8 +1,8 @@
 //! O_DIRECT on a file: the alignment it needs there (statx, else the device beneath), and
 //! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
 
-use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
-use crate::sysblock::loop_cache_note;
+use crate::blk::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
+use crate::blk::sysblock::loop_cache_note;
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;

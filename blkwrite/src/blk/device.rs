@@ -2,10 +2,12 @@
 //! swap, held by LVM, device-mapper or md, holds partitions or a signature; claimed with
 //! O_EXCL; its size, block sizes, queue and place in the block stack for begin.
 
-use crate::blkid;
-use crate::direct::statx_dio;
-use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
-use crate::sysblock::{device_name, holders, loop_cache_note, partitions, sysfs};
+use crate::blk::blkid;
+use crate::blk::direct::statx_dio;
+use crate::blk::opened::{
+    Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with,
+};
+use crate::blk::sysblock::{device_name, holders, loop_cache_note, partitions, sysfs};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
