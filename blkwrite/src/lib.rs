@@ -1,35 +1,18 @@
 //! blkwrite: a block writer that replaces `dd ...; sync`, with fio's measurement and dd's
 //! simplicity. See [`command`] for the interface and README.md for the records; [`Tool`]
-//! runs it on measure's lifecycle.
+//! runs it on measure's lifecycle. The crate has three rooms: `blk` (the block layer both
+//! tools share), `write` (blkwrite's own parts) and `read` (blkread, the second binary).
 
-mod begin;
-pub mod blkid;
-pub mod blkread;
-pub mod cli;
-pub mod ddform;
-mod ddlines;
-mod ddsize;
-mod device;
-mod direct;
-pub mod engine;
-mod execute;
-mod flags;
-mod human;
-pub mod opened;
-mod outcome;
-pub mod pattern;
-pub mod records;
-mod setup;
-pub mod signature;
-mod space;
-mod sysblock;
-pub mod target;
-pub mod verify;
+pub mod blk;
+pub mod read;
+pub mod write;
 
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};
 use measure::{Exit, Failure};
 use std::ffi::OsString;
+
+use write::{begin, cli, ddform, execute, setup};
 
 pub use cli::command;
 

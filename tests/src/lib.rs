@@ -16,7 +16,7 @@ pub type CommandFn = fn() -> clap::Command;
 /// that is a second binary of another tool's crate, see [`SECOND_BINARIES`], comes just
 /// before that crate's own tool).
 pub const TOOLS: &[(&str, CommandFn)] = &[
-    ("blkread", blkwrite::blkread::command),
+    ("blkread", blkwrite::read::command),
     ("blkwrite", blkwrite::command),
     ("collate", collate::command),
     ("cpumem", cpumem::command),

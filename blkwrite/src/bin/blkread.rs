@@ -1,4 +1,4 @@
-//! The blkread binary: measure's lifecycle running blkread's [`blkwrite::blkread::Tool`].
+//! The blkread binary: measure's lifecycle running blkread's [`blkwrite::read::Tool`].
 fn main() -> std::process::ExitCode {
-    measure::lifecycle::main::<blkwrite::blkread::Tool>()
+    measure::lifecycle::main::<blkwrite::read::Tool>()
 }

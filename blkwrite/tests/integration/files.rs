@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::*;
-use blkwrite::engine::Plan;
-use blkwrite::pattern::{Order, Pattern, Pool};
+use blkwrite::blk::engine::Plan;
+use blkwrite::blk::pattern::{Order, Pattern, Pool};
 use std::process::Command;
 
 fn tmp() -> tempfile::TempDir {
@@ -23,11 +23,11 @@ fn expected(size: u64, bs: u64, seed: u64) -> Vec<u8> {
         blocks,
         order: Order::Sequential,
         iodepth: 1,
-        flush: blkwrite::engine::Flush::End,
+        flush: blkwrite::blk::engine::Flush::End,
         datasync: false,
         time: None,
-        engine: blkwrite::engine::Engine::Sync,
-        dir: blkwrite::engine::Dir::Write,
+        engine: blkwrite::blk::engine::Engine::Sync,
+        dir: blkwrite::blk::engine::Dir::Write,
         wrap: false,
         interval: std::time::Duration::from_secs(1),
     };

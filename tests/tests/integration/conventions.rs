@@ -59,22 +59,33 @@ fn every_rust_file_opens_with_a_doc_line() {
 }
 
 /// The library source and the `main` of `tool`: its crate's lib.rs and main.rs, or, for a
-/// second binary of another crate, that crate's module `tool` and `src/bin/tool.rs`.
+/// second binary of another crate, `src/bin/tool.rs` and the module whose Tool that main runs
+/// (`blkwrite::read::Tool` is `src/read/mod.rs` or `src/read.rs`).
 fn skeleton_files(tool: &str) -> (PathBuf, PathBuf, String) {
     let krate = crate_of(tool);
     let src = workspace_root().join(krate).join("src");
     if krate == tool {
         return (src.join("lib.rs"), src.join("main.rs"), tool.to_string());
     }
+    let main = src.join("bin").join(format!("{tool}.rs"));
+    let text = std::fs::read_to_string(&main)
+        .unwrap_or_else(|e| panic!("{tool}: {}: {e}", main.display()));
+    let path = text
+        .split("::main::<")
+        .nth(1)
+        .and_then(|rest| rest.split("::Tool>").next())
+        .filter(|p| p.starts_with(&format!("{krate}::")))
+        .unwrap_or_else(|| panic!("{tool}: {} runs no {krate}::MODULE::Tool", main.display()))
+        .to_string();
+    let rel: PathBuf = path.split("::").skip(1).collect();
     let module = [
-        src.join(tool).join("mod.rs"),
-        src.join(format!("{tool}.rs")),
+        src.join(&rel).join("mod.rs"),
+        src.join(rel.with_extension("rs")),
     ]
     .into_iter()
     .find(|p| p.exists())
-    .unwrap_or_else(|| panic!("{tool}: no module {tool} in {krate}/src"));
-    let main = src.join("bin").join(format!("{tool}.rs"));
-    (module, main, format!("{krate}::{tool}"))
+    .unwrap_or_else(|| panic!("{tool}: no module {path} in {krate}/src"));
+    (module, main, path)
 }
 
 #[test]

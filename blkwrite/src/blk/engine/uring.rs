@@ -2,7 +2,7 @@
 //! its submission to its completion (fio's io_uring engine, with fixed buffers where allowed).
 
 use super::{Dir, Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
-use crate::pattern::Pool;
+use crate::blk::pattern::Pool;
 use io_uring::{IoUring, opcode, types};
 use std::fs::File;
 use std::io;

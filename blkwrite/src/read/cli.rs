@@ -1,8 +1,8 @@
 //! blkread's command line: the clap Command (one source for --help and the man page) and the
 //! options it parses into.
 
-use crate::flags;
-use crate::target::Direct;
+use crate::blk::flags;
+use crate::blk::target::Direct;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use measure::Failure;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Depth 1: one pwrite(2) or pread(2) at a time, each timed on its own (fio's psync engine).
 
 use super::{Flush, Outcome, Plan, Stop, Tick, Ticker, failed, periodic_flush, record};
-use crate::pattern::Pool;
+use crate::blk::pattern::Pool;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;

@@ -2,8 +2,8 @@
 //! the target's facts in begin, the head of the row name, and the I/O phase with its
 //! interval records and progress line.
 
-use crate::engine::{Outcome, Plan, Tick};
-use crate::target::Target;
+use crate::blk::engine::{Outcome, Plan, Tick};
+use crate::blk::target::Target;
 use measure::Failure;
 use measure::lifecycle::Session;
 use measure::parts::{Values, info};
@@ -54,7 +54,7 @@ pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan
 
 /// The row name's head: `VERB SIZE bs=BS direct|buffered seq|rand`, as dd sizes.
 pub(crate) fn name_head(verb: &str, plan: &Plan, t: &Target, random: bool) -> String {
-    use crate::cli::compact_size;
+    use crate::blk::lines::compact_size;
     format!(
         "{verb} {} bs={} {} {}",
         compact_size(plan.size),

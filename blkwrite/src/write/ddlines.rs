@@ -1,7 +1,7 @@
 //! dd's closing lines, for a run given in dd's form: `N+P records in`, `N+P records out` and
 //! `X bytes (S, I) copied, T s, R/s`, in the layout GNU dd prints them on stderr.
 
-use crate::ddform::Status;
+use crate::write::ddform::Status;
 
 /// The lines for `written` bytes in writes of `bs`, over `secs` (the writes and the flush,
 /// as dd's time covers conv=fsync), as `status` asks; empty for status=none.

@@ -1,7 +1,7 @@
 //! Reading back what was written and checking it block by block against the pool.
 
-use crate::engine::Plan;
-use crate::pattern::Pool;
+use crate::blk::engine::Plan;
+use crate::blk::pattern::Pool;
 use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::io;

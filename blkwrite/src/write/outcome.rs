@@ -1,14 +1,14 @@
 //! The records after the write phase: its figures, the sample, the read-back check, and the
 //! summary (with the human one and the exit status) for each way a run ends.
 
-use crate::cli::Opts;
-use crate::ddlines;
-use crate::engine::{Flush, Outcome, Plan, Stop};
-use crate::human;
-use crate::pattern::Pool;
-use crate::records;
-use crate::target::Target;
-use crate::verify;
+use crate::blk::engine::{Flush, Outcome, Plan, Stop};
+use crate::blk::pattern::Pool;
+use crate::blk::records;
+use crate::blk::target::Target;
+use crate::write::cli::Opts;
+use crate::write::ddlines;
+use crate::write::human;
+use crate::write::verify;
 use measure::lifecycle::Session;
 use measure::parts::{Summary, Values};
 use measure::{Exit, Failure, Status};
@@ -193,13 +193,13 @@ fn short_text(o: &Opts, size: u64, have: u64, c: &verify::Checked) -> String {
         ),
     };
     let asked = match (o.size, o.count) {
-        (None, Some(n)) => format!("-c {n} x --bs {}", crate::cli::compact_size(o.bs)),
+        (None, Some(n)) => format!("-c {n} x --bs {}", crate::blk::lines::compact_size(o.bs)),
         _ => "--size".into(),
     };
     format!(
         "verify: {} is {have} bytes, shorter than {asked}: {size} bytes ({}); {found}, and the last {} bytes are missing",
         o.target.display(),
-        crate::cli::compact_size(size),
+        crate::blk::lines::compact_size(size),
         size - have.min(size)
     )
 }

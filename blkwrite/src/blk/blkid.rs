@@ -3,7 +3,7 @@
 //! that mkfs, mount and wipefs would see. Where wipefs cannot run, the built-in list in
 //! `signature` is the fallback, and the prober's name in begin says which one looked.
 
-use crate::signature;
+use crate::blk::signature;
 use serde_json::Value;
 use std::fs::File;
 use std::os::unix::fs::FileExt;

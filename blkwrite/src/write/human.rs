@@ -1,8 +1,9 @@
 //! What a person reads on a terminal: the progress line while writing (as dd status=progress
 //! prints it) and the final summary, in the units dd and fio users read at a glance.
 
-use crate::cli::Opts;
-use crate::engine::Tick;
+use crate::blk::engine::Tick;
+use crate::blk::lines::{dd_bytes, latency_text};
+use crate::write::cli::Opts;
 use measure::Status;
 use measure::parts::Summary;
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
@@ -27,18 +28,6 @@ pub(crate) fn progress(k: &Tick, size: u64) -> String {
         format_bytes_per_s(avg),
         format_bytes_per_s(now),
     )
-}
-
-/// Bytes as dd prints them: `1073741824 bytes (1.07 GB, 1.00 GiB)`.
-pub(crate) fn dd_bytes(b: f64) -> String {
-    if b < 1000.0 {
-        return format!("{b} bytes");
-    }
-    let (unit, f) = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)]
-        .into_iter()
-        .find(|&(_, f)| b >= f)
-        .unwrap_or(("kB", 1e3));
-    format!("{b} bytes ({} {unit}, {})", sig3(b / f), format_bytes(b))
 }
 
 /// The final summary: the row name and how it ended, then what was written, in what time and
@@ -128,35 +117,9 @@ fn flush_text(o: &Opts, get: &dyn Fn(&str) -> Option<f64>) -> Option<String> {
     })
 }
 
-/// One write's latency: min, p50, p90, p99, p99.9, max.
-pub(crate) fn latency_text(get: &dyn Fn(&str) -> Option<f64>) -> Option<String> {
-    let keys = [
-        ("min", "latency_min_s"),
-        ("p50", "latency_p50_s"),
-        ("p90", "latency_p90_s"),
-        ("p99", "latency_p99_s"),
-        ("p99.9", "latency_p99_9_s"),
-        ("max", "latency_max_s"),
-    ];
-    let parts: Vec<String> = keys
-        .iter()
-        .filter_map(|(label, k)| get(k).map(|s| format!("{label} {}", format_seconds(s))))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_read_like_dd() {
-        assert_eq!(dd_bytes(512.0), "512 bytes");
-        assert_eq!(
-            dd_bytes(1073741824.0),
-            "1073741824 bytes (1.07 GB, 1.00 GiB)"
-        );
-    }
 
     #[test]
     fn progress_says_how_far() {

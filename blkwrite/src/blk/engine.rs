@@ -5,7 +5,7 @@
 mod psync;
 mod uring;
 
-use crate::pattern::{Order, Pool};
+use crate::blk::pattern::{Order, Pool};
 use hdrhistogram::Histogram;
 use std::fs::File;
 use std::io;

@@ -102,7 +102,7 @@ mod tests {
     fn blank_and_random_devices_hold_nothing() {
         assert!(scan(&head(), &[0u8; TAIL_BYTES], 1 << 30).is_empty());
         let mut r = head();
-        crate::pattern::fill_random(&mut r, 3);
+        crate::blk::pattern::fill_random(&mut r, 3);
         assert!(scan(&r, &[], 1 << 30).is_empty());
         assert!(scan(&[], &[], 0).is_empty());
     }

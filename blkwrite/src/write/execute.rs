@@ -1,14 +1,14 @@
 //! A run once set up: begin written, the data pool made, then the write phase with an
 //! interval record and the progress line every second, or the read-back alone.
 
-use crate::begin;
-use crate::cli::Opts;
-use crate::engine::{self, Outcome, Plan, Tick};
-use crate::human;
-use crate::outcome::{self, Job};
-use crate::pattern::Pool;
-use crate::records;
-use crate::target::Target;
+use crate::blk::engine::{self, Outcome, Plan, Tick};
+use crate::blk::pattern::Pool;
+use crate::blk::records;
+use crate::blk::target::Target;
+use crate::write::begin;
+use crate::write::cli::Opts;
+use crate::write::human;
+use crate::write::outcome::{self, Job};
 use measure::lifecycle::Session;
 use measure::parts::Values;
 use measure::{Exit, Failure};
@@ -61,7 +61,7 @@ fn write_phase(s: &mut Session, job: &Job) -> Result<Outcome, Failure> {
     let shown = job
         .o
         .dd
-        .is_none_or(|d| d.status == crate::ddform::Status::Progress);
+        .is_none_or(|d| d.status == crate::write::ddform::Status::Progress);
     let progress: Option<&dyn Fn(&Tick) -> String> = shown.then_some(&progress);
     records::phase(s, &keys, progress, |tick| {
         engine::run(&job.t.file, job.pool, job.plan, tick)

@@ -1,10 +1,10 @@
 //! The begin record's facts: the options as given, the target and its alignment, the data
 //! pool, and the preallocation of a new file (fallocate, before timing, as fio does).
 
-use crate::cli::Opts;
-use crate::engine::Plan;
-use crate::records;
-use crate::target::{self, Target};
+use crate::blk::engine::Plan;
+use crate::blk::records;
+use crate::blk::target::{self, Target};
+use crate::write::cli::Opts;
 use measure::parts::info;
 use measure::{Exit, Failure};
 use rustix::fs::FallocateFlags;

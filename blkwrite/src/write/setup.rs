@@ -1,10 +1,11 @@
 //! Before any record: the target opened (every safety check), the plan worked out (every
 //! size and alignment check), and the run's default name.
 
-use crate::cli::{self, Opts, compact_size};
-use crate::engine::{Dir, Flush, Plan};
-use crate::pattern::{Order, Pattern};
-use crate::target::{self, OpenSpec, Target};
+use crate::blk::engine::{Dir, Flush, Plan};
+use crate::blk::lines::compact_size;
+use crate::blk::pattern::{Order, Pattern};
+use crate::blk::target::{self, OpenSpec, Target};
+use crate::write::cli::{self, Opts};
 use measure::Failure;
 
 /// How much to write to a target that has no size of its own.
@@ -25,10 +26,10 @@ pub(crate) fn setup(o: &Opts, seed: u64) -> Result<(Target, Plan), Failure> {
     // dd's form sets --force to overwrite as dd does, not to skip this check.
     let unchecked = o.force && o.dd.is_none();
     if let Some(bytes) = wanted.filter(|_| !unchecked && !o.verify_only && !o.target.exists()) {
-        crate::space::check(
+        crate::blk::space::check(
             &o.target,
             bytes,
-            &format!("-s {}", crate::cli::compact_size(bytes)),
+            &format!("-s {}", crate::blk::lines::compact_size(bytes)),
         )?;
     }
     if o.verify_only && o.pattern == Pattern::Random && o.seed.is_none() {
@@ -153,7 +154,7 @@ fn check_direct_fit(o: &Opts, t: &Target, size: u64) -> Result<(), Failure> {
 
 /// The row name when --name is not given: `write 1G bs=1M direct seq fsync-end`.
 pub(crate) fn default_name(o: &cli::Opts, plan: &Plan, t: &Target) -> String {
-    let mut s = crate::records::name_head("write", plan, t, o.random);
+    let mut s = crate::blk::records::name_head("write", plan, t, o.random);
     if o.iodepth > 1 {
         s.push_str(&format!(" depth={}", o.iodepth));
     }

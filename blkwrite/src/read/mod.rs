@@ -8,11 +8,11 @@ mod report;
 mod scratch;
 mod setup;
 
-use crate::engine::{self, Outcome, Plan, Tick};
-use crate::opened::Cleanup;
-use crate::pattern::Pool;
-use crate::records;
-use crate::target::Target;
+use crate::blk::engine::{self, Outcome, Plan, Tick};
+use crate::blk::opened::Cleanup;
+use crate::blk::pattern::Pool;
+use crate::blk::records;
+use crate::blk::target::Target;
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};
 use measure::{Exit, Failure};

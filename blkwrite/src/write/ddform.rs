@@ -7,7 +7,7 @@
 //! goes with the operands; a flag that says the same thing as an operand (bs= and -b, of= and
 //! a TARGET) is refused, as it could only mean one of the two.
 
-use crate::ddsize::dd_size;
+use crate::write::ddsize::dd_size;
 use clap::Command;
 use measure::Failure;
 use std::collections::BTreeSet;
@@ -439,7 +439,7 @@ mod tests {
             .chain(args.iter().copied())
             .map(OsString::from)
             .collect();
-        translate(&crate::cli::command(), args)
+        translate(&crate::write::cli::command(), args)
             .map(|v| {
                 v.into_iter()
                     .map(|a| a.to_string_lossy().into_owned())

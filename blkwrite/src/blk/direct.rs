@@ -1,55 +1,42 @@
-//! O_DIRECT on a file: the alignment it needs there (statx, else the device beneath), and
-//! whether it is honoured at all (tmpfs and checksummed btrfs buffer it anyway).
+//! O_DIRECT on a file, a step of `target::open`: the alignment it needs there (statx, else
+//! the device beneath), and whether it is honoured at all (tmpfs and checksummed btrfs buffer
+//! it anyway).
 
-use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, fail, open_with};
-use crate::sysblock::loop_cache_note;
+use crate::blk::opened::{Align, Direct, OpenSpec, Target, fail, open_with};
+use crate::blk::sysblock::loop_cache_note;
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::PathFacts;
 use rustix::fs::{AtFlags, IFlags, StatxFlags};
 use std::fs::File;
 
-/// Opens a file target (created already, or existing) and sets up O_DIRECT as asked.
-pub(crate) fn finish_file(
+/// Why O_DIRECT on a file may still be cached, from the block stack beneath it: a loop
+/// device whose backing file is read through the page cache.
+pub(crate) fn cached_loop(place: Option<&PathFacts>) -> Option<String> {
+    place.and_then(|f| loop_cache_note(&f.stack))
+}
+
+/// Sets up O_DIRECT on a file target opened plainly: its alignment, and the descriptor
+/// opened again with O_DIRECT where it is honoured; refused where it is not and --direct
+/// (not --direct=try) asked for it. `cached_loop` is the note for a file on a cached loop
+/// device.
+pub(crate) fn set_up(
+    target: &mut Target,
     spec: &OpenSpec,
-    kind: Kind,
     flags: i32,
-    cleanup: Cleanup,
-    place: Option<PathFacts>,
-) -> Result<Target, Failure> {
-    let p = &spec.path;
-    let shown = p.display();
-    let plain = open_with(p, spec.read_only, flags)
-        .map_err(|e| Failure::new(Exit::Cannot, format!("opening {shown}"), e))?;
-    let cached_loop = place.as_ref().and_then(|f| loop_cache_note(&f.stack));
-    let (facts, fs_lbs) = PathFacts::disk_info(place);
-    let mut target = Target {
-        file: plain,
-        path: p.clone(),
-        kind,
-        direct_effective: false,
-        direct_note: None,
-        align: Align {
-            offset: 1,
-            mem: 1,
-            source: "none",
-        },
-        device_size: None,
-        facts,
-        cleanup,
-    };
-    if spec.direct == Direct::Off {
-        return Ok(target);
-    }
+    fs_lbs: Option<u64>,
+    cached_loop: Option<String>,
+) -> Result<(), Failure> {
     let dio = statx_dio(&target.file);
     target.align = file_align(dio, fs_lbs);
-    let not_honoured = reopen_direct(&mut target, spec, flags, dio)?;
+    let not_honoured = reopen_direct(target, spec, flags, dio)?;
     if let Some(why) = &not_honoured
         && spec.direct == Direct::On
     {
         return Err(fail(format!(
-            "--direct on {shown}: {why}, so the figures would be page-cache speed: drop --direct, \
-             or give --direct=try to run anyway and report direct_effective: false"
+            "--direct on {}: {why}, so the figures would be page-cache speed: drop --direct, \
+             or give --direct=try to run anyway and report direct_effective: false",
+            spec.path.display()
         )));
     }
     target.direct_note = match not_honoured {
@@ -57,7 +44,7 @@ pub(crate) fn finish_file(
         None if target.direct_effective => cached_loop,
         None => None,
     };
-    Ok(target)
+    Ok(())
 }
 
 /// The alignment O_DIRECT needs on a file: statx's when it reports one, else the logical

@@ -3,8 +3,8 @@
 //! after an error or Ctrl-C, as the guard is dropped).
 
 use super::cli::Opts;
-use crate::opened::Cleanup;
-use crate::pattern::{Pattern, Pool};
+use crate::blk::opened::Cleanup;
+use crate::blk::pattern::{Pattern, Pool};
 use measure::envfacts::Probe;
 use measure::{Exit, Failure};
 use std::fs::OpenOptions;
@@ -41,10 +41,10 @@ pub(crate) fn create(o: &Opts, size: u64, seed: u64) -> Result<(Cleanup, f64), N
         ))));
     }
     if !o.force {
-        crate::space::check(
+        crate::blk::space::check(
             p,
             size,
-            &format!("--create {}", crate::cli::compact_size(size)),
+            &format!("--create {}", crate::blk::lines::compact_size(size)),
         )
         .map_err(NotMade::Failed)?;
     }

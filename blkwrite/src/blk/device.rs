@@ -1,11 +1,12 @@
-//! A block device as the target (with --force-device): refused when it is mounted, active
-//! swap, held by LVM, device-mapper or md, holds partitions or a signature; claimed with
-//! O_EXCL; its size, block sizes, queue and place in the block stack for begin.
+//! The steps of a block device's trip through `target::open` (with --force-device): the
+//! refusals where it is mounted, active swap, held by LVM, device-mapper or md, holds
+//! partitions or a signature; the claim with O_EXCL; its size, block sizes, queue and place
+//! in the block stack for begin; its O_DIRECT alignment.
 
-use crate::blkid;
-use crate::direct::statx_dio;
-use crate::opened::{Align, Cleanup, Direct, Kind, OpenSpec, Target, active_swap, fail, open_with};
-use crate::sysblock::{device_name, holders, loop_cache_note, partitions, sysfs};
+use crate::blk::blkid;
+use crate::blk::direct::statx_dio;
+use crate::blk::opened::{Align, OpenSpec, active_swap, fail, open_with};
+use crate::blk::sysblock::{self, device_name, holders, partitions, sysfs};
 use measure::Exit;
 use measure::Failure;
 use measure::envfacts::Probe;
@@ -22,72 +23,56 @@ fn refusal(spec: &OpenSpec, name: &str, what: &str, how: &str) -> Failure {
     ))
 }
 
-/// Opens the block device `rdev` named by `spec` after every safety check.
-pub(crate) fn open(spec: &OpenSpec, rdev: u64, flags: i32) -> Result<Target, Failure> {
-    let p = &spec.path;
-    let shown = p.display();
-    let name = device_name(rdev).unwrap_or_else(|| "?".into());
-    if !spec.read_only {
-        refuse_in_use(spec, &name, rdev)?;
-    }
-    let file = open_with(
-        p,
-        spec.read_only,
-        flags | if spec.read_only { 0 } else { libc::O_EXCL },
-    )
-    .map_err(|e| {
+/// The device's kernel name (`sda1`, `loop0`, `dm-2`), `?` where sysfs does not say.
+pub(crate) fn name(rdev: u64) -> String {
+    device_name(rdev).unwrap_or_else(|| "?".into())
+}
+
+/// Opens the device; for writing, claimed with O_EXCL, so that the kernel refuses it where
+/// it is held open exclusively (mounted, or claimed by LVM, md or another program).
+pub(crate) fn claim(spec: &OpenSpec, name: &str, flags: i32) -> Result<File, Failure> {
+    let excl = if spec.read_only { 0 } else { libc::O_EXCL };
+    open_with(&spec.path, spec.read_only, flags | excl).map_err(|e| {
         if e.raw_os_error() == Some(libc::EBUSY) {
             refusal(
                 spec,
-                &name,
+                name,
                 "the kernel says it is busy (held open exclusively: mounted, or claimed by LVM, md or another program)",
                 "release it first",
             )
         } else {
-            Failure::new(Exit::Cannot, format!("opening {shown}"), e)
+            Failure::new(Exit::Cannot, format!("opening {}", spec.path.display()), e)
         }
-    })?;
-    let size = device_size(&file)
-        .map_err(|e| Failure::new(Exit::Cannot, format!("size of {shown}"), e))?;
-    let prober = if spec.read_only {
-        None
-    } else {
-        Some(refuse_signature(spec, &name, &file, size)?)
-    };
-    let (mut facts, lbs) = device_facts(&name, &file, size);
-    if let Some(p) = prober {
-        facts.insert("signature_probe".into(), json!(p));
-    }
-    let (align, source) = match statx_dio(&file) {
-        Some((mem, off)) if off > 0 => ((u64::from(mem), u64::from(off)), "statx"),
-        _ => ((lbs.min(512), lbs), "BLKSSZGET"),
-    };
-    let direct = spec.direct != Direct::Off;
-    if direct {
-        set_direct(&file)
-            .map_err(|e| Failure::new(Exit::Cannot, format!("setting O_DIRECT on {shown}"), e))?;
-    }
-    let (layer, _) = Probe::system().block_layer(&name);
-    Ok(Target {
-        file,
-        path: p.clone(),
-        kind: Kind::BlockDevice,
-        direct_effective: direct,
-        direct_note: direct.then(|| loop_cache_note(&[layer])).flatten(),
-        align: Align {
-            offset: align.1,
-            mem: align.0,
-            source,
-        },
-        device_size: Some(size),
-        facts,
-        cleanup: Cleanup::none(),
     })
+}
+
+/// The O_DIRECT alignment on the device: statx's when it reports one, else the logical
+/// block size (and memory aligned to it, at most 512).
+pub(crate) fn align(file: &File, lbs: u64) -> Align {
+    match statx_dio(file) {
+        Some((mem, off)) if off > 0 => Align {
+            offset: u64::from(off),
+            mem: u64::from(mem),
+            source: "statx",
+        },
+        _ => Align {
+            offset: lbs,
+            mem: lbs.min(512),
+            source: "BLKSSZGET",
+        },
+    }
+}
+
+/// Why O_DIRECT on this device may still be cached: a loop device whose backing file is read
+/// through the page cache.
+pub(crate) fn loop_cache_note(name: &str) -> Option<String> {
+    let (layer, _) = Probe::system().block_layer(name);
+    sysblock::loop_cache_note(&[layer])
 }
 
 /// Refuses a device that is mounted (or a partition of it is), active swap, held by
 /// another block layer, or that holds partitions.
-fn refuse_in_use(spec: &OpenSpec, name: &str, rdev: u64) -> Result<(), Failure> {
+pub(crate) fn refuse_in_use(spec: &OpenSpec, name: &str, rdev: u64) -> Result<(), Failure> {
     let dev_majmin = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
     let parts = partitions(name);
     let mounts = Probe::system().mounts();
@@ -151,7 +136,7 @@ fn refuse_in_use(spec: &OpenSpec, name: &str, rdev: u64) -> Result<(), Failure> 
 /// Refuses a device that holds any signature libblkid knows (a file system, swap, LVM2,
 /// LUKS, RAID, a partition table), or the built-in list where libblkid cannot be asked;
 /// returns which prober looked, for begin.
-fn refuse_signature(
+pub(crate) fn refuse_signature(
     spec: &OpenSpec,
     name: &str,
     file: &File,
@@ -183,7 +168,7 @@ fn refuse_signature(
 }
 
 /// The device's facts for begin, and its logical block size.
-fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64) {
+pub(crate) fn facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64) {
     // The device as measure's environment probe sees it; a partition's queue is its disk's.
     let (layer, lower) = Probe::system().block_layer(name);
     let queue_of = match lower.first() {
@@ -230,15 +215,22 @@ fn device_facts(name: &str, file: &File, size: u64) -> (Map<String, Value>, u64)
 
 /// Sets O_DIRECT on the descriptor already open (and claimed with O_EXCL), so that the claim
 /// is never let go between the checks and the writes.
-fn set_direct(file: &File) -> io::Result<()> {
-    let fl = rustix::fs::fcntl_getfl(file)?;
-    rustix::fs::fcntl_setfl(file, fl | OFlags::DIRECT)?;
-    Ok(())
+pub(crate) fn set_direct(spec: &OpenSpec, file: &File) -> Result<(), Failure> {
+    let on = |file: &File| -> io::Result<()> {
+        let fl = rustix::fs::fcntl_getfl(file)?;
+        rustix::fs::fcntl_setfl(file, fl | OFlags::DIRECT)?;
+        Ok(())
+    };
+    on(file).map_err(|e| {
+        let shown = spec.path.display();
+        Failure::new(Exit::Cannot, format!("setting O_DIRECT on {shown}"), e)
+    })
 }
 
 /// A block device's size: where a seek to its end lands.
-fn device_size(mut f: &File) -> io::Result<u64> {
-    let end = f.seek(SeekFrom::End(0))?;
-    f.seek(SeekFrom::Start(0))?;
-    Ok(end)
+pub(crate) fn size(spec: &OpenSpec, file: &File) -> Result<u64, Failure> {
+    let mut f = file;
+    f.seek(SeekFrom::End(0))
+        .and_then(|end| f.seek(SeekFrom::Start(0)).map(|_| end))
+        .map_err(|e| Failure::new(Exit::Cannot, format!("size of {}", spec.path.display()), e))
 }

@@ -2,10 +2,10 @@
 //! progress line, and the sample and summary for each way a run ends.
 
 use super::cli::Opts;
-use crate::engine::{Engine, Outcome, Plan, Stop, Tick};
-use crate::human::{dd_bytes, latency_text};
-use crate::records;
-use crate::target::Target;
+use crate::blk::engine::{Engine, Outcome, Plan, Stop, Tick};
+use crate::blk::lines::{dd_bytes, latency_text};
+use crate::blk::records;
+use crate::blk::target::Target;
 use measure::lifecycle::Session;
 use measure::parts::{Summary, Values, info};
 use measure::units::{format_bytes, format_bytes_per_s, format_seconds, sig3};
@@ -42,7 +42,7 @@ pub(crate) fn add_target(begin: &mut Map<String, Value>, t: &Target, plan: &Plan
 
 /// The row name when --name is not given: `read 1G bs=4k direct rand depth=32`.
 pub(crate) fn default_name(plan: &Plan, t: &Target) -> String {
-    let random = !matches!(plan.order, crate::pattern::Order::Sequential);
+    let random = !matches!(plan.order, crate::blk::pattern::Order::Sequential);
     let mut s = records::name_head("read", plan, t, random);
     if plan.iodepth > 1 {
         s.push_str(&format!(" depth={}", plan.iodepth));

@@ -2,10 +2,10 @@
 //! fact and the O_DIRECT check), the plan worked out (sizes and alignment), and holes refused.
 
 use super::cli::Opts;
-use crate::cli::compact_size;
-use crate::engine::{Dir, Engine, Flush, Plan};
-use crate::pattern::Order;
-use crate::target::{self, Kind, OpenSpec, Target};
+use crate::blk::engine::{Dir, Engine, Flush, Plan};
+use crate::blk::lines::compact_size;
+use crate::blk::pattern::Order;
+use crate::blk::target::{self, Kind, OpenSpec, Target};
 use measure::{Exit, Failure};
 use std::io;
 use std::os::unix::fs::FileTypeExt;

@@ -1,7 +1,7 @@
 //! The flags blkwrite and blkread share, one builder each (id, short and long name, value
 //! name, parser), with each tool's own help text, and the readers of their values.
 
-use crate::target::Direct;
+use crate::blk::target::Direct;
 use clap::{Arg, ArgAction, ArgMatches, value_parser};
 use measure::Failure;
 use std::path::PathBuf;
