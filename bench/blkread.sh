@@ -105,8 +105,7 @@ one() {
 	esac
 }
 
-. "$(dirname "$0")/rounds.sh"
-. "$(dirname "$0")/median.sh"
+. "$(dirname "$0")/common.sh"
 
 echo "bench: $rounds rounds on $f ($size, random over $rsize; $(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 for c in ${CASES:-rand-4k-depth1 rand-4k-depth32 seq-1M}; do

@@ -106,8 +106,7 @@ one() {
 	esac
 }
 
-. "$(dirname "$0")/rounds.sh"
-. "$(dirname "$0")/median.sh"
+. "$(dirname "$0")/common.sh"
 
 echo "bench: $rounds rounds of $size on $dir ($(df -PT "$dir" | awk 'NR==2 {print $2 " on " $1}'))" >&2
 cases=${CASES:-seq-direct-4M buffered-1M-fsync rand-4k-depth1 rand-4k-depth32}

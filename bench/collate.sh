@@ -71,7 +71,7 @@ if [ "$use_jq" = 1 ]; then
     check "$WORK/c.sorted" "$WORK/j.sorted" && echo "jq agrees on all 100 medians" >&2
 fi
 
-. "$ROOT/bench/median.sh"
+. "$ROOT/bench/common.sh"
 mc=$(median "$WORK/t.collate"); mm=$(median "$WORK/t.mlr")
 rss=$(/usr/bin/time -f %M "$BIN" -f json "$WORK/in.jsonl" 2>&1 >/dev/null | tail -n 1)
 echo "collate: median ${mc} s over $ROUNDS rounds, peak RSS ${rss} KiB for $(wc -c < "$WORK/in.jsonl") bytes of input"

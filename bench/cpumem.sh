@@ -26,7 +26,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-. "$(dirname "$0")/median.sh"
+. "$(dirname "$0")/common.sh"
 
 # cpumem's figure for probe $1: the summary's median over 5 batches of 1 s in all.
 ours() {

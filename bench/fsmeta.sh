@@ -24,7 +24,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-. "$here/bench/median.sh"
+. "$here/bench/common.sh"
 dir=${1:-}
 rounds=${2:-5}
 k=${3:-16}

@@ -46,7 +46,7 @@ wait_listen() {
     return 1
 }
 
-. bench/median.sh
+. bench/common.sh
 
 # One iperf3 run: prints the receiver's bits per second.
 run_iperf3() {

@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-. "$(dirname "$0")/median.sh"
+. "$(dirname "$0")/common.sh"
 
 # Per-probe RTTs in seconds, one per line: ping's text as ingest reads it, then the same
 # selection as pingrt's records.

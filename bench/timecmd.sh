@@ -22,7 +22,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-. "$(dirname "$0")/median.sh"
+. "$(dirname "$0")/common.sh"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.3f ms", s * 1000 }'; }
