@@ -48,7 +48,8 @@ net_mem() { # IMPL [NAME]: one memory-to-discard transfer of NET_MB MiB
 		;;
 	dd-nc)
 		serve nc -l 127.0.0.1 "$PORT" </dev/null >/dev/null || return 1
-		timed netpipe dd-nc "$NAME_NET_MEM" --shell -- "dd if=/dev/zero bs=1M count=$NET_MB 2>/dev/null | nc -N 127.0.0.1 $PORT" || return 1
+		bench_env
+		timed netpipe dd-nc "$NAME_NET_MEM" --shell -- 'dd if=/dev/zero bs=1M count="$BENCH_NET_MB" 2>/dev/null | nc -N 127.0.0.1 "$BENCH_PORT"' || return 1
 		served
 		;;
 	esac
@@ -107,15 +108,24 @@ unhog() { for h in $hogs; do kill "$h" 2>/dev/null || true; done; hogs=""; }
 # net_null IMPL: dd | IMPL -> IMPL -l > /dev/null (issue 4's bar: at least 2x nc).
 net_pipe() { net_cat "$1" "$NAME_NET_PIPE" "| cat >/dev/null"; }
 net_null() { net_cat "$1" "$NAME_NET_NULL" ">/dev/null"; }
-net_cat() { # IMPL NAME SINK
+net_cat() { # IMPL NAME SINK (SINK is this file's own text, never data)
 	next_port
+	bench_env
+	# The shell text is fixed; the port, the size and the binary's path reach it in the
+	# environment, never pasted into it.
 	case $1 in
-	nc) c_l="nc -l 127.0.0.1 $PORT" c_s="nc -N 127.0.0.1 $PORT" ;;
-	netpipe) c_l="'$BIN/netpipe' -l 127.0.0.1 $PORT -o /dev/null" c_s="'$BIN/netpipe' 127.0.0.1 $PORT -o /dev/null" ;;
+	nc) c_l='nc -l 127.0.0.1 "$BENCH_PORT"' c_s='nc -N 127.0.0.1 "$BENCH_PORT"' ;;
+	netpipe) c_l='"$BENCH_NETPIPE" -l 127.0.0.1 "$BENCH_PORT" -o /dev/null' c_s='"$BENCH_NETPIPE" 127.0.0.1 "$BENCH_PORT" -o /dev/null' ;;
 	esac
 	serve sh -c "$c_l </dev/null $3" || return 1
-	timed netpipe "$1" "$2" --shell -- "dd if=/dev/zero bs=1M count=$NET_MB 2>/dev/null | $c_s" || return 1
+	timed netpipe "$1" "$2" --shell -- 'dd if=/dev/zero bs=1M count="$BENCH_NET_MB" 2>/dev/null | '"$c_s" || return 1
 	served
+}
+
+# bench_env: the values the shell text of a transfer refers to, in its environment.
+bench_env() {
+	BENCH_PORT=$PORT BENCH_NET_MB=$NET_MB BENCH_NETPIPE=$BIN/netpipe
+	export BENCH_PORT BENCH_NET_MB BENCH_NETPIPE
 }
 
 bench_netpipe() {
