@@ -6,11 +6,14 @@ pub mod csv;
 
 mod html;
 mod json;
+mod layout;
 
 use crate::escape::visible;
 pub use csv::csv_field;
+pub use layout::MISSING;
+use layout::{FACT_WIDTH, cell_text, center, fact_text, pad_left, pad_right, width, widths};
 
-use crate::matrix::{Cell, Slot, Table};
+use crate::matrix::{Cell, Table};
 use std::borrow::Cow;
 
 /// An output format.
@@ -118,92 +121,8 @@ fn with_overall(t: Cow<'_, Table>) -> Cow<'_, Table> {
     Cow::Owned(t)
 }
 
-/// What a missing cell shows in the human formats (never 0).
-pub const MISSING: &str = "-";
-
-fn width(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn cell_text(c: &Slot) -> &str {
-    c.as_ref().map(|c| c.text.as_str()).unwrap_or(MISSING)
-}
-
 /// The title of the facts block (the environment facts that differ between the columns).
 pub const FACTS: &str = "facts that differ";
-
-/// The longest fact text the text matrix shows without `--verbose` (a longer one ends in
-/// `…`; with `--verbose`, and in every other format, it is shown whole).
-const FACT_WIDTH: usize = 32;
-
-/// A fact's value as the text matrix shows it: `-` where the column does not say, cut to
-/// FACT_WIDTH unless `whole`.
-fn fact_text(v: &Option<String>, whole: bool) -> String {
-    match v.as_deref().map(visible) {
-        None => MISSING.to_string(),
-        Some(s) if !whole && width(&s) > FACT_WIDTH => {
-            let cut: String = s.chars().take(FACT_WIDTH - 1).collect();
-            format!("{cut}…")
-        }
-        Some(s) => s.into_owned(),
-    }
-}
-
-/// Column widths: every cell and single-column header fits with `min_single` spaces of
-/// padding; a header spanning columns fits with `min_span`, counting `sep` characters
-/// between the columns it spans (the last column of a span takes what is missing).
-fn widths(
-    t: &Table,
-    esc: &dyn Fn(&str) -> String,
-    min_single: usize,
-    min_span: usize,
-    sep: usize,
-) -> Vec<usize> {
-    let mut w: Vec<usize> = vec![min_single + 1; t.columns.len()];
-    for r in &t.rows {
-        for (j, c) in r.cells.iter().enumerate() {
-            w[j] = w[j].max(width(&esc(cell_text(c))) + min_single);
-        }
-    }
-    for f in &t.facts {
-        for (j, v) in f.values.iter().enumerate().take(w.len()) {
-            w[j] = w[j].max(width(&esc(&fact_text(v, t.verbose))) + min_single);
-        }
-    }
-    for level in 0..t.depth() {
-        for (text, start, span) in t.spans(level) {
-            if span == 1 {
-                w[start] = w[start].max(width(&esc(&text)) + min_single);
-            }
-        }
-    }
-    for level in 0..t.depth() {
-        for (text, start, span) in t.spans(level) {
-            if span > 1 {
-                let need = width(&esc(&text)) + min_span;
-                let have = w[start..start + span].iter().sum::<usize>() + sep * (span - 1);
-                if need > have {
-                    w[start + span - 1] += need - have;
-                }
-            }
-        }
-    }
-    w
-}
-
-fn pad_left(s: &str, w: usize) -> String {
-    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-fn pad_right(s: &str, w: usize) -> String {
-    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-fn center(s: &str, w: usize) -> String {
-    let free = w.saturating_sub(width(s));
-    let left = free / 2;
-    format!("{}{s}{}", " ".repeat(left), " ".repeat(free - left))
-}
 
 // ---------------------------------------------------------------- text
 
