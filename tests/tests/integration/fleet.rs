@@ -255,6 +255,23 @@ fn throughput(file: &Path, name: &str) -> f64 {
     median(&v)
 }
 
+/// Why the runs in `file` were on a busy machine, by their begin records (a load average or
+/// tasks runnable besides the tool above the CPUs, as collate marks them), or None.
+fn busy(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["type"] == "begin")
+        .find_map(|r| {
+            let info = &r["info"];
+            let cpus = info["cpu_count"].as_f64()?;
+            let load = info["load_1m"].as_f64().unwrap_or(0.0);
+            let others = info["procs_running_count"].as_f64().unwrap_or(1.0) - 1.0;
+            (load > cpus || others > cpus)
+                .then(|| format!("load {load}, {others} other tasks runnable, {cpus} CPUs"))
+        })
+}
+
 /// The results: a file per live host, none for the dead one, the matrices with a column per
 /// live host, and the shaped host's throughput at its link's rate both ways.
 fn check_results(res: &Path) {
@@ -280,10 +297,19 @@ fn check_results(res: &Path) {
             got / 1e6,
             want / 1e6
         );
+        // The shaper caps the rate whatever the machine does; reaching it needs the CPU, which
+        // a busy machine (by the run's own begin records) may not give.
         assert!(
-            (got - want).abs() < want * 0.05,
-            "{name}: {got} b/s, want {want}"
+            got < want * 1.05,
+            "{name}: {got} b/s, over the link's {want}"
         );
+        match busy(&res.join("shaped.jsonl")) {
+            None => assert!(
+                got > want * 0.95,
+                "{name}: {got} b/s, want {want} on a machine that was not busy"
+            ),
+            Some(why) => eprintln!("shaped {name}: below the rate not checked: {why}"),
+        }
         let free = throughput(&res.join("h1.jsonl"), name);
         assert!(free > RATE.1 * 1.5, "h1 is not shaped: {free} b/s");
     }
