@@ -1,7 +1,6 @@
 //! ingest's command line: `ingest [FORMAT] [FILE]`, the one source for --help, the man page
 //! and the completions.
 
-use crate::Options;
 use crate::detect::Format;
 use clap::{Arg, ArgMatches, Command, value_parser};
 use measure::Failure;
@@ -166,6 +165,19 @@ const FORMATS: [Format; 6] = [
     Format::Fping,
     Format::Figures,
 ];
+
+/// What one invocation converts.
+#[derive(Debug)]
+pub struct Options {
+    /// The format given as the first word, else told from the content.
+    pub format: Option<Format>,
+    /// The source; `None` (or `-`) is stdin.
+    pub file: Option<PathBuf>,
+    /// For `figures`: the tool that made them (`--tool`, `--tool-version`).
+    pub source: crate::figures::Source,
+    /// The most bytes of the source held in memory (`--max-input`).
+    pub max_input: u64,
+}
 
 /// The options from the matches of the command or of the format's subcommand `sub` (the
 /// lifecycle hands over the innermost ones, and names the subcommand).

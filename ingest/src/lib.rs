@@ -20,26 +20,13 @@ mod ping;
 mod read;
 mod sanity;
 
-pub use cli::command;
+pub use cli::{Options, command};
 use detect::Format;
 use input::Input;
 use measure::lifecycle::{self, Session};
 use measure::{Exit, Failure};
 use std::ffi::OsString;
 use std::path::PathBuf;
-
-/// What one invocation converts.
-#[derive(Debug)]
-pub struct Options {
-    /// The format given as the first word, else told from the content.
-    pub format: Option<Format>,
-    /// The source; `None` (or `-`) is stdin.
-    pub file: Option<PathBuf>,
-    /// For `figures`: the tool that made them (`--tool`, `--tool-version`).
-    pub source: figures::Source,
-    /// The most bytes of the source held in memory (`--max-input`).
-    pub max_input: u64,
-}
 
 /// ingest on measure's lifecycle.
 #[derive(Debug)]

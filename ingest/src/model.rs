@@ -241,6 +241,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn seventeen_digits_scale_once() {
+        let text = r#"{"cpu":{"p":3.6047458169646678}}"#;
+        let v: Value = serde_json::from_str(text).expect("JSON");
+        crate::literal::remember(text, &v);
+        let scaled = scaled(Some(&v["cpu"]["p"]), -2).expect("scaled");
+        assert_eq!(scaled, "3.6047458169646678e-2".parse::<f64>().expect("f64"));
+        assert_eq!(scaled, 0.036047458169646676);
+    }
+
+    #[test]
     fn scaling_rounds_once() {
         assert_eq!(scale_text("0.044", -3), Some(0.000044));
         assert_eq!(

@@ -1,5 +1,5 @@
 //! Lines for a person: progress, per-event lines and the final summary, on stderr, only when a
-//! person is watching (the lifecycle decides; see [`crate::lifecycle`]), and a summary made
+//! person is watching (the lifecycle decides), and a summary made
 //! from any tool's summary record for tools without one of their own.
 
 use crate::record::{Status, UNIT_SUFFIXES};

@@ -39,7 +39,7 @@
 //! summary with the error's message after an `Err` (and a begin first if none was written,
 //! unless begin would describe a source that was never read: [`Tool::BEGIN_IS_THIS_MACHINE`]),
 //! a partial one after an `Ok`. A tool that reads records and writes none (collate) runs on
-//! [`crate::reading`] instead.
+//! the `reading` module instead.
 
 use crate::envfacts::Probe;
 use crate::exit::{Exit, Failure};

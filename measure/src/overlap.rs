@@ -102,7 +102,7 @@ pub fn check_streams(guarded: &[PathBuf], records_on_stdout: bool) -> Result<(),
         let Some(t) = target else { continue };
         if guarded.iter().any(|g| stream_is(t, g)) && name == "stderr" {
             // Any message would land in the target too: exit 2 without one.
-            return Err(Failure::quiet(crate::Exit::Cannot));
+            return Err(Failure::quiet(crate::exit::Exit::Cannot));
         }
         if let Some(g) = guarded.iter().find(|g| stream_is(t, g)) {
             return Err(Failure::usage(format!(

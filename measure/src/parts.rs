@@ -1,5 +1,5 @@
 //! The parts a tool fills in for its records: the envelope every line of an invocation
-//! shares, values, info and the summary's parts, and run ids; the [`Reporter`](crate::reporter::Reporter) writes them.
+//! shares, values, info and the summary's parts, and run ids; the reporter writes them.
 
 use crate::record::{Status, has_unit_suffix};
 use serde_json::{Map, Value};
