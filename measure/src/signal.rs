@@ -15,6 +15,7 @@
 //! sign that the run was stopped and continued (SIGSTOP or Ctrl-Z, then SIGCONT or `fg`): its
 //! figures include the pause, so an ok summary becomes partial and says why.
 
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -111,17 +112,11 @@ static WATCHING: AtomicBool = AtomicBool::new(false);
 /// continues the process; it runs no handler and interrupts no call. Called before the tool
 /// starts threads; std's `Command` and timecmd's spawn give children an empty mask.
 pub fn watch_stops() -> io::Result<()> {
-    // SAFETY: sigemptyset and sigaddset fill a local set; pthread_sigmask only adds SIGCONT
+    // pthread_sigmask(SIG_BLOCK, {SIGCONT}) through nix's safe wrapper: it only adds SIGCONT
     // to this thread's mask.
-    let rc = unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGCONT);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut())
-    };
-    if rc != 0 {
-        return Err(io::Error::from_raw_os_error(rc));
-    }
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCONT);
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None).map_err(io::Error::from)?;
     WATCHING.store(true, Ordering::SeqCst);
     Ok(())
 }
@@ -187,7 +182,7 @@ pub fn interrupt_signal() -> Option<i32> {
 mod tests {
     use super::*;
     // nix's raise and rustix's pipe and write: the same calls, safe.
-    use nix::sys::signal::{Signal, raise};
+    use nix::sys::signal::raise;
 
     #[test]
     fn sigint_sets_the_flag_instead_of_killing() {

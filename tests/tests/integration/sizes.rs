@@ -1,6 +1,6 @@
 //! Small files and small functions (ARCHITECTURE.md, Code): no Rust file of the workspace
 //! over 600 lines, no function over 80 (a clap `command()` flag table aside), and unsafe only
-//! where no safe crate reaches: at most 24 unsafe blocks in all, today's count.
+//! where no safe crate reaches: at most 23 unsafe blocks in all, today's count.
 
 use benchmatrix_tests::workspace_root;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 80;
 /// Today's count: it may only go down (lower it when an unsafe block goes).
-const MAX_UNSAFE: usize = 24;
+const MAX_UNSAFE: usize = 23;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
