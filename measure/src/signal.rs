@@ -15,6 +15,7 @@
 //! sign that the run was stopped and continued (SIGSTOP or Ctrl-Z, then SIGCONT or `fg`): its
 //! figures include the pause, so an ok summary becomes partial and says why.
 
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -111,17 +112,11 @@ static WATCHING: AtomicBool = AtomicBool::new(false);
 /// continues the process; it runs no handler and interrupts no call. Called before the tool
 /// starts threads; std's `Command` and timecmd's spawn give children an empty mask.
 pub fn watch_stops() -> io::Result<()> {
-    // SAFETY: sigemptyset and sigaddset fill a local set; pthread_sigmask only adds SIGCONT
+    // pthread_sigmask(SIG_BLOCK, {SIGCONT}) through nix's safe wrapper: it only adds SIGCONT
     // to this thread's mask.
-    let rc = unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGCONT);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut())
-    };
-    if rc != 0 {
-        return Err(io::Error::from_raw_os_error(rc));
-    }
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCONT);
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None).map_err(io::Error::from)?;
     WATCHING.store(true, Ordering::SeqCst);
     Ok(())
 }
@@ -186,6 +181,8 @@ pub fn interrupt_signal() -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // nix's raise and rustix's pipe and write: the same calls, safe.
+    use nix::sys::signal::raise;
 
     #[test]
     fn sigint_sets_the_flag_instead_of_killing() {
@@ -198,27 +195,21 @@ mod tests {
         install().unwrap();
         // SIGHUP was ignored at start: it stays so, and sets no flag.
         assert!(ignored(libc::SIGHUP) && !ignored(libc::SIGINT));
-        // SAFETY: raise sends SIGHUP to this thread; it is ignored.
-        unsafe { libc::raise(libc::SIGHUP) };
+        // SIGHUP to this thread: it is ignored.
+        raise(Signal::SIGHUP).unwrap();
         assert!(!interrupted());
-        // SAFETY: raise delivers SIGINT to this thread; the handler only stores an atomic.
-        unsafe { libc::raise(libc::SIGINT) };
+        // SIGINT to this thread: the handler stores it.
+        raise(Signal::SIGINT).unwrap();
         assert!(interrupted());
         assert_eq!(interrupt_signal(), Some(libc::SIGINT));
         // The kernel's SIGPIPE for a closed pipe names this process as its sender: no
         // interruption, the write fails with EPIPE.
         SIGNAL.store(0, Ordering::SeqCst);
-        let mut fds = [0; 2];
-        // SAFETY: pipe fills two fds; closing the read end and writing to the other raises
-        // the kernel's SIGPIPE, which the handler installed above receives.
-        let n = unsafe {
-            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-            libc::close(fds[0]);
-            let n = libc::write(fds[1], b"x".as_ptr().cast(), 1);
-            libc::close(fds[1]);
-            n
-        };
-        assert_eq!(n, -1);
+        // Writing to a pipe whose read end is closed raises the kernel's SIGPIPE, which the
+        // handler installed above receives.
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        drop(r);
+        assert_eq!(rustix::io::write(&w, b"x"), Err(rustix::io::Errno::PIPE));
         assert!(!interrupted());
     }
 
@@ -227,9 +218,9 @@ mod tests {
         assert!(!stopped_since());
         watch_stops().unwrap();
         assert!(!stopped_since());
-        // SAFETY: raise sends SIGCONT to this thread, which has it blocked: it stays pending
-        // (the continue itself is a no-op on a running process).
-        unsafe { libc::raise(libc::SIGCONT) };
+        // SIGCONT to this thread, which has it blocked: it stays pending (the continue
+        // itself is a no-op on a running process).
+        raise(Signal::SIGCONT).unwrap();
         assert!(stopped_since());
         assert!(!stopped_since(), "taken by the first look");
     }

@@ -145,10 +145,10 @@ fn writer<'r>(
 /// Lowers the calling thread's priority: on a busy machine the probes go first and the
 /// records catch up (the summary waits for them).
 fn below_the_probing_thread() {
-    let tid = nix::unistd::gettid().as_raw() as libc::id_t;
-    // SAFETY: setpriority takes no pointers; it changes the nice value of this thread (its
-    // own id) only. Neither nix nor socket2 offers setpriority.
-    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, 10) };
+    // setpriority(PRIO_PROCESS, tid, 10): on Linux the nice value is per thread, so this
+    // thread's own id lowers this thread only. Best effort: without it the records still
+    // go, only sooner.
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
 }
 
 /// Sample records on their way to the Reporter.
@@ -313,6 +313,36 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn the_records_thread_alone_is_lowered_to_nice_10() {
+        // Root may raise a thread's priority to nice 0 first, so that the lowering shows
+        // even when the tests themselves run under `nice`.
+        if !testkit::need_root("setting a thread's nice value to 0") {
+            return;
+        }
+        use rustix::process::{getpriority_process, setpriority_process};
+        use rustix::thread::gettid;
+        let main_tid = gettid();
+        let main_before = getpriority_process(Some(main_tid)).expect("getpriority");
+        let (before, after) = std::thread::spawn(|| {
+            setpriority_process(Some(gettid()), 0).expect("setpriority 0 as root");
+            let before = getpriority_process(Some(gettid())).expect("getpriority");
+            below_the_probing_thread();
+            (
+                before,
+                getpriority_process(Some(gettid())).expect("getpriority"),
+            )
+        })
+        .join()
+        .expect("thread");
+        assert_eq!((before, after), (0, 10));
+        assert_eq!(
+            getpriority_process(Some(main_tid)).expect("getpriority"),
+            main_before,
+            "the calling thread's nice value is its own"
+        );
     }
 
     fn event(number: u64) -> ReplyEvent {

@@ -4,11 +4,8 @@
 //! `--max-input` is refused, naming the limit, with at most the limit held in memory (the
 //! peak RSS that the kernel reports to wait4).
 
-use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -23,10 +20,10 @@ const STATS: &str = "\n--- h ping statistics ---\n\
                      rtt min/avg/max/mdev = 0.050/0.050/0.050/0.000 ms\n";
 
 fn mkfifo(path: &Path) {
-    let c = CString::new(path.as_os_str().as_bytes()).expect("a path without NUL");
-    // SAFETY: mkfifo reads the NUL-terminated path, which lives across the call.
-    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
-    assert_eq!(rc, 0, "mkfifo: {}", std::io::Error::last_os_error());
+    // mknodat with a FIFO type is what mkfifo does.
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, path, rustix::fs::FileType::Fifo, mode, 0)
+        .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
 }
 
 /// The state letter of /proc/PID/stat (`S`: asleep in a wait).
@@ -70,12 +67,8 @@ fn handled(pid: u32, sig: i32) {
 }
 
 /// The bytes written to a pipe and not read yet (FIONREAD on its write end).
-fn unread(pipe: &File) -> i32 {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD stores one int through the pointer, which outlives the call.
-    let rc = unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut n) };
-    assert_eq!(rc, 0, "FIONREAD: {}", std::io::Error::last_os_error());
-    n
+fn unread(pipe: &File) -> u64 {
+    rustix::io::ioctl_fionread(pipe).unwrap_or_else(|e| panic!("FIONREAD: {e}"))
 }
 
 /// The FIFO's write end without waiting for a reader: `None` when none has it open.

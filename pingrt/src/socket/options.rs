@@ -5,7 +5,7 @@
 use super::{IcmpSocket, Kind};
 use crate::packet::Family;
 use nix::sys::socket::{TimestampingFlag, setsockopt, sockopt};
-use socket2::{SockAddr, Socket};
+use socket2::{SockAddr, SockFilter, Socket};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::AsRawFd;
@@ -174,17 +174,14 @@ impl IcmpSocket {
         if self.kind != Kind::Raw {
             return Ok(());
         }
-        let st = |code: u16, k: u32| libc::sock_filter {
-            code,
-            jt: 0,
-            jf: 0,
-            k,
-        };
-        let jeq = |k: u32, jf: u8| libc::sock_filter {
-            code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
-            jt: 0,
-            jf,
-            k,
+        let st = |code: u16, k: u32| SockFilter::new(code, 0, 0, k);
+        let jeq = |k: u32, jf: u8| {
+            SockFilter::new(
+                (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+                0,
+                jf,
+                k,
+            )
         };
         let (ld_b, ld_h) = match self.family {
             // An IPv4 raw socket reads the IP header first: X = its length, loads relative
@@ -221,26 +218,88 @@ impl IcmpSocket {
         } else {
             &program[1..]
         };
-        let fprog = libc::sock_fprog {
-            len: program.len() as u16,
-            filter: program.as_ptr().cast_mut(),
+        // socket2's attach_filter makes the same setsockopt(SO_ATTACH_FILTER) call behind a
+        // safe slice: the kernel copies the program during the call.
+        self.sock.attach_filter(program)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::echo_request;
+    use crate::socket::{SocketChoice, wait};
+    use std::time::{Duration, Instant};
+
+    /// The (type, identifier) of an ICMP message read from a raw socket of `family` (an
+    /// IPv4 one starts with the IP header).
+    fn type_and_id(family: Family, buf: &[u8]) -> Option<(u8, u16)> {
+        let at = match family {
+            Family::V4 => usize::from(buf.first()? & 0x0f) * 4,
+            Family::V6 => 0,
         };
-        let len = std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t;
-        // SAFETY: `fprog` points to `program`, both alive for the call; the kernel copies the
-        // program during setsockopt and keeps no pointer to it.
-        let rc = unsafe {
-            libc::setsockopt(
-                self.sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_ATTACH_FILTER,
-                (&fprog as *const libc::sock_fprog).cast(),
-                len,
-            )
+        let icmp = buf.get(at..at + 6)?;
+        Some((icmp[0], u16::from_be_bytes([icmp[4], icmp[5]])))
+    }
+
+    /// Sends an echo request with another identifier, then one with ours, to loopback, and
+    /// returns how many replies carrying the other identifier came in before ours (None when
+    /// ours did not come within 5 s). Replies on loopback come in the order of the requests.
+    fn foreign_replies_before_ours(family: Family, filtered: bool) -> Option<usize> {
+        let (to, reply): (IpAddr, u8) = match family {
+            Family::V4 => (Ipv4Addr::LOCALHOST.into(), 0),
+            Family::V6 => (Ipv6Addr::LOCALHOST.into(), 129),
         };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+        let sock = IcmpSocket::open(family, SocketChoice::Raw).ok()?;
+        let ours = (std::process::id() as u16) | 1;
+        let theirs = ours ^ 0x8000;
+        if filtered {
+            sock.keep_only_ident(ours).expect("attach the filter");
+        }
+        let dest = SockAddr::from(SocketAddr::new(to, 0));
+        for id in [theirs, ours] {
+            sock.send_to(&echo_request(family, id, 1, b"filter"), &dest)
+                .ok()?;
+        }
+        let mut foreign = 0;
+        let mut buf = [0u8; 512];
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            let (readable, _) = wait(&sock, Some(100_000_000)).ok()?;
+            if !readable {
+                continue;
+            }
+            let Ok(got) = sock.recv(&mut buf, false) else {
+                continue;
+            };
+            match type_and_id(family, &buf[..got.len]) {
+                Some((t, id)) if t == reply && id == ours => return Some(foreign),
+                Some((t, id)) if t == reply && id == theirs => foreign += 1,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_ident_filter_drops_other_identifiers_echo_replies() {
+        if !testkit::need_root("a raw ICMP socket") {
+            return;
+        }
+        for family in [Family::V4, Family::V6] {
+            // Without the filter the other reply is seen, so the probe can tell.
+            match foreign_replies_before_ours(family, false) {
+                Some(n) => assert_eq!(n, 1, "{family:?}: unfiltered, the other reply comes"),
+                None => {
+                    testkit::skip(&format!("{family:?}: no echo reply on loopback"));
+                    continue;
+                }
+            }
+            assert_eq!(
+                foreign_replies_before_ours(family, true),
+                Some(0),
+                "{family:?}: filtered, only our identifier's reply comes"
+            );
         }
     }
 }

@@ -105,10 +105,10 @@ pub fn mask(pid: i32, field: &str) -> Option<u64> {
 /// The file `dir/name` as a FIFO.
 fn fifo(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).expect("a path");
-    // SAFETY: mkfifo reads the NUL-terminated path, which lives across the call.
-    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
-    assert_eq!(rc, 0, "mkfifo {p:?}");
+    // mknodat with a FIFO type is what mkfifo does.
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &p, rustix::fs::FileType::Fifo, mode, 0)
+        .unwrap_or_else(|e| panic!("mkfifo {p:?}: {e}"));
     p
 }
 

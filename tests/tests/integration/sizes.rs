@@ -1,13 +1,14 @@
 //! Small files and small functions (ARCHITECTURE.md, Code): no Rust file of the workspace
 //! over 600 lines, no function over 80 (a clap `command()` flag table aside), and unsafe only
-//! where no safe crate reaches: at most 60 unsafe blocks in all.
+//! where no safe crate reaches: at most 23 unsafe blocks in all, today's count.
 
 use benchmatrix_tests::workspace_root;
 use std::path::{Path, PathBuf};
 
 const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 80;
-const MAX_UNSAFE: usize = 60;
+/// Today's count: it may only go down (lower it when an unsafe block goes).
+const MAX_UNSAFE: usize = 23;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -113,9 +114,10 @@ fn unsafe_is_rare() {
             .lines()
             .filter(|l| !l.trim_start().starts_with("//"))
             .map(|l| {
-                l.matches("unsafe {").count()
-                    + l.matches("unsafe fn ").count()
-                    + l.matches("unsafe impl ").count()
+                // The patterns are split so that this test's own lines are not counted.
+                l.matches(concat!("unsafe", " {")).count()
+                    + l.matches(concat!("unsafe", " fn ")).count()
+                    + l.matches(concat!("unsafe", " impl ")).count()
             })
             .sum::<usize>();
         if n > 0 {
