@@ -5,7 +5,7 @@
 
 pub mod blk;
 pub mod read;
-pub mod write;
+pub(crate) mod write;
 
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};

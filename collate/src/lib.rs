@@ -7,29 +7,29 @@
 //! header rows. See `collate --help` and collate/README.md. [`Tool`] runs it as measure's
 //! reader of records (`measure::reading`): it writes a matrix and no records of its own.
 
-pub mod batch;
-pub mod bootstrap;
-pub mod busy;
-pub mod changepoint;
-pub mod cli;
+pub(crate) mod batch;
+pub(crate) mod bootstrap;
+pub(crate) mod busy;
+pub(crate) mod changepoint;
+pub(crate) mod cli;
 pub mod collect;
 pub mod dims;
-pub mod engine;
-pub mod escape;
-pub mod facts;
-pub mod fastmap;
+pub(crate) mod engine;
+pub(crate) mod escape;
+pub(crate) mod facts;
+pub(crate) mod fastmap;
 pub mod filter;
-pub mod gather;
-pub mod history;
-pub mod kruskal;
+pub(crate) mod gather;
+pub(crate) mod history;
+pub(crate) mod kruskal;
 pub mod matrix;
-pub mod modes;
+pub(crate) mod modes;
 pub mod read;
 pub mod render;
-pub mod repeats;
-pub mod runs;
+pub(crate) mod repeats;
+pub(crate) mod runs;
 pub mod stats;
-pub mod times;
+pub(crate) mod times;
 
 use clap::{ArgMatches, Command};
 use measure::reading::{self, Reader};

@@ -45,10 +45,10 @@
 //! iteration, measured once at the start, is subtracted. See `cpumem --help` for what each
 //! figure includes.
 
-pub mod cli;
-pub mod engine;
-pub mod facts;
-pub mod ops;
+pub(crate) mod cli;
+pub(crate) mod engine;
+pub(crate) mod facts;
+pub(crate) mod ops;
 pub mod probe;
 
 pub use cli::command;

@@ -2,12 +2,12 @@
 //! fs_mark measure them, in a private directory it removes on every path. See [`command`] for
 //! the interface and README.md for the records; [`Tool`] runs it on measure's lifecycle.
 
-pub mod cli;
-pub mod order;
-pub mod phases;
+pub(crate) mod cli;
+pub(crate) mod order;
+pub(crate) mod phases;
 mod report;
-pub mod scratch;
-pub mod slices;
+pub(crate) mod scratch;
+pub(crate) mod slices;
 
 use clap::{ArgMatches, Command};
 use measure::lifecycle::{self, Session};

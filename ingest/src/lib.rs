@@ -5,13 +5,13 @@
 //! are carried over exactly. collate stays tool-agnostic and reads only records.
 
 mod cli;
-pub mod detect;
+pub(crate) mod detect;
 mod emit;
 mod figures;
 mod fio;
 mod fping;
 mod hyperfine;
-pub mod input;
+pub(crate) mod input;
 mod iperf3;
 mod json;
 mod literal;
@@ -72,7 +72,7 @@ impl lifecycle::Tool for Tool {
 }
 
 /// The records of one source, in the format given or told from its content.
-pub fn convert(input: &Input, format: Option<Format>) -> Result<model::Converted, Failure> {
+pub(crate) fn convert(input: &Input, format: Option<Format>) -> Result<model::Converted, Failure> {
     let format = match format {
         Some(Format::Iperf3 | Format::Iperf3Stream) => detect::iperf3_kind(input),
         Some(f) => f,

@@ -128,6 +128,9 @@ pub struct Session {
     /// `--name`, when given.
     given: String,
     begin_on_failure: bool,
+    /// `-q/--quiet` was given: read once, here, for the tools that act on it beyond the
+    /// human lines (timecmd's GNU-time report drops its failure line).
+    quiet: bool,
 }
 
 impl Session {
@@ -144,7 +147,14 @@ impl Session {
             name_given: false,
             given: String::new(),
             begin_on_failure: true,
+            quiet: false,
         }
+    }
+
+    /// Whether `-q/--quiet` was given. The lifecycle is the flag's one reader: a tool that
+    /// does more with it than drop the human lines asks here, not the matches.
+    pub fn quiet(&self) -> bool {
+        self.quiet
     }
 
     /// The record writer, for engines that write through it directly.
@@ -494,6 +504,7 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
         s.given = s.name().to_string();
     }
     s.begin_on_failure = T::BEGIN_IS_THIS_MACHINE;
+    s.quiet = quiet;
     Ok(s)
 }
 

@@ -34,7 +34,6 @@ pub struct Config {
     pub flood: bool,
     pub socket: SocketChoice,
     pub kernel_tx: bool,
-    pub quiet: bool,
     /// -D: each probe's line starts with the time, as ping -D.
     pub timestamps: bool,
     /// -O: a line for a probe still unanswered when the next one goes out, as ping -O.
@@ -230,7 +229,6 @@ impl Config {
             flood,
             socket,
             kernel_tx,
-            quiet: m.get_flag("quiet"),
             timestamps: m.get_flag("timestamps"),
             outstanding: m.get_flag("outstanding"),
         })

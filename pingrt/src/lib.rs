@@ -1,19 +1,19 @@
 //! pingrt: ICMP and ICMPv6 echo round-trip times with kernel timestamps, reported as
 //! benchmatrix JSON lines (a sample per probe and a summary), replacing `ping`.
 
-pub mod clock;
-pub mod config;
-pub mod human;
-pub mod packet;
-pub mod prefault;
+pub(crate) mod clock;
+pub(crate) mod config;
+pub(crate) mod human;
+pub(crate) mod packet;
+pub(crate) mod prefault;
 mod probing;
 mod receive;
-pub mod records;
-pub mod session;
-pub mod socket;
-pub mod stats;
+pub(crate) mod records;
+pub(crate) mod session;
+pub(crate) mod socket;
+pub(crate) mod stats;
 mod summary;
-pub mod tracker;
+pub(crate) mod tracker;
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::{Exit, Failure};

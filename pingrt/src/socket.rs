@@ -7,10 +7,9 @@ mod poll;
 mod recvmsg;
 mod rxstamps;
 
-pub use denied::ping_group_range;
 pub use options::SocketOptions;
 pub use poll::wait;
-pub use recvmsg::{ExtErr, Received};
+pub use recvmsg::Received;
 pub use rxstamps::wait_for_rx_stamps;
 
 use crate::packet::Family;

@@ -77,7 +77,6 @@ pub fn from_matches(m: &ArgMatches) -> Option<GnuTime> {
         posix: m.get_flag("portability"),
         output: m.get_one::<PathBuf>("time_output").cloned(),
         append: m.get_flag("append"),
-        quiet: m.get_flag("quiet"),
     })
 }
 

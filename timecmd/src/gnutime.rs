@@ -29,8 +29,6 @@ pub struct GnuTime {
     pub output: Option<PathBuf>,
     /// `-a`: append to FILE instead of truncating it.
     pub append: bool,
-    /// `-q`: no `Command exited with non-zero status N` line.
-    pub quiet: bool,
 }
 
 /// One run's figures as GNU time reads them.
@@ -160,9 +158,10 @@ pub fn render(format: &str, f: &Figures) -> String {
     out
 }
 
-/// The line GNU time writes before the report when the command failed (not with -p or -q).
-fn status_line(g: &GnuTime, exit: Exit) -> String {
-    if g.posix || g.quiet {
+/// The line GNU time writes before the report when the command failed (not with -p or
+/// `quiet`, `-q`, which the lifecycle reads and the session tells).
+fn status_line(g: &GnuTime, quiet: bool, exit: Exit) -> String {
+    if g.posix || quiet {
         return String::new();
     }
     match exit {
@@ -193,9 +192,9 @@ impl Sink {
         }
     }
 
-    /// Writes one run's report.
-    pub fn report(&mut self, g: &GnuTime, f: &Figures) -> std::io::Result<()> {
-        let text = format!("{}{}", status_line(g, f.exit), render(&g.format, f));
+    /// Writes one run's report; `quiet` (`-q`) drops the failure line.
+    pub fn report(&mut self, g: &GnuTime, quiet: bool, f: &Figures) -> std::io::Result<()> {
+        let text = format!("{}{}", status_line(g, quiet, f.exit), render(&g.format, f));
         match self {
             Sink::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
             Sink::File(file) => file.write_all(text.as_bytes()),
@@ -260,18 +259,18 @@ mod tests {
             posix: false,
             output: None,
             append: false,
-            quiet: false,
         };
         assert_eq!(
-            status_line(&g, Exit::Code(2)),
+            status_line(&g, false, Exit::Code(2)),
             "Command exited with non-zero status 2\n"
         );
         assert_eq!(
-            status_line(&g, Exit::Signal(9)),
+            status_line(&g, false, Exit::Signal(9)),
             "Command terminated by signal 9\n"
         );
-        assert_eq!(status_line(&g, Exit::Code(0)), "");
+        assert_eq!(status_line(&g, false, Exit::Code(0)), "");
+        assert_eq!(status_line(&g, true, Exit::Code(2)), "", "-q");
         g.posix = true;
-        assert_eq!(status_line(&g, Exit::Code(2)), "");
+        assert_eq!(status_line(&g, false, Exit::Code(2)), "");
     }
 }

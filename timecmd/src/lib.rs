@@ -5,18 +5,18 @@
 //! and reports `benchmatrix/1` JSON lines: `begin`, a `sample` per run, a `summary`.
 
 mod clock;
-pub mod exit;
-pub mod gnuargs;
-pub mod gnutime;
+pub(crate) mod exit;
+pub(crate) mod gnuargs;
+pub(crate) mod gnutime;
 mod human;
-pub mod plan;
-pub mod reap;
+pub(crate) mod plan;
+pub(crate) mod reap;
 mod runner;
 mod series;
-pub mod spawn;
-pub mod stats;
+pub(crate) mod spawn;
+pub(crate) mod stats;
 mod summary;
-pub mod usage;
+pub(crate) mod usage;
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use measure::lifecycle::{self, Session, Stdout};

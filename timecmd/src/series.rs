@@ -231,7 +231,7 @@ fn measure_run(
             exit,
             command: &plan.argv,
         };
-        let written = sink.report(g, &f);
+        let written = sink.report(g, s.quiet(), &f);
         if let (Err(e), Some(p)) = (written, &g.output) {
             return Err(Failure::new(
                 EXIT_OWN_FAILURE,

@@ -3,16 +3,16 @@
 //! data pool and block order, the flags and record pieces both tools share, and the words
 //! both print.
 
-pub mod blkid;
+pub(crate) mod blkid;
 mod device;
 mod direct;
 pub mod engine;
 pub(crate) mod flags;
-pub mod lines;
-pub mod opened;
+pub(crate) mod lines;
+pub(crate) mod opened;
 pub mod pattern;
-pub mod records;
-pub mod signature;
+pub(crate) mod records;
+pub(crate) mod signature;
 pub(crate) mod space;
 mod sysblock;
-pub mod target;
+pub(crate) mod target;

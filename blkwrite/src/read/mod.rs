@@ -3,7 +3,7 @@
 //! the same code). See [`command`] for the interface; [`Tool`] runs it on measure's lifecycle.
 
 mod cache;
-pub mod cli;
+pub(crate) mod cli;
 mod report;
 mod scratch;
 mod setup;

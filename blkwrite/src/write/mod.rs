@@ -2,12 +2,12 @@
 //! options and the target, the write run with its records and human lines, and the read-back.
 
 pub(crate) mod begin;
-pub mod cli;
-pub mod ddform;
+pub(crate) mod cli;
+pub(crate) mod ddform;
 mod ddlines;
 mod ddsize;
 pub(crate) mod execute;
 mod human;
 mod outcome;
 pub(crate) mod setup;
-pub mod verify;
+pub(crate) mod verify;

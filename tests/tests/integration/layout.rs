@@ -54,3 +54,65 @@ fn each_crate_has_one_integration_test_binary() {
         }
     }
 }
+
+/// A tool crate's public face (ARCHITECTURE.md, "A tool crate's public face and its files"):
+/// its modules are private unless a test outside the crate or another crate needs them, and
+/// the public ones are the table's; `command()` is in `cli.rs` but where the table says not.
+#[test]
+fn tool_crates_public_modules_and_command_are_the_architecture_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // (file, its public modules), as ARCHITECTURE.md's table lists them, with who needs them.
+    let public: &[(&str, &[&str])] = &[
+        ("netpipe/src/lib.rs", &[]),
+        ("pingrt/src/lib.rs", &[]),
+        // blkread's main runs `read::Tool`; blkwrite's tests drive `blk::engine`.
+        ("blkwrite/src/lib.rs", &["blk", "read"]),
+        ("blkwrite/src/blk/mod.rs", &["engine", "pattern"]),
+        ("blkwrite/src/read/mod.rs", &[]),
+        ("blkwrite/src/write/mod.rs", &[]),
+        ("fsmeta/src/lib.rs", &[]),
+        ("timecmd/src/lib.rs", &[]),
+        // The tests crate lists the probes.
+        ("cpumem/src/lib.rs", &["probe"]),
+        // ingest's tests use `model::scale_text`.
+        ("ingest/src/lib.rs", &["model"]),
+        // collate's tests, its fuzz target and the tests crate's reader properties.
+        (
+            "collate/src/lib.rs",
+            &[
+                "collect", "dims", "filter", "matrix", "read", "render", "stats",
+            ],
+        ),
+    ];
+    for (file, want) in public {
+        let text = std::fs::read_to_string(root.join(file)).expect(file);
+        let got: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub mod "))
+            .map(|l| l.trim_end_matches(';'))
+            .collect();
+        assert_eq!(
+            &got, want,
+            "{file}: public modules differ from ARCHITECTURE.md's table: make a module \
+             pub(crate) unless a test or another crate needs it, and update the table"
+        );
+    }
+    // `command()` in cli.rs, but for the crates the table names.
+    for file in [
+        "netpipe/src/cli.rs",
+        "pingrt/src/lib.rs",
+        "blkwrite/src/write/cli.rs",
+        "blkwrite/src/read/cli.rs",
+        "fsmeta/src/cli.rs",
+        "timecmd/src/lib.rs",
+        "cpumem/src/cli.rs",
+        "ingest/src/cli.rs",
+        "collate/src/cli.rs",
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).expect(file);
+        assert!(
+            text.contains("pub fn command() -> Command"),
+            "{file}: no command()"
+        );
+    }
+}

@@ -8,6 +8,7 @@ mod conventions;
 mod cpumem_matrix;
 mod e2e;
 mod every_mode;
+mod flag_readers;
 mod fleet;
 mod install;
 mod layout;

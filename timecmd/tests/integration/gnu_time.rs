@@ -120,6 +120,47 @@ fn o_file_with_a_appends_as_time_does() {
     assert_eq!(shape::lines(&o), ["real #", "user #", "sys #"], "{o}");
 }
 
+/// `-q` (read once, by the lifecycle, which also turns the human lines off) drops the
+/// `Command exited with non-zero status N` line as time's `-q` does; without it the line is there.
+#[test]
+fn q_drops_the_failure_line_as_time_does() {
+    if !have_time() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tempdir");
+    let rec = d.path().join("r.jsonl");
+    let rec = rec.to_str().expect("utf-8");
+    let ours = testkit::tool("timecmd");
+    for q in [&["-q"][..], &["--quiet"], &[]] {
+        let mut a: Vec<&str> = vec!["-f", "%e %M"];
+        a.extend(q);
+        a.extend(["sh", "-c", "exit 3"]);
+        let (tc, terr) = run(
+            TIME,
+            &[
+                &["-f", "%e %M"][..],
+                &["-q"][..q.len().min(1)],
+                &a[2 + q.len()..],
+            ]
+            .concat(),
+        );
+        let mut b: Vec<&str> = vec!["--records", rec];
+        b.extend(&a);
+        let (oc, oerr) = run(ours, &b);
+        assert_eq!(oc, tc, "{a:?}");
+        assert_eq!(
+            shape::lines(&oerr),
+            shape::lines(&terr),
+            "{a:?}:\n{oerr}\nagainst time's\n{terr}"
+        );
+        assert_eq!(
+            oerr.contains("non-zero status 3"),
+            q.is_empty(),
+            "{a:?}: {oerr}"
+        );
+    }
+}
+
 #[test]
 fn o_stays_the_records_without_gnu_flags() {
     let d = tempfile::tempdir().expect("tempdir");
