@@ -191,12 +191,9 @@ fn load_average() -> f64 {
 }
 
 /// The quota held the container back, by the cgroup's own account (periods throttled and
-/// the time), and its CPU rows are slower than bare's; its O_DIRECT write runs at the
-/// throttle. How much slower is the machine's load's to decide, not the test's; and under a
-/// load that leaves bare less CPU than the quota gives the container (a load of `busy` over
-/// the CPUs shares each among that many tasks), bare is held back more than the container
-/// and the direction is the load's too: it is asserted only where bare had at least twice
-/// the quota's share.
+/// the time); its O_DIRECT write runs at the throttle; its CPU rows are slower than bare's
+/// where the load (`busy`) left bare at least twice the quota's share of a CPU (under more,
+/// bare is held back more than the container: the direction is then the load's).
 fn check_container(m: &Value, res: &Path, busy: f64) {
     let stat = cpu_stat(res);
     let (periods, throttled) = (stat["nr_periods"], stat["nr_throttled"]);
