@@ -14,26 +14,28 @@
 //!
 //! # How the rows fit the record contract
 //!
-//! The lifecycle gives a run one begin and one summary, and the contract lets the row change
-//! from record to record: `name` is on every line. So one run holds every probe's rows: the
-//! probe's samples carry its role as `name` and its one figure as their only value (a batch
-//! each, so that collate has a spread and a confidence interval per cell). Running one
-//! invocation per probe would give each its own summary, but then a probe's begin facts
-//! would be repeated nine times and the probes could not share the calibration of the empty
-//! loop; a tool cannot hold several runs in one invocation.
+//! The lifecycle gives a run one begin and one summary, and one `name` (`cpumem`) on every
+//! line. So one run holds every probe's rows: each probe's samples carry its one figure under
+//! its own sample key (a batch each, so that collate has a spread and a confidence interval
+//! per cell), and the summary lists a headline per measured probe, `{key, role}` with the
+//! probe's role, so that each probe is a row of its own, `NAME: ROLE`
+//! (`cpumem: system call round trip`). Running one invocation per probe would give each its
+//! own summary, but then the begin facts would be repeated for every probe and the probes
+//! could not share the calibration of the empty loop.
 //!
 //! The one summary carries every probe's statistics over its batches under keys named for
 //! the probe's sample key with the statistic before the unit (`syscall_median_s`,
 //! `syscall_p10_s`, `syscall_p90_s`, `mem_read_median_bytes_per_s`, ...), and the per-probe
-//! facts (operations per batch, buffer sizes) in `info.probes`. It is the run's last record,
-//! so it keeps the last probe's row name, and its headline is that probe's median: collate
-//! maps a `_median` headline to the samples' own key under the same name, so every row of
-//! the matrix comes from its samples and the summary adds no row of its own. A failed probe
+//! facts (operations per batch, buffer sizes) in `info.probes`. Each headline's key is its
+//! probe's median: collate maps a `_median` headline to the samples' own key under the same
+//! role, so every row of the matrix comes from its samples and the summary adds no row of its
+//! own. A failed probe
 //! is a failed sample (an `error`, no values) under its row, named with why in the summary's
 //! `info.failed`, and the exit status is 1; the summary stays `ok` when other probes measured,
 //! since the run did finish (collate leaves a run that did not out of every cell, and one
 //! probe refused, such as a spawn in a sandbox, must not take the other rows with it). It is
-//! `failed` when no probe measured and `partial` after Ctrl-C.
+//! `failed` when no probe measured and `partial` after Ctrl-C; a probe skipped (the two-CPU
+//! pipe on one CPU) is named with why in `info.skipped`.
 //!
 //! # Measuring the operation, not the loop
 //!
