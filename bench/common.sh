@@ -260,3 +260,15 @@ target_line() {
 		exit ok ? 0 : 1
 	}' || [ -n "${3:-}" ] || target_missed=1
 }
+
+# Waits (at most 10 s) until something listens on TCP port $1 (the benches listen on 127.0.0.1).
+wait_listen() {
+	wl_n=0
+	while [ $wl_n -lt 500 ]; do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN && return 0
+		sleep 0.02
+		wl_n=$((wl_n + 1))
+	done
+	echo "bench: nothing listens on 127.0.0.1:$1" >&2
+	return 1
+}

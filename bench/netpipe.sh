@@ -34,17 +34,6 @@ fi
 
 now() { date +%s.%N; }
 
-# Waits (at most 10 s) until something listens on 127.0.0.1:$1.
-wait_listen() {
-    i=0
-    while [ $i -lt 500 ]; do
-        ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN && return 0
-        sleep 0.02
-        i=$((i + 1))
-    done
-    echo "bench: nothing listens on port $1" >&2
-    return 1
-}
 
 . bench/common.sh
 

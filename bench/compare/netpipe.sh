@@ -7,17 +7,6 @@
 PORT=$((20000 + $$ % 12000))
 next_port() { PORT=$((PORT + 1)); [ "$PORT" -lt 32000 ] || PORT=20000; }
 
-# Waits (at most 10 s) until something listens on 127.0.0.1:$1.
-wait_listen() {
-	n=0
-	while [ $n -lt 500 ]; do
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN && return 0
-		sleep 0.02
-		n=$((n + 1))
-	done
-	echo "bench/run: nothing listens on 127.0.0.1:$1" >&2
-	return 1
-}
 
 # serve CMD...: starts a listener in the background (bounded by timeout), waits for it.
 serve() {

@@ -508,6 +508,20 @@ vm_run "$2" /repo /bin vm /res 5311 "$3" -- --runs 1"#,
     assert!(!job.contains(token) && !job.contains("--token"), "{job}");
 }
 
+/// Nothing of run `pid` is left: no namespace, veth, cgroup, mount or container process.
+pub(crate) fn nothing_left(pid: u32) {
+    assert!(
+        leftovers(pid).is_empty(),
+        "left behind: {:?}",
+        leftovers(pid)
+    );
+    assert!(
+        container_processes(pid).is_empty(),
+        "{:?}",
+        container_processes(pid)
+    );
+}
+
 /// The processes of the container of the local-envs run `run` (its PID): their environment
 /// names the container, and their cgroup is that run's.
 pub(crate) fn container_processes(run: u32) -> Vec<String> {
@@ -585,16 +599,7 @@ fn sighup_mid_run_leaves_no_namespace_cgroup_container_or_listener() {
     run.signal(libc::SIGHUP);
     let (st, _, err) = run.wait_output(std::time::Duration::from_secs(60));
     assert_eq!(st.code(), Some(129), "{st}: {err}");
-    assert!(
-        leftovers(pid).is_empty(),
-        "left behind: {:?}",
-        leftovers(pid)
-    );
-    assert!(
-        container_processes(pid).is_empty(),
-        "{:?}",
-        container_processes(pid)
-    );
+    nothing_left(pid);
     assert!(!listens(port) && !listens(port + 1), "a listener is left");
     empty_dir(tmp.path());
 }

@@ -2,7 +2,7 @@
 //! names of its own, both finish, their containers ran at the same time, and neither leaves
 //! anything behind.
 
-use crate::local_envs::{container_processes, leftovers, listens};
+use crate::local_envs::{listens, nothing_left};
 use benchmatrix_tests::{bin_dir, empty_dir, need_root, need_tool, workspace_root};
 use serde_json::Value;
 use std::path::Path;
@@ -121,16 +121,7 @@ fn two_runs_at_once_on_one_host_each_get_a_network_of_their_own_and_both_finish(
         "the containers ran one after the other: {b_first} >= {a_last}"
     );
     for pid in [pid_a, pid_b] {
-        assert!(
-            leftovers(pid).is_empty(),
-            "left behind: {:?}",
-            leftovers(pid)
-        );
-        assert!(
-            container_processes(pid).is_empty(),
-            "{:?}",
-            container_processes(pid)
-        );
+        nothing_left(pid);
     }
     for p in [port_a, port_a + 1, port_b, port_b + 1] {
         assert!(!listens(p), "a listener is left on port {p}");
