@@ -2,7 +2,7 @@
 //! names of its own, both finish, their containers ran at the same time, and neither leaves
 //! anything behind.
 
-use crate::local_envs::{listens, nothing_left};
+use crate::local_envs_left::{listens, nothing_left};
 use benchmatrix_tests::{bin_dir, empty_dir, need_root, need_tool, workspace_root};
 use serde_json::Value;
 use std::path::Path;

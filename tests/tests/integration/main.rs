@@ -13,6 +13,7 @@ mod fleet;
 mod install;
 mod layout;
 mod local_envs;
+mod local_envs_left;
 mod local_envs_together;
 mod manpages;
 mod names;
