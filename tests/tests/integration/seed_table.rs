@@ -298,3 +298,29 @@ fn sigterm_mid_table_leaves_nothing() {
     let left = leftovers(run, dir.path(), tmp.path());
     assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
 }
+
+#[test]
+fn bad_table_options_are_named_before_anything_runs() {
+    for (args, says) in [
+        (
+            &["--table", "nope"][..],
+            "--table nope: the one table is seed",
+        ),
+        (&["--columns", "para/file/ram"][..], "give --table seed too"),
+        (
+            &["--table", "seed", "--columns", "para/nas/net"][..],
+            "--columns: unknown column para/nas/net",
+        ),
+    ] {
+        let out = Command::new("sh")
+            .arg(workspace_root().join("fleet/local-envs"))
+            .args(args)
+            .env("BENCHMATRIX_BIN", bin_dir())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run fleet/local-envs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", explain(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
