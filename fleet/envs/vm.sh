@@ -18,11 +18,12 @@ done
 vm_state="" vm_pid=""
 # What a caller may set before vm_boot to shape one guest (fleet/local-envs --table seed):
 # vm_disk0 an image file or block device for the disk under test (else a fresh file in the
-# state directory), vm_bus its bus (virtio, else ide: PIIX IDE, seen as /dev/sda), vm_nic
-# the NIC (virtio, else e1000), vm_netns and vm_tap a tap device in that network namespace
-# (QEMU runs in it) instead of user mode, vm_addr the guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2),
-# vm_facts facts for every tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the
-# guest/host clock ratio over the job is written.
+# state directory; linked there, never removed by vm_cleanup), vm_bus its bus (virtio, else
+# ide: PIIX IDE, seen as /dev/sda), vm_nic the NIC (virtio, else e1000), vm_netns and vm_tap
+# a tap device in that network namespace (QEMU runs in it) instead of user mode, vm_addr the
+# guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2), vm_facts facts for every
+# tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the guest/host clock ratio over
+# the job is written.
 vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
 
 # The modules the guest loads (with what each needs, from modules.dep), in this order; ext4
