@@ -347,3 +347,34 @@ fn bad_table_options_are_named_before_anything_runs() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn given_facts_reach_the_begin_record_and_a_bad_one_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("dir");
+    let target = dir.path().join("f");
+    let run = |facts: &str| {
+        Command::new(bin_dir().join("blkwrite"))
+            .args(["-s", "1M", &target.to_string_lossy()])
+            .env("BENCHMATRIX_FACTS", facts)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run blkwrite")
+    };
+    let out = run("disk_bus=ide (PIIX, ata_piix);nic=e1000");
+    assert!(out.status.success(), "{}", explain(&out));
+    let begin: Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["type"] == "begin")
+        .expect("a begin record");
+    assert_eq!(begin["info"]["given"]["disk_bus"], "ide (PIIX, ata_piix)");
+    assert_eq!(begin["info"]["given"]["nic"], "e1000");
+    let out = run("Bus=ide");
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("BENCHMATRIX_FACTS: \"Bus\" is not a fact's name"),
+        "{}",
+        explain(&out)
+    );
+}
