@@ -16,10 +16,21 @@ for vm_d in "${vm_here:-}" "$(dirname "$0")" "$(dirname "$0")/envs" fleet/envs; 
     [ -n "$vm_d" ] && [ -f "$vm_d/vm-init" ] && { vm_here=$(cd "$vm_d" && pwd); break; }
 done
 vm_state="" vm_pid=""
+# What a caller may set before vm_boot to shape one guest (fleet/local-envs --table seed):
+# vm_disk0 an image file or block device for the disk under test (else a fresh file in the
+# state directory; linked there, never removed by vm_cleanup), vm_bus its bus (virtio, else
+# ide: PIIX IDE, seen as /dev/sda), vm_nic the NIC (virtio, else e1000), vm_netns and vm_tap
+# a tap device in that network namespace (QEMU runs in it) instead of user mode, vm_addr the
+# guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2), vm_facts facts for every
+# tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the guest/host clock ratio over
+# the job is written.
+vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
 
 # The modules the guest loads (with what each needs, from modules.dep), in this order; ext4
 # looks up crc32c by name when it mounts, which no modules.dep line says.
-vm_modules="virtio_pci virtio_blk virtio_net 9pnet_virtio 9p crc32c_generic ext4"
+# The emulated devices' drivers (ata_piix and sd_mod for an IDE disk, e1000 for its NIC) are
+# loaded too, for fleet/local-envs's --table seed.
+vm_modules="virtio_pci virtio_blk virtio_net 9pnet_virtio 9p crc32c_generic ext4 ata_piix sd_mod e1000"
 
 # Returns 0 when a guest can be made here; else says why on stderr and returns 1.
 vm_check() {
@@ -243,6 +254,36 @@ vm_commas() {
     vm_out="$vm_out$vm_in"
 }
 
+# vm_stamp STATE: copies the guest's console from stdin to stdout and stamps its clock lines
+# with this machine's: `benchmatrix-vm: clock NAME T` gives the guest's uptime T (its
+# CLOCK_BOOTTIME) at a point of its run (cal0 and cal1 three seconds apart before the job,
+# end after it); on cal1 the ratio of the guest's span to this machine's goes to
+# STATE/clock_ratio (which the guest waits for and gives its tools as the fact
+# guest_clock_ratio), on end the ratio over the whole job to STATE/clock_run.
+vm_stamp() {
+    vm_sd=$1 vm_cr=$(printf '\r')
+    set -f
+    while IFS= read -r vm_line; do
+        read -r vm_up _ </proc/uptime
+        printf '%s\n' "$vm_line"
+        vm_line=${vm_line%"$vm_cr"}
+        case $vm_line in
+            *"benchmatrix-vm: clock "*)
+                # shellcheck disable=SC2086 # the name and the time, split on purpose.
+                set -- ${vm_line#*benchmatrix-vm: clock }
+                case $1 in
+                    cal0) vm_g0=$2 vm_h0=$vm_up ;;
+                    cal1) awk -v g="$2" -v g0="$vm_g0" -v h="$vm_up" -v h0="$vm_h0" \
+                        'BEGIN { printf "%.4f\n", (g - g0) / (h - h0) }' >"$vm_sd/clock_ratio.tmp" &&
+                        mv "$vm_sd/clock_ratio.tmp" "$vm_sd/clock_ratio" ;;
+                    end) awk -v g="$2" -v g0="$vm_g0" -v h="$vm_up" -v h0="$vm_h0" \
+                        'BEGIN { printf "%.4f\n", (g - g0) / (h - h0) }' >"$vm_sd/clock_run" ;;
+                esac
+                ;;
+        esac
+    done
+}
+
 # Stops the guest (by pid) and removes its state directory (the disk image among it).
 vm_cleanup() {
     if [ -n "$vm_pid" ]; then
@@ -281,14 +322,18 @@ vm_boot() {
         vm_value "bind/$vm_i" "$vm_p" || { vm_cleanup; return 2; }
     done
     vm_accel=$(vm_accel "$vm_cache") || { vm_cleanup; return 2; }
+    vm_value disk "$([ "${vm_bus:-virtio}" = virtio ] && echo vda || echo sda)" &&
+        vm_value addr "${vm_addr:-10.0.2.15/24}" || { vm_cleanup; return 2; }
+    [ -z "$vm_disk0" ] || ln -s "$vm_disk0" "$vm_state/disk0.img" || { vm_cleanup; return 2; }
     vm_i=0
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
         vm_disk=$vm_state/disk$vm_i.img
+        [ ! -e "$vm_disk" ] || { vm_i=$((vm_i + 1)); continue; }
         [ "$vm_i" = 0 ] && vm_size=${VM_DISK_SIZE:-1G} || vm_size=${VM_EXTRA_SIZE:-256M}
         truncate -s "$vm_size" "$vm_disk" || { vm_cleanup; return 2; }
         vm_i=$((vm_i + 1))
     done
-    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$vm_state/disk0.img" || {
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
         echo "vm: cannot make the guest's disk in $vm_state" >&2
         vm_cleanup
         return 2
@@ -307,13 +352,28 @@ vm_boot() {
         *) set -- -accel tcg,thread=multi -cpu max ;;
     esac
     vm_i=0
-    while [ -f "$vm_state/disk$vm_i.img" ]; do
-        vm_commas "$vm_state/disk$vm_i.img"
-        set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache" \
-            -device "virtio-blk-pci,drive=d$vm_i,serial=bm$vm_i"
+    while [ -e "$vm_state/disk$vm_i.img" ]; do
+        vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
+        set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
+        if [ "$vm_i" = 0 ] && [ "${vm_bus:-virtio}" = ide ]; then
+            set -- "$@" -device "ide-hd,drive=d0,bus=ide.0,serial=bm0"
+        else
+            set -- "$@" -device "virtio-blk-pci,drive=d$vm_i,serial=bm$vm_i"
+        fi
         vm_i=$((vm_i + 1))
     done
-    echo "vm: booting the guest ($vm_accel, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-1G})" >&2
+    # The network: a tap on the caller's bridge (QEMU in its namespace), else user mode.
+    [ "${vm_nic:-virtio}" = e1000 ] && vm_nd=e1000 || vm_nd=virtio-net-pci
+    if [ -n "$vm_tap" ]; then
+        set -- "$@" -netdev "tap,id=n0,ifname=$vm_tap,script=no,downscript=no"
+    else
+        set -- "$@" -netdev user,id=n0,ipv6=off,net=10.0.2.0/24
+    fi
+    set -- "$@" -device "$vm_nd,netdev=n0,romfile="
+    echo "vm: booting the guest ($vm_accel, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-1G}, disk cache=$vm_dcache)" >&2
+    # The caller's facts, with what only this function knows: the accelerator and cache mode.
+    [ -z "$vm_facts" ] || vm_facts="$vm_facts;accel=$vm_accel;disk_cache=$vm_dcache"
+    vm_value facts "$vm_facts" || { vm_cleanup; return 2; }
     : >"$vm_state/console.log"
     # The paths in QEMU's options, their commas doubled.
     vm_commas "$vm_cache/kernel/lib/modules"
@@ -322,7 +382,9 @@ vm_boot() {
     vm_st=$vm_out
     vm_commas "$vm_results"
     vm_res=$vm_out
-    timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 "$@" -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-1G}" \
+    set -- timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 "$@"
+    [ -z "$vm_netns" ] || set -- ip netns exec "$vm_netns" "$@"
+    "$@" -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-1G}" \
         -nodefaults -no-user-config -display none -no-reboot \
         -serial "file:$vm_state/console.log" \
         -kernel "$vm_cache/vmlinux" -initrd "$vm_cache/initrd.cpio" \
@@ -331,15 +393,15 @@ vm_boot() {
         -virtfs "local,path=$vm_mods,mount_tag=modules,security_model=none,readonly=on" \
         -virtfs "local,path=$vm_st,mount_tag=bmstate,security_model=none" \
         -virtfs "local,path=$vm_res,mount_tag=results,security_model=none" \
-        -netdev user,id=n0,ipv6=off,net=10.0.2.0/24 -device virtio-net-pci,netdev=n0,romfile= \
         </dev/null >"$vm_state/qemu.log" 2>&1 &
     vm_pid=$!
-    tail -n +1 -f --pid="$vm_pid" "$vm_state/console.log" >&2 &
+    tail -n +1 -f --pid="$vm_pid" "$vm_state/console.log" | vm_stamp "$vm_state" >&2 &
     vm_tail=$!
     vm_rc=0
     wait "$vm_pid" || vm_rc=$?
     vm_pid=""
     wait "$vm_tail" 2>/dev/null || true
+    [ -z "$vm_clock" ] || [ ! -s "$vm_state/clock_run" ] || cp "$vm_state/clock_run" "$vm_clock"
     if [ -s "$vm_state/rc" ]; then
         vm_rc=$(cat "$vm_state/rc")
     else
@@ -367,7 +429,7 @@ vm_run() {
     # shellcheck disable=SC2016 # "$1" and "$@" are the job's shell's.
     vm_job env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
         BENCHMATRIX_BIN="$vm_bin" sh -c 'cd -- "$1" && shift && exec "$@"' sh "$vm_repo" \
-        ./benchmatrix --label "$vm_label" --results "$vm_results" --dir /mnt/bench --peer 10.0.2.2 \
+        ./benchmatrix --label "$vm_label" --results "$vm_results" --dir /mnt/bench --peer "${vm_peer:-10.0.2.2}" \
         --port "$vm_port" --no-matrix "$@" || { vm_cleanup; return 2; }
     vm_boot "$vm_cache" "$vm_results" "$vm_repo" "$vm_bin"
 }

@@ -103,6 +103,7 @@ pub mod envfacts;
 pub mod exit;
 pub mod fields;
 pub mod flags;
+pub mod givenfacts;
 pub mod headline;
 pub mod human;
 pub mod label;

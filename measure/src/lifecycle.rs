@@ -211,7 +211,8 @@ impl Session {
 
     /// Writes begin once: `info` (the tool's parameters and target facts) with this
     /// machine's facts added flat (kernel, CPU, memory, virtualization) and its load now
-    /// (`load_1m`, `procs_running_count`); the summary then adds the load over the run
+    /// (`load_1m`, `procs_running_count`) and the facts `BENCHMATRIX_FACTS` gives
+    /// ([`crate::givenfacts`]); the summary then adds the load over the run
     /// ([`Reporter::watch_load`]).
     pub fn begin(&mut self, mut info: Map<String, Value>) -> Result<(), Failure> {
         if self.begun {
@@ -222,6 +223,7 @@ impl Session {
         for (k, v) in probe.machine() {
             info.entry(k).or_insert(v);
         }
+        crate::givenfacts::add_to(&mut info);
         let load = probe.load_now();
         for (k, v) in load.begin_facts() {
             info.entry(k).or_insert(v);
@@ -473,6 +475,7 @@ fn open<T: Tool>(m: &ArgMatches, opts: &T::Options) -> Result<Session, Failure> 
             crate::parts::INVOCATION_VAR
         )));
     }
+    crate::givenfacts::from_env().map_err(Failure::usage)?;
     let quiet = switch(m, "quiet");
     let stderr_tty = io::stderr().is_terminal();
     let stdout_tty = io::stdout().is_terminal();

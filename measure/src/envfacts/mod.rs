@@ -54,6 +54,7 @@ pub const FACT_KEYS: &[&str] = &[
     "logical_block_size",
     "rotational",
     "scheduler",
+    "given",
 ];
 
 /// Reads facts from a root directory: `/` for the running system, or a fixture tree.

@@ -1,0 +1,172 @@
+# fleet/envs/seed.sh: fleet/local-envs --table seed (sourced after vm.sh): the columns of the
+# 2007 comparison this machine makes without an NFS, iSCSI or NBD server, each a QEMU guest
+# whose disk and NIC are what its label says, and the host itself, all in a network
+# namespace of the run's own (bmseed-PID) where a bridge (bmbr0, 10.213.255.1/24, which no
+# other namespace sees) holds the host side's address and the guests' tap (bmtap0): the
+# network rows measure the guest's NIC to a --serve on the bridge, not QEMU's user mode.
+# Needs root (the namespace, tmpfs, loop devices and mounts). Everything it makes is named
+# in seed_* variables and removed by seed_cleanup on every path.
+
+# The columns this step makes, in the seed's order (emulated devices first, the host last).
+seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc bare"
+seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
+seed_host=10.213.255.1 seed_guest=10.213.255.2/24
+
+# Returns 0 when the table can be made here; else says why and returns 1.
+seed_check() {
+    [ "$(id -u)" = 0 ] || { echo "seed: needs root (a network namespace, tmpfs, loop devices)" >&2; return 1; }
+    for seed_t in ip losetup mkfs.xfs fallocate mount findmnt ss; do
+        command -v "$seed_t" >/dev/null 2>&1 || {
+            echo "seed: no $seed_t (install iproute2, util-linux, xfsprogs)" >&2
+            return 1
+        }
+    done
+    vm_check
+}
+
+# The namespace with its bridge and tap, and the --serve on the bridge's address (PORT and
+# PORT+1, token in the environment). SEED_ARGS: REPO BIN PORT TOKEN.
+seed_net() {
+    seed_ns=bmseed-$$
+    ip netns add "$seed_ns" &&
+        ip -n "$seed_ns" link set lo up &&
+        ip -n "$seed_ns" link add bmbr0 type bridge &&
+        ip -n "$seed_ns" addr add "$seed_host/24" dev bmbr0 &&
+        ip -n "$seed_ns" link set bmbr0 up &&
+        ip netns exec "$seed_ns" ip tuntap add dev bmtap0 mode tap &&
+        ip -n "$seed_ns" link set bmtap0 master bmbr0 &&
+        ip -n "$seed_ns" link set bmtap0 up || {
+        echo "seed: cannot make the namespace $seed_ns with its bridge and tap" >&2
+        return 1
+    }
+    BENCHMATRIX_TOKEN=$4 BENCHMATRIX_BIN=$2 ip netns exec "$seed_ns" "$1/benchmatrix" --serve \
+        --bind "$seed_host" --port "$3" --serve-time 2h 2>/dev/null &
+    seed_serve=$!
+    seed_i=0
+    until ip netns exec "$seed_ns" ss -Hltn "src $seed_host:$(($3 + 1))" | grep -q .; do
+        seed_i=$((seed_i + 1))
+        if [ $seed_i -gt 100 ] || ! kill -0 "$seed_serve" 2>/dev/null; then
+            echo "seed: the --serve on $seed_host:$3 did not start" >&2
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# seed_backing COLUMN DIR SIZE: makes the column's disk and sets vm_disk0 to it and
+# seed_backing to words naming it: a file on a tmpfs (ram), a file on xfs on a loop device
+# over a preallocated file in DIR (xfs/disc), a loop device over a preallocated file in DIR
+# (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it).
+seed_backing() {
+    seed_size=$(ct_bytes "$3")
+    seed_fs=$(findmnt -rn -o FSTYPE -T "$2" | head -n 1)
+    case $1 in
+        */file/ram)
+            if [ -z "$seed_tmpfs" ]; then
+                seed_tmpfs=$(mktemp -d "${TMPDIR:-/tmp}/bmseed-ram.XXXXXX") &&
+                    mount -t tmpfs -o "size=$((seed_size + 16777216)),mode=700" bmseed "$seed_tmpfs" || {
+                    echo "seed: cannot mount a tmpfs at $seed_tmpfs" >&2
+                    return 1
+                }
+            fi
+            vm_disk0=$seed_tmpfs/disk.img
+            rm -f "$vm_disk0" && truncate -s "$seed_size" "$vm_disk0" || return 1
+            seed_backing="image file on tmpfs"
+            ;;
+        */xfs/disc)
+            # xfs wants 300 MiB at least.
+            seed_f=$2/bmseed-$$-xfs.img
+            seed_files="$seed_files $seed_f"
+            fallocate -l "$((seed_size + 314572800))" "$seed_f" || return 1
+            seed_l=$(losetup -f --show "$seed_f") || return 1
+            seed_loops="$seed_loops $seed_l"
+            mkfs.xfs -q -f "$seed_l" || return 1
+            seed_xfs=$(mktemp -d "${TMPDIR:-/tmp}/bmseed-xfs.XXXXXX") &&
+                mount -t xfs "$seed_l" "$seed_xfs" || return 1
+            vm_disk0=$seed_xfs/disk.img
+            truncate -s "$seed_size" "$vm_disk0" || return 1
+            seed_backing="image file on xfs on $seed_l over a preallocated file on $seed_fs"
+            ;;
+        */lvm/disc)
+            seed_f=$2/bmseed-$$-lvm.img
+            seed_files="$seed_files $seed_f"
+            fallocate -l "$seed_size" "$seed_f" || return 1
+            seed_l=$(losetup -f --show "$seed_f") || return 1
+            seed_loops="$seed_loops $seed_l"
+            vm_disk0=$seed_l
+            seed_backing="loop device $seed_l (host_device) over a preallocated file on $seed_fs"
+            ;;
+    esac
+}
+
+# Removes one guest column's backing: its xfs mount, loop devices and files (the tmpfs stays
+# for the next ram column until seed_cleanup).
+seed_unback() {
+    if [ -n "$seed_xfs" ]; then
+        umount "$seed_xfs" 2>/dev/null || umount -l "$seed_xfs" 2>/dev/null || true
+        rmdir "$seed_xfs" 2>/dev/null || true
+        seed_xfs=""
+    fi
+    for seed_l in $seed_loops; do losetup -d "$seed_l" 2>/dev/null || true; done
+    for seed_f in $seed_files; do rm -f "$seed_f"; done
+    seed_loops="" seed_files="" vm_disk0=""
+}
+
+# Removes everything the table made: the guest, the --serve, the backings, the tmpfs and the
+# namespace (with its bridge and tap).
+seed_cleanup() {
+    vm_cleanup
+    if [ -n "$seed_serve" ]; then
+        kill "$seed_serve" 2>/dev/null || true
+        wait "$seed_serve" 2>/dev/null || true
+        seed_serve=""
+    fi
+    seed_unback
+    if [ -n "$seed_tmpfs" ]; then
+        umount "$seed_tmpfs" 2>/dev/null || umount -l "$seed_tmpfs" 2>/dev/null || true
+        rmdir "$seed_tmpfs" 2>/dev/null || true
+        seed_tmpfs=""
+    fi
+    [ -z "$seed_ns" ] || ip netns del "$seed_ns" 2>/dev/null || true
+    seed_ns=""
+}
+
+# seed_column COLUMN CACHE REPO BIN RESULTS DIR PORT TOKEN -- SUITE_ARGS...: one column's
+# run: the host itself in the namespace (bare), else a guest on the column's backing, bus
+# and NIC with its tap on the bridge. Returns the suite's exit status.
+seed_column() {
+    seed_c=$1 seed_cache=$2 seed_repo=$3 seed_bin=$4 seed_res=$5 seed_dir=$6 seed_port=$7 seed_tok=$8
+    shift 8
+    [ "${1:-}" = "--" ] && shift
+    seed_clock=""
+    if [ "$seed_c" = bare ]; then
+        seed_label=bare/$(findmnt -rn -o FSTYPE -T "$seed_dir" | head -n 1)/disc
+        BENCHMATRIX_FACTS="seed_column=bare;backing=$seed_dir on this machine" \
+            BENCHMATRIX_TOKEN=$seed_tok BENCHMATRIX_BIN=$seed_bin ip netns exec "$seed_ns" \
+            "$seed_repo/benchmatrix" --label "$seed_label" --results "$seed_res" --dir "$seed_dir" \
+            --peer "$seed_host" --port "$seed_port" --no-matrix "$@" &
+        env_pid=$!
+        seed_rc=0
+        wait "$env_pid" || seed_rc=$?
+        env_pid=""
+        return "$seed_rc"
+    fi
+    seed_backing "$seed_c" "$seed_dir" "${VM_DISK_SIZE:-1G}" || {
+        echo "seed: $seed_c: cannot make its disk" >&2
+        seed_unback
+        return 2
+    }
+    case $seed_c in
+        hvm/*) vm_bus=ide vm_nic=e1000 seed_bus="ide (PIIX, ata_piix)" seed_nicw="e1000 (e1000)" ;;
+        *) vm_bus=virtio vm_nic=virtio seed_bus="virtio-blk (virtio_blk)" seed_nicw="virtio-net-pci (virtio_net)" ;;
+    esac
+    vm_netns=$seed_ns vm_tap=bmtap0 vm_addr=$seed_guest vm_peer=$seed_host
+    vm_facts="seed_column=$seed_c;disk_bus=$seed_bus;nic=$seed_nicw;backing=$seed_backing;guest_root=host's root over virtio-9p"
+    vm_clock=$seed_res/$(printf '%s' "$seed_c" | tr '/' '_').clock seed_clock=$vm_clock
+    seed_rc=0
+    vm_run "$seed_cache" "$seed_repo" "$seed_bin" "$seed_c" "$seed_res" "$seed_port" "$seed_tok" -- \
+        "$@" || seed_rc=$?
+    vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
+    seed_unback
+    return "$seed_rc"
+}
