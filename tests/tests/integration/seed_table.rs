@@ -125,6 +125,73 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
     left
 }
 
+/// Each guest names its stack and carries the clock ratio, in its begin records (the facts
+/// block shows only the facts that differ, so a ratio the same in every guest is not there)
+/// and in the matrix's facts where they differ (the bus, NIC and backing do).
+fn check_guest_stacks(m: &Value, res: &Path) {
+    for (label, bus, nic, backing) in [
+        ("hvm/file/ram", "ide", "e1000", "tmpfs"),
+        ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
+        ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
+        ("para/xfs/disc", "virtio-blk", "virtio-net", "xfs"),
+    ] {
+        let stem = label.replace('/', "_");
+        let g = given(&res.join(format!("{stem}.jsonl")));
+        let text = |k: &str| g[k].as_str().unwrap_or("").to_string();
+        assert!(text("disk_bus").starts_with(bus), "{label}: {g}");
+        assert!(text("nic").starts_with(nic), "{label}: {g}");
+        assert!(text("backing").contains(backing), "{label}: {g}");
+        for k in ["accel", "disk_cache", "seed_column"] {
+            assert!(!text(k).is_empty(), "{label}: no {k}: {g}");
+        }
+        let ratio: f64 = text("guest_clock_ratio").parse().unwrap_or(0.0);
+        assert!(
+            ratio > 0.5 && ratio < 2.0,
+            "{label}: clock ratio {ratio}: {g}"
+        );
+        let f = &column(m, label).1["facts"];
+        assert_eq!(
+            f["given.backing"].as_str(),
+            Some(text("backing").as_str()),
+            "{f}"
+        );
+        let clock = res.join(format!("{stem}.clock"));
+        assert!(clock.exists(), "{label}: no {}", clock.display());
+    }
+}
+
+/// QEMU's user-mode network (the vm environment) against the tap on the bridge: column
+/// `para` of `m` against a vm run made here.
+fn check_tap_against_user_mode(m: &Value, para: usize, dir: &Path, tmp: &Path) {
+    let user_res = tempfile::tempdir().expect("results");
+    let child = start(
+        user_res.path(),
+        dir,
+        tmp,
+        &["--envs", "vm", "--runs", "3", "--only", "net"],
+    );
+    let out = child.wait_with_output().expect("wait for fleet/local-envs");
+    assert!(out.status.success(), "{}", explain(&out));
+    let u: Value = serde_json::from_slice(&out.stdout).expect("the JSON matrix");
+    let user = cell(
+        &u,
+        "network throughput this->peer",
+        "throughput_bits_per_s",
+        0,
+    );
+    let tap = cell(
+        m,
+        "network throughput this->peer",
+        "throughput_bits_per_s",
+        para,
+    );
+    // 4.6x here under TCG, where the guest's emulated CPU bounds both (README).
+    assert!(
+        tap >= 3.0 * user,
+        "tap {tap} b/s is not 3x user mode {user} b/s"
+    );
+}
+
 #[test]
 fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing() {
     if !possible() {
@@ -183,38 +250,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
         m["levels"]
     );
 
-    // Each guest names its stack and carries the clock ratio, in its begin records (the
-    // facts block shows only the facts that differ, so a ratio the same in every guest is
-    // not there) and in the matrix's facts where they differ (the bus, NIC and backing do).
-    for (label, bus, nic, backing) in [
-        ("hvm/file/ram", "ide", "e1000", "tmpfs"),
-        ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
-        ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
-        ("para/xfs/disc", "virtio-blk", "virtio-net", "xfs"),
-    ] {
-        let stem = label.replace('/', "_");
-        let g = given(&res.path().join(format!("{stem}.jsonl")));
-        let text = |k: &str| g[k].as_str().unwrap_or("").to_string();
-        assert!(text("disk_bus").starts_with(bus), "{label}: {g}");
-        assert!(text("nic").starts_with(nic), "{label}: {g}");
-        assert!(text("backing").contains(backing), "{label}: {g}");
-        for k in ["accel", "disk_cache", "seed_column"] {
-            assert!(!text(k).is_empty(), "{label}: no {k}: {g}");
-        }
-        let ratio: f64 = text("guest_clock_ratio").parse().unwrap_or(0.0);
-        assert!(
-            ratio > 0.5 && ratio < 2.0,
-            "{label}: clock ratio {ratio}: {g}"
-        );
-        let f = &column(&m, label).1["facts"];
-        assert_eq!(
-            f["given.backing"].as_str(),
-            Some(text("backing").as_str()),
-            "{f}"
-        );
-        let clock = res.path().join(format!("{stem}.clock"));
-        assert!(clock.exists(), "{label}: no {}", clock.display());
-    }
+    check_guest_stacks(&m, res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
 
@@ -234,34 +270,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
         leftovers(run, dir.path(), tmp.path())
     );
 
-    // QEMU's user-mode network (the vm environment) against the tap on the bridge.
-    let user_res = tempfile::tempdir().expect("results");
-    let child = start(
-        user_res.path(),
-        dir.path(),
-        tmp.path(),
-        &["--envs", "vm", "--runs", "3", "--only", "net"],
-    );
-    let out = child.wait_with_output().expect("wait for fleet/local-envs");
-    assert!(out.status.success(), "{}", explain(&out));
-    let u: Value = serde_json::from_slice(&out.stdout).expect("the JSON matrix");
-    let user = cell(
-        &u,
-        "network throughput this->peer",
-        "throughput_bits_per_s",
-        0,
-    );
-    let tap = cell(
-        &m,
-        "network throughput this->peer",
-        "throughput_bits_per_s",
-        para,
-    );
-    // 4.6x here under TCG, where the guest's emulated CPU bounds both (README).
-    assert!(
-        tap >= 3.0 * user,
-        "tap {tap} b/s is not 3x user mode {user} b/s"
-    );
+    check_tap_against_user_mode(&m, para, dir.path(), tmp.path());
     empty_dir(tmp.path());
 }
 
