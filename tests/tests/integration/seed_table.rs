@@ -185,10 +185,12 @@ fn check_tap_against_user_mode(m: &Value, para: usize, dir: &Path, tmp: &Path) {
         "throughput_bits_per_s",
         para,
     );
-    // 4.6x here under TCG, where the guest's emulated CPU bounds both (README).
+    // Under TCG the guest's emulated CPU bounds both, and how far apart they read is the
+    // load's as much as the NIC's: 4.6x in one run here, 2.4x in a full CI run (1.21 against
+    // 0.51 Gb/s); the direction holds.
     assert!(
-        tap >= 3.0 * user,
-        "tap {tap} b/s is not 3x user mode {user} b/s"
+        tap > user,
+        "tap {tap} b/s is not above user mode {user} b/s"
     );
 }
 
