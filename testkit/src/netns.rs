@@ -34,6 +34,16 @@ pub fn cmd(program: &str, args: &[&str]) -> Result<Output, String> {
     }
 }
 
+/// The pids of the processes in network namespace `ns` (`ip netns pids`; none if it is gone).
+pub fn pids_in(ns: &str) -> Vec<u32> {
+    let out = cmd("ip", &["netns", "pids", ns]).ok();
+    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
 /// Makes each namespace in `names`, with loopback up, and notes it in `made` (for Drop) as
 /// soon as it exists.
 pub(crate) fn namespaces(names: &[&str], made: &mut Vec<String>) -> Result<(), String> {

@@ -49,14 +49,7 @@ fn serve_in(ns: &str, cwd: &Path, args: &[&str]) -> Output {
     run(script_env(&mut c, cwd, cwd))
 }
 
-/// The pids of the processes in namespace `ns`.
-fn pids_in(ns: &str) -> Vec<u32> {
-    let out = run(Command::new("ip").args(["netns", "pids", ns]));
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .collect()
-}
+use testkit::netns::pids_in;
 
 #[test]
 fn serve_stops_after_serve_time_and_refuses_a_taken_port_leaving_nothing() {

@@ -6,21 +6,14 @@
 
 use benchmatrix_tests::kernel::{Filler, fake_tarball, kernel_mounts, processes_naming};
 use benchmatrix_tests::suite::{folders, listening, script_env, script_path};
-use benchmatrix_tests::{empty_dir, need_root, need_tool, path_str as s, run};
+use benchmatrix_tests::{empty_dir, need_root, need_tool, path_str as s};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::{Captured, NetPair};
 
-/// The pids of the processes in namespace `ns`.
-fn pids_in(ns: &str) -> Vec<u32> {
-    let out = run(Command::new("ip").args(["netns", "pids", ns]));
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .collect()
-}
+use testkit::netns::pids_in;
 
 #[test]
 fn sighup_to_serve_stops_both_listeners() {
