@@ -12,6 +12,13 @@ seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
 
+# Installs, as root, what the table needs beyond a guest's packages: QEMU's NFS and iSCSI
+# block drivers (qemu-block-extra, from qemu-system-x86's release), the user-space NFS server
+# with its VFS backend and rpcbind (NFSv3), the user-space iSCSI target, and xfsprogs.
+seed_install_packages() {
+    vm_install_packages qemu-block-extra qemu-utils nfs-ganesha nfs-ganesha-vfs rpcbind tgt xfsprogs
+}
+
 # Returns 0 when the table can be made here; else says why and returns 1.
 seed_check() {
     [ "$(id -u)" = 0 ] || { echo "seed: needs root (a network namespace, tmpfs, loop devices)" >&2; return 1; }

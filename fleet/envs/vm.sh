@@ -49,12 +49,13 @@ vm_check() {
 
 # Installs what a guest needs, as root, from Debian's packages: qemu-system-x86 (from
 # bookworm-backports on bookworm, to match the qemu-utils that may come from there),
-# busybox-static, cpio and kmod. The backports source is made from the URI of the machine's
-# own Debian source.
+# busybox-static, cpio and kmod, and the packages named as arguments from the same release
+# (the seed table's servers and QEMU's block drivers, which must match qemu-system-x86). The
+# backports source is made from the URI of the machine's own Debian source.
 vm_install_packages() {
     [ "$(id -u)" = 0 ] || { echo "vm: installing packages needs root" >&2; return 1; }
     vm_need=""
-    for vm_p in qemu-system-x86 busybox-static cpio kmod e2fsprogs; do
+    for vm_p in qemu-system-x86 busybox-static cpio kmod e2fsprogs "$@"; do
         dpkg-query -W -f='${Status}' "$vm_p" 2>/dev/null | grep -q "install ok installed" ||
             vm_need="$vm_need $vm_p"
     done
