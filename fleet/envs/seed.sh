@@ -8,7 +8,7 @@
 # in seed_* variables and removed by seed_cleanup on every path.
 
 # The columns this step makes, in the seed's order (emulated devices first, the host last).
-seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc bare"
+seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc dom0 bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
 
@@ -123,6 +123,7 @@ seed_unback() {
 # namespace (with its bridge and tap).
 seed_cleanup() {
     vm_cleanup
+    seed_dom0_stop
     if [ -n "$seed_serve" ]; then
         kill "$seed_serve" 2>/dev/null || true
         wait "$seed_serve" 2>/dev/null || true
@@ -146,9 +147,14 @@ seed_column() {
     shift 8
     [ "${1:-}" = "--" ] && shift
     seed_clock=""
-    if [ "$seed_c" = bare ]; then
-        seed_label=bare/$(findmnt -rn -o FSTYPE -T "$seed_dir" | head -n 1)/disc
-        BENCHMATRIX_FACTS="seed_column=bare;backing=$seed_dir on this machine" \
+    if [ "$seed_c" = bare ] || [ "$seed_c" = dom0 ]; then
+        seed_label=$seed_c/$(findmnt -rn -o FSTYPE -T "$seed_dir" | head -n 1)/disc
+        seed_f="seed_column=$seed_c;backing=$seed_dir on this machine;beside=no guest"
+        if [ "$seed_c" = dom0 ]; then
+            seed_dom0_start "$seed_cache" "$seed_res" "$seed_repo" "$seed_bin" || return 2
+            seed_f="${seed_f%;beside=*};beside=an idle QEMU guest ($(vm_accel "$seed_cache"), ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-1G}) on bmtap0"
+        fi
+        BENCHMATRIX_FACTS=$seed_f \
             BENCHMATRIX_TOKEN=$seed_tok BENCHMATRIX_BIN=$seed_bin ip netns exec "$seed_ns" \
             "$seed_repo/benchmatrix" --label "$seed_label" --results "$seed_res" --dir "$seed_dir" \
             --peer "$seed_host" --port "$seed_port" --no-matrix "$@" &
@@ -156,6 +162,7 @@ seed_column() {
         seed_rc=0
         wait "$env_pid" || seed_rc=$?
         env_pid=""
+        seed_dom0_stop
         return "$seed_rc"
     fi
     seed_backing "$seed_c" "$seed_dir" "${VM_DISK_SIZE:-1G}" || {

@@ -82,8 +82,9 @@ fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
 }
 
 /// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs),
-/// loop devices over its files, and those files in `dir` and `tmp`.
-fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
+/// loop devices over its files, those files in `dir` and `tmp`, and its guests (QEMU given
+/// `res` or a path in `tmp`).
+fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     let ns = format!("bmseed-{run}");
     if Path::new("/run/netns").join(&ns).exists() {
@@ -118,7 +119,8 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
         .output()
         .expect("ps");
     for l in String::from_utf8_lossy(&ps.stdout).lines() {
-        if l.contains("qemu-system") && l.contains(&tmp_s) {
+        if l.contains("qemu-system") && (l.contains(&tmp_s) || l.contains(&*res.to_string_lossy()))
+        {
             left.push(format!("a process: {l}"));
         }
     }
@@ -158,6 +160,64 @@ fn check_guest_stacks(m: &Value, res: &Path) {
         let clock = res.join(format!("{stem}.clock"));
         assert!(clock.exists(), "{label}: no {}", clock.display());
     }
+}
+
+/// The table's columns in the seed's order: a guest's label, or the host's (`dom0/`,
+/// `bare/`: the file system of --dir follows).
+const SEED_ORDER: [&str; 6] = [
+    "hvm/file/ram",
+    "para/file/ram",
+    "para/lvm/disc",
+    "para/xfs/disc",
+    "dom0/",
+    "bare/",
+];
+
+/// The matrix has `order`'s columns in that order, and the seed's three header levels.
+fn check_order(m: &Value, order: &[&str]) {
+    let keys: Vec<&str> = m["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .filter_map(|c| c["key"].as_str())
+        .collect();
+    assert_eq!(keys.len(), order.len(), "{keys:?}");
+    for (k, want) in keys.iter().zip(order) {
+        let host = want.ends_with('/') && k.starts_with(want) && k.ends_with("/disc");
+        assert!(host || k == want, "{keys:?} is not in the order {order:?}");
+    }
+    assert_eq!(
+        m["levels"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        m["levels"]
+    );
+}
+
+/// dom0 is the host with an idle guest beside it, bare the host alone, and the facts say so.
+fn check_dom0(m: &Value) {
+    let beside = |label_start: &str| {
+        let (_, c) = m["columns"]
+            .as_array()
+            .and_then(|c| {
+                c.iter().enumerate().find(|(_, c)| {
+                    c["key"]
+                        .as_str()
+                        .is_some_and(|k| k.starts_with(label_start))
+                })
+            })
+            .unwrap_or_else(|| panic!("no column {label_start}"));
+        c["facts"]["given.beside"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(
+        beside("dom0/").starts_with("an idle QEMU guest"),
+        "{}",
+        m["columns"]
+    );
+    assert_eq!(beside("bare/"), "no guest", "{}", m["columns"]);
 }
 
 /// QEMU's user-mode network (the vm environment) against the tap on the bridge: column
@@ -225,33 +285,8 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
     let m: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)));
 
-    // The seed's order and its three header levels.
-    let keys: Vec<&str> = m["columns"]
-        .as_array()
-        .expect("columns")
-        .iter()
-        .filter_map(|c| c["key"].as_str())
-        .collect();
-    assert_eq!(
-        &keys[..4],
-        [
-            "hvm/file/ram",
-            "para/file/ram",
-            "para/lvm/disc",
-            "para/xfs/disc"
-        ]
-    );
-    assert!(
-        keys[4].starts_with("bare/") && keys[4].ends_with("/disc"),
-        "{keys:?}"
-    );
-    assert_eq!(
-        m["levels"].as_array().map(Vec::len),
-        Some(3),
-        "{}",
-        m["levels"]
-    );
-
+    check_order(&m, &SEED_ORDER);
+    check_dom0(&m);
     check_guest_stacks(&m, res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
@@ -267,70 +302,99 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
         assert!(e < v, "{name}: emulated {e} not below virtio {v}");
     }
     assert!(
-        leftovers(run, dir.path(), tmp.path()).is_empty(),
+        leftovers(run, res.path(), dir.path(), tmp.path()).is_empty(),
         "{:?}",
-        leftovers(run, dir.path(), tmp.path())
+        leftovers(run, res.path(), dir.path(), tmp.path())
     );
 
     check_tap_against_user_mode(&m, para, dir.path(), tmp.path());
     empty_dir(tmp.path());
 }
 
-#[test]
-fn sigterm_mid_table_leaves_nothing() {
-    if !possible() {
-        return;
-    }
+/// Runs the table's `columns` with small sizes, waits until `ready` says the point to
+/// interrupt at has come (given what is alive and the results directory), sends `sig` and
+/// checks the exit status (128 + sig) and that nothing is left.
+fn interrupt_at(columns: &str, sig: i32, what: &str, ready: impl Fn(&[String], &Path) -> bool) {
     let (res, dir, tmp) = (
         tempfile::tempdir().expect("results"),
         tempfile::tempdir_in("/var/tmp").expect("dir"),
         tempfile::tempdir().expect("tmp"),
     );
+    let args = ["--table", "seed", "--columns", columns, "--runs", "1"];
     let child = start(
         res.path(),
         dir.path(),
         tmp.path(),
-        &[
-            "--table",
-            "seed",
-            "--columns",
-            "para/xfs/disc,bare",
-            "--runs",
-            "1",
-            "--only",
-            "net,disk",
-            "--disk-size",
-            "16M",
-        ],
+        &[&args[..], &["--only", "net,disk", "--disk-size", "16M"]].concat(),
     );
     let run = child.id();
-    // Wait until the guest is up on its xfs backing (its loop device and the namespace exist
-    // and QEMU runs), then SIGTERM the script.
     let t0 = Instant::now();
     loop {
-        let left = leftovers(run, dir.path(), tmp.path());
-        let up = left.iter().any(|l| l.starts_with("a loop device"))
-            && left.iter().any(|l| l.starts_with("namespace"))
-            && left.iter().any(|l| l.starts_with("a process"));
-        if up {
+        let left = leftovers(run, res.path(), dir.path(), tmp.path());
+        if ready(&left, res.path()) {
             break;
         }
         assert!(
             t0.elapsed() < Duration::from_secs(300),
-            "the guest did not start: {left:?}"
+            "{what}: the point did not come: {left:?}"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    std::thread::sleep(Duration::from_secs(3));
-    let sent = Command::new("kill")
-        .args(["-TERM", &run.to_string()])
-        .status()
-        .expect("kill -TERM");
-    assert!(sent.success(), "kill -TERM {run}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        testkit::signal::signal(run, sig),
+        "{what}: signal {sig} to {run}"
+    );
     let out = child.wait_with_output().expect("wait for fleet/local-envs");
-    assert_eq!(out.status.code(), Some(143), "{}", explain(&out));
-    let left = leftovers(run, dir.path(), tmp.path());
-    assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(128 + sig),
+        "{what}: {}",
+        explain(&out)
+    );
+    let left = leftovers(run, res.path(), dir.path(), tmp.path());
+    assert!(left.is_empty(), "{what}: left behind: {left:?}");
+}
+
+/// Whether `left` (what a run has alive) holds a thing whose description starts with `kind`.
+fn has(left: &[String], kind: &str) -> bool {
+    left.iter().any(|l| l.starts_with(kind))
+}
+
+#[test]
+fn interrupts_at_three_points_leave_nothing() {
+    if !possible() {
+        return;
+    }
+    // SIGTERM while a guest runs on its xfs backing (the loop device, the mount, QEMU).
+    interrupt_at(
+        "para/xfs/disc,bare",
+        libc::SIGTERM,
+        "a guest on xfs",
+        |left, _| has(left, "a loop device") && has(left, "namespace") && has(left, "a process"),
+    );
+    // Ctrl-C while the host measures as dom0 with its idle guest beside it.
+    interrupt_at(
+        "dom0,bare",
+        libc::SIGINT,
+        "dom0 with its idle guest",
+        |left, res| {
+            has(left, "a process")
+                && std::fs::read_dir(res)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("dom0_"))
+        },
+    );
+    // A dropped session's SIGHUP as the run sets up: its namespace is there, no column has
+    // started.
+    interrupt_at(
+        "para/file/ram,bare",
+        libc::SIGHUP,
+        "the setup",
+        |left, _| has(left, "namespace"),
+    );
 }
 
 #[test]
