@@ -1,6 +1,8 @@
 //! The fleet end to end: fleet/playbook.yml driven by a real ansible-playbook over real ssh
 //! to three hosts (network namespaces on one bridge, each with an sshd of its own), one of
-//! them behind `tc tbf`, and a fourth whose sshd is stopped. Each live host gets a column, the
+//! them behind `tc tbf`, a lab host that makes a part of the seed's table
+//! (`benchmatrix_table=seed`: fleet/local-envs --table seed over ssh, a TCG guest), and one
+//! whose sshd is stopped. Each live host gets a column, the
 //! shaped one's throughput is its link's rate, nothing is left listening or running on any
 //! host, and the dead host costs only its column: the play names it and exits non-zero.
 //! ansible-playbook runs with Ansible's defaults, as a user's controller has them (shared ssh
@@ -31,12 +33,15 @@ const HOSTS: &[(&str, usize, Option<&str>, &str)] = &[
     ("h1", 1, Some("h2"), "lan/h1"),
     ("h2", 2, Some("h1"), "lan/h2"),
     ("shaped", 3, Some("h1"), "tbf/shaped"),
-    ("dead", 4, None, "lan/dead"),
+    ("lab", 4, None, "lab"),
+    ("dead", 5, None, "lan/dead"),
 ];
 /// The bridge index of the host behind tbf.
 const SHAPED: usize = 3;
+/// The host that makes the seed's table (`benchmatrix_table=seed`): a part of it, small.
+const LAB: &str = "lab";
 /// The bridge index of the host whose sshd is stopped.
-const DEAD: usize = 4;
+const DEAD: usize = 5;
 /// The marker line the README puts before the fleet's command, which this test runs.
 const README_MARK: &str = "<!-- tests/tests/integration/fleet.rs runs this command -->";
 
@@ -129,6 +134,18 @@ fn inventory(tmp: &Path, key: &Path, known: &Path) -> String {
         );
         if let Some(p) = peer {
             text += &format!(" benchmatrix_peer={p}");
+        }
+        if *name == LAB {
+            let disk = tmp.join("lab disk");
+            std::fs::create_dir_all(&disk).expect("the lab's --dir");
+            let cache = testkit::release::target_dir().join("vm-cache");
+            text += &format!(
+                " benchmatrix_table=seed benchmatrix_columns=para/file/ram,bare \
+                 benchmatrix_vm_disk_size=256M benchmatrix_table_dir='{}' \
+                 benchmatrix_table_args='--cache {} --runs 1 --only net --disk-size 16M'",
+                s(&disk),
+                s(&cache)
+            );
         }
         text.push('\n');
     }
@@ -276,8 +293,9 @@ fn busy(file: &Path) -> Option<String> {
 /// live host, and the shaped host's throughput at its link's rate both ways.
 fn check_results(res: &Path) {
     let files = file_names(res);
-    let want = ["h1.jsonl", "h2.jsonl", "matrix.dokuwiki.txt"];
+    let want = ["h1.jsonl", "h2.jsonl", LAB, "matrix.dokuwiki.txt"];
     assert_eq!(files, [&want[..], &["matrix.txt", "shaped.jsonl"]].concat());
+    check_table(&res.join(LAB));
     let text = std::fs::read_to_string(res.join("matrix.dokuwiki.txt")).expect("the matrix");
     let wiki = parse_wiki(&text);
     assert_eq!(wiki.levels.last().map(Vec::len), Some(3), "{text}");
@@ -315,6 +333,25 @@ fn check_results(res: &Path) {
     }
     let matrix = std::fs::read_to_string(res.join("matrix.txt")).expect("matrix.txt");
     assert!(matrix.contains("network throughput this->peer"), "{matrix}");
+}
+
+/// The lab host's seed table, made over ssh: its records in a folder of its own, not in the
+/// fleet's matrix, and its matrix in the seed's layout with the columns it was asked for.
+fn check_table(lab: &Path) {
+    let files = file_names(lab);
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(
+        files[0].starts_with("bare_") && files[0].ends_with("_disc.jsonl"),
+        "{files:?}"
+    );
+    assert_eq!(files[1..], ["matrix.dokuwiki.txt", "para_file_ram.jsonl"]);
+    let text = std::fs::read_to_string(lab.join("matrix.dokuwiki.txt")).expect("the table");
+    let wiki = parse_wiki(&text);
+    assert_eq!(wiki.levels.len(), 3, "{text}");
+    assert_eq!(wiki.levels[0], ["para", "bare"], "{text}");
+    assert_eq!(wiki.levels[2], ["ram", "disc"], "{text}");
+    let rows: Vec<&str> = wiki.rows.iter().map(|(t, _)| split_title(t).0).collect();
+    assert!(rows.contains(&"network throughput this->peer"), "{text}");
 }
 
 #[test]

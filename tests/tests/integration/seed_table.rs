@@ -5,6 +5,7 @@
 //! least 3x QEMU's user mode; the matrix has the seed's three header levels in its order;
 //! nothing is left behind, also after a SIGTERM mid-run.
 
+use benchmatrix_tests::kernel::{Filler, fake_tarball};
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
 use std::path::Path;
@@ -19,7 +20,9 @@ fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
         .args(["--results", &res.to_string_lossy()])
         .args(["--dir", &dir.to_string_lossy()])
         .args(["-f", "json", "--cache", &vm_cache().to_string_lossy()])
-        .args(["--port", "5331"])
+        // A port of its own (and the next): the vm run's --serve is on this machine's
+        // loopback, which another run at the same time may share.
+        .args(["--port", &testkit::process::free_port().to_string()])
         .args(args)
         .env("BENCHMATRIX_BIN", bin_dir())
         .env("TMPDIR", tmp)
@@ -450,6 +453,71 @@ fn given_facts_reach_the_begin_record_and_a_bad_one_is_a_usage_error() {
         String::from_utf8_lossy(&out.stderr)
             .contains("BENCHMATRIX_FACTS: \"Bus\" is not a fact's name"),
         "{}",
+        explain(&out)
+    );
+}
+
+#[test]
+fn the_kernel_workload_runs_in_the_guests_own_ram() {
+    if !possible() || !need_tool("make") || !need_tool("xz") {
+        return;
+    }
+    let (res, dir, tmp) = (
+        tempfile::tempdir().expect("results"),
+        tempfile::tempdir_in("/var/tmp").expect("dir"),
+        tempfile::tempdir().expect("tmp"),
+    );
+    // A made-up kernel tree, where the guest sees it: its root is this machine's /usr, /etc
+    // and /var (read-only over 9p), not /tmp.
+    let src = tempfile::tempdir_in("/var/tmp").expect("src");
+    let tarball = fake_tarball(src.path(), "linux", "linux-0.1.2", Filler::None);
+    let child = start(
+        res.path(),
+        dir.path(),
+        tmp.path(),
+        &[
+            "--table",
+            "seed",
+            "--columns",
+            "para/file/ram",
+            "--runs",
+            "1",
+            "--only",
+            "kernel",
+            "--",
+            "--kernel-tarball",
+            &tarball.to_string_lossy(),
+            "--jobs",
+            "2",
+        ],
+    );
+    let out = child.wait_with_output().expect("wait for fleet/local-envs");
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = std::fs::read_to_string(res.path().join("para_file_ram.jsonl")).expect("records");
+    let records: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let me = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    for row in ["time tar xJf linux", "time make linux (tinyconfig)"] {
+        let sums: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["type"] == "summary" && r["name"] == row)
+            .collect();
+        assert_eq!(sums.len(), 1, "{row}: {text}");
+        let s = sums[0];
+        assert_eq!(s["status"], "ok", "{row}: {s}");
+        // The guest's own RAM: a tmpfs in the guest, whose host name is the guest's.
+        assert_eq!(s["tags"]["fs"], "tmpfs", "{row}: {s}");
+        let host = s["host"].as_str().unwrap_or("");
+        assert!(
+            host.ends_with("para/file/ram") && host != me.trim(),
+            "{row}: {s}"
+        );
+    }
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("4G"),
+        "the guest gets 4G for the kernel: {}",
         explain(&out)
     );
 }
