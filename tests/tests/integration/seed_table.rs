@@ -11,6 +11,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use tempfile::TempDir;
 
 /// `fleet/local-envs --table seed` (and ARGS) with small sizes, started: results in `res`,
 /// the disk files in `dir`, scratch (TMPDIR) in `tmp`.
@@ -32,6 +33,15 @@ fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run fleet/local-envs")
+}
+
+/// A run's results directory, its --dir (on a disk: /var/tmp) and its TMPDIR.
+fn places() -> (TempDir, TempDir, TempDir) {
+    (
+        tempfile::tempdir().expect("results"),
+        tempfile::tempdir_in("/var/tmp").expect("dir"),
+        tempfile::tempdir().expect("tmp"),
+    )
 }
 
 /// The guest's kernel and initramfs, kept between runs (shared with local_envs.rs).
@@ -262,11 +272,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
     if !possible() {
         return;
     }
-    let (res, dir, tmp) = (
-        tempfile::tempdir().expect("results"),
-        tempfile::tempdir_in("/var/tmp").expect("dir"),
-        tempfile::tempdir().expect("tmp"),
-    );
+    let (res, dir, tmp) = places();
     let child = start(
         res.path(),
         dir.path(),
@@ -318,11 +324,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
 /// interrupt at has come (given what is alive and the results directory), sends `sig` and
 /// checks the exit status (128 + sig) and that nothing is left.
 fn interrupt_at(columns: &str, sig: i32, what: &str, ready: impl Fn(&[String], &Path) -> bool) {
-    let (res, dir, tmp) = (
-        tempfile::tempdir().expect("results"),
-        tempfile::tempdir_in("/var/tmp").expect("dir"),
-        tempfile::tempdir().expect("tmp"),
-    );
+    let (res, dir, tmp) = places();
     let args = ["--table", "seed", "--columns", columns, "--runs", "1"];
     let child = start(
         res.path(),
@@ -462,11 +464,7 @@ fn the_kernel_workload_runs_in_the_guests_own_ram() {
     if !possible() || !need_tool("make") || !need_tool("xz") {
         return;
     }
-    let (res, dir, tmp) = (
-        tempfile::tempdir().expect("results"),
-        tempfile::tempdir_in("/var/tmp").expect("dir"),
-        tempfile::tempdir().expect("tmp"),
-    );
+    let (res, dir, tmp) = places();
     // A made-up kernel tree, where the guest sees it: its root is this machine's /usr, /etc
     // and /var (read-only over 9p), not /tmp.
     let src = tempfile::tempdir_in("/var/tmp").expect("src");
