@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// `fleet/local-envs --table seed` (and ARGS) with small sizes, started: results in `res`,
 /// the disk files in `dir`, scratch (TMPDIR) in `tmp`.
-fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
+pub(crate) fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
     Command::new("sh")
         .arg(workspace_root().join("fleet/local-envs"))
         .args(["--results", &res.to_string_lossy()])
@@ -37,7 +37,7 @@ fn vm_cache() -> std::path::PathBuf {
 }
 
 /// Whether the table can run here: root, QEMU and its packages, xfsprogs.
-fn possible() -> bool {
+pub(crate) fn possible() -> bool {
     need_root("--table seed (a network namespace, tmpfs, loop devices)")
         && [
             "qemu-system-x86_64",
@@ -52,7 +52,7 @@ fn possible() -> bool {
 }
 
 /// The column whose label is `label`, and its index.
-fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
+pub(crate) fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
     m["columns"]
         .as_array()
         .and_then(|c| c.iter().enumerate().find(|(_, c)| c["key"] == label))
@@ -60,7 +60,7 @@ fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
 }
 
 /// The `given` facts of the first begin record in the records file `path`.
-fn given(path: &Path) -> Value {
+pub(crate) fn given(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -70,7 +70,7 @@ fn given(path: &Path) -> Value {
 }
 
 /// The value of row (name, metric) in column `j`.
-fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
+pub(crate) fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
     m["rows"]
         .as_array()
         .and_then(|rows| {
@@ -82,8 +82,9 @@ fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
 }
 
 /// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs),
-/// loop devices over its files, and those files in `dir` and `tmp`.
-fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
+/// loop devices over its files, those files in `dir` and `tmp`, and its processes (QEMU, the
+/// NFS server).
+pub(crate) fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     let ns = format!("bmseed-{run}");
     if Path::new("/run/netns").join(&ns).exists() {
@@ -122,6 +123,7 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
             left.push(format!("a process: {l}"));
         }
     }
+    left.extend(crate::seed_nfs::processes_of(tmp));
     left
 }
 
@@ -130,6 +132,9 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
 /// and in the matrix's facts where they differ (the bus, NIC and backing do).
 fn check_guest_stacks(m: &Value, res: &Path) {
     for (label, bus, nic, backing) in [
+        ("hvm/nas/net", "ide", "e1000", "NFSv3 export"),
+        ("hvmp/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
+        ("para/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
         ("hvm/file/ram", "ide", "e1000", "tmpfs"),
         ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
         ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
@@ -194,6 +199,38 @@ fn check_tap_against_user_mode(m: &Value, para: usize, dir: &Path, tmp: &Path) {
     );
 }
 
+/// The seed's order and its three header levels.
+fn check_order_and_levels(m: &Value) {
+    let keys: Vec<&str> = m["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .filter_map(|c| c["key"].as_str())
+        .collect();
+    assert_eq!(
+        &keys[..7],
+        [
+            "hvm/nas/net",
+            "hvmp/nas/net",
+            "para/nas/net",
+            "hvm/file/ram",
+            "para/file/ram",
+            "para/lvm/disc",
+            "para/xfs/disc"
+        ]
+    );
+    assert!(
+        keys[7].starts_with("bare/") && keys[7].ends_with("/disc"),
+        "{keys:?}"
+    );
+    assert_eq!(
+        m["levels"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        m["levels"]
+    );
+}
+
 #[test]
 fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing() {
     if !possible() {
@@ -225,34 +262,9 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
     let m: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)));
 
-    // The seed's order and its three header levels.
-    let keys: Vec<&str> = m["columns"]
-        .as_array()
-        .expect("columns")
-        .iter()
-        .filter_map(|c| c["key"].as_str())
-        .collect();
-    assert_eq!(
-        &keys[..4],
-        [
-            "hvm/file/ram",
-            "para/file/ram",
-            "para/lvm/disc",
-            "para/xfs/disc"
-        ]
-    );
-    assert!(
-        keys[4].starts_with("bare/") && keys[4].ends_with("/disc"),
-        "{keys:?}"
-    );
-    assert_eq!(
-        m["levels"].as_array().map(Vec::len),
-        Some(3),
-        "{}",
-        m["levels"]
-    );
-
+    check_order_and_levels(&m);
     check_guest_stacks(&m, res.path());
+    crate::seed_nfs::check_nas_columns(&m, res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
 
@@ -342,8 +354,8 @@ fn bad_table_options_are_named_before_anything_runs() {
         ),
         (&["--columns", "para/file/ram"][..], "give --table seed too"),
         (
-            &["--table", "seed", "--columns", "para/nas/net"][..],
-            "--columns: unknown column para/nas/net",
+            &["--table", "seed", "--columns", "para/tape/net"][..],
+            "--columns: unknown column para/tape/net",
         ),
     ] {
         let out = Command::new("sh")
