@@ -84,21 +84,26 @@ EOF
 # seed_nfs_start NS DIR: the export directory in DIR and the two servers in namespace NS.
 # Returns 1 with the reason in seed_why when they cannot start.
 seed_nfs_start() {
-    for seed_t in ganesha.nfsd rpcbind unshare qemu-img; do
+    for seed_t in ganesha.nfsd rpcbind rpcinfo unshare qemu-img; do
         command -v "$seed_t" >/dev/null 2>&1 || {
             seed_why="no $seed_t (install nfs-ganesha, nfs-ganesha-vfs, rpcbind and qemu-utils: seed_install_packages)"
             return 1
         }
     done
-    # ganesha's configuration quotes the paths and QEMU's URL holds one: plain characters only.
-    case $2/${TMPDIR:-/tmp} in *[!A-Za-z0-9._/+-]*)
-        seed_why="--dir $2 or TMPDIR ${TMPDIR:-/tmp} holds a character an NFS export's path cannot (give one of letters, digits and . _ / + -)"
+    # ganesha's configuration quotes the paths and QEMU's URL holds one: absolute paths of
+    # plain characters only.
+    seed_d=$(cd "$2" && pwd) && seed_t=$(cd "${TMPDIR:-/tmp}" && pwd) || {
+        seed_why="cannot enter --dir $2 or TMPDIR ${TMPDIR:-/tmp}"
+        return 1
+    }
+    case $seed_d/$seed_t in *[!A-Za-z0-9._/+-]*)
+        seed_why="--dir $seed_d or TMPDIR $seed_t holds a character an NFS export's path cannot (give one of letters, digits and . _ / + -)"
         return 1
         ;;
     esac
-    seed_nfs_export=$2/bmseed-$$-nfs
+    seed_nfs_export=$seed_d/bmseed-$$-nfs
     mkdir -m 700 "$seed_nfs_export" &&
-        seed_nfs_state=$(mktemp -d "${TMPDIR:-/tmp}/bmseed-nfs.XXXXXX") &&
+        seed_nfs_state=$(mktemp -d "$seed_t/bmseed-nfs.XXXXXX") &&
         seed_nfs_config "$seed_nfs_export" "$seed_nfs_state" >"$seed_nfs_state/ganesha.conf" || {
         seed_why="cannot make the export directory $seed_nfs_export and ganesha's configuration"
         return 1
@@ -139,11 +144,15 @@ seed_nfs_runs() {
 }
 
 # seed_nfs_backing NS DIR SIZE: the image file of SIZE bytes in the export (the servers
-# started for the first nas column), vm_disk0 naming it here and vm_drive0 over NFS, and
-# the words for the backing fact; checked by opening it as QEMU will (qemu-img info over
-# nfs://, in NS). Returns 1 with the reason in seed_why.
+# started for the first nas column, and again for a later one if they stopped), vm_disk0
+# naming it here and vm_drive0 over NFS, and the words for the backing fact; checked by
+# opening it as QEMU will (qemu-img info over nfs://, in NS). Returns 1 with the reason in
+# seed_why.
 seed_nfs_backing() {
-    [ -n "$seed_nfs_pid" ] || seed_nfs_start "$1" "$2" || return 1
+    if [ -z "$seed_nfs_pid" ] || ! seed_nfs_runs "$seed_nfs_pid"; then
+        seed_nfs_cleanup
+        seed_nfs_start "$1" "$2" || { seed_nfs_cleanup; return 1; }
+    fi
     vm_disk0=$seed_nfs_export/disk.img
     rm -f "$vm_disk0" && truncate -s "$3" "$vm_disk0" || {
         seed_why="cannot make the image file $vm_disk0"
@@ -165,27 +174,28 @@ seed_nfs_unback() {
 }
 
 # Stops ganesha and rpcbind (TERM to the shell that started them, which stops both and waits
-# for them: ganesha takes some 5 s; after 15 s each is sent KILL by its PID) and removes the
-# export directory and the state directory. Their mount namespace, with its tmpfs, goes with
-# the last of them.
+# for them: ganesha takes some 5 s; to them by their PIDs where that shell's PID was not yet
+# known; after 15 s each is sent KILL) and removes the export directory and the state
+# directory. Their mount namespace, with its tmpfs, goes with the last of them.
 seed_nfs_cleanup() {
     seed_p=""
     for seed_f in rpcbind nfsd; do
         [ -n "$seed_nfs_state" ] && seed_q=$(cat "$seed_nfs_state/$seed_f.pid" 2>/dev/null) || continue
         case $seed_q in '' | *[!0-9]*) ;; *) seed_p="$seed_p $seed_q" ;; esac
     done
-    if [ -n "$seed_nfs_pid" ]; then
-        kill "$seed_nfs_pid" 2>/dev/null || true
-        seed_i=0
-        while seed_nfs_runs "$seed_nfs_pid" && [ $seed_i -lt 150 ]; do
-            seed_i=$((seed_i + 1))
-            sleep 0.1
-        done
-        for seed_q in $seed_p $seed_nfs_pid; do
-            ! seed_nfs_runs "$seed_q" || kill -KILL "$seed_q" 2>/dev/null || true
-        done
-        wait "$seed_nfs_pid" 2>/dev/null || true
-    fi
+    for seed_q in ${seed_nfs_pid:-$seed_p}; do kill "$seed_q" 2>/dev/null || true; done
+    seed_i=0
+    while [ $seed_i -lt 150 ]; do
+        seed_alive=""
+        for seed_q in $seed_nfs_pid $seed_p; do ! seed_nfs_runs "$seed_q" || seed_alive=1; done
+        [ -n "$seed_alive" ] || break
+        seed_i=$((seed_i + 1))
+        sleep 0.1
+    done
+    for seed_q in $seed_p $seed_nfs_pid; do
+        ! seed_nfs_runs "$seed_q" || kill -KILL "$seed_q" 2>/dev/null || true
+    done
+    [ -z "$seed_nfs_pid" ] || wait "$seed_nfs_pid" 2>/dev/null || true
     [ -z "$seed_nfs_export" ] || rm -rf "$seed_nfs_export"
     [ -z "$seed_nfs_state" ] || rm -rf "$seed_nfs_state"
     seed_nfs_pid="" seed_nfs_state="" seed_nfs_export="" vm_drive0=""
