@@ -1,8 +1,8 @@
 //! The seed table's nas columns (hvm/nas/net, hvmp/nas/net, para/nas/net: the guest's image
 //! file on an NFSv3 export from nfs-ganesha, opened by QEMU's libnfs client): their facts and
 //! what the NFS round trips cost, checked on the main table run (seed_table.rs calls
-//! `check_nas_columns`); nothing left after a SIGTERM with the server up; a column whose
-//! export cannot be made is left out with one line while the others run.
+//! `check_nas_columns`); nothing left after a SIGTERM, SIGINT or SIGHUP with the server up;
+//! a column whose export cannot be made is left out with one line while the others run.
 
 use crate::seed_table::{cell, column, given, leftovers, possible, start};
 use benchmatrix_tests::explain;
@@ -84,35 +84,18 @@ pub(crate) fn check_nas_columns(m: &Value, res: &Path) {
     assert!(r > n, "{}: tmpfs {r} B/s not above NFS {n} B/s", row.0);
 }
 
-#[test]
-fn sigterm_with_the_nfs_export_up_leaves_nothing() {
-    if !possible() {
-        return;
-    }
+/// Starts a table of para/nas/net, waits until ganesha, rpcbind and QEMU run, sends `signal`
+/// to the script and checks its exit status (`code`) and that nothing is left.
+fn interrupt_with_the_export_up(signal: &str, code: i32) {
     let (res, dir, tmp) = (
         tempfile::tempdir().expect("results"),
         tempfile::tempdir_in("/var/tmp").expect("dir"),
         tempfile::tempdir().expect("tmp"),
     );
-    let mut child = start(
-        res.path(),
-        dir.path(),
-        tmp.path(),
-        &[
-            "--table",
-            "seed",
-            "--columns",
-            "para/nas/net",
-            "--runs",
-            "1",
-            "--only",
-            "disk",
-            "--disk-size",
-            "16M",
-        ],
-    );
+    let args = "--table seed --columns para/nas/net --runs 1 --only disk --disk-size 16M";
+    let args: Vec<&str> = args.split(' ').collect();
+    let mut child = start(res.path(), dir.path(), tmp.path(), &args);
     let run = child.id();
-    // Up: ganesha serves the export and QEMU runs on it.
     let t0 = Instant::now();
     loop {
         let procs = processes_of(tmp.path());
@@ -131,14 +114,24 @@ fn sigterm_with_the_nfs_export_up_leaves_nothing() {
     }
     std::thread::sleep(Duration::from_secs(2));
     let sent = Command::new("kill")
-        .args(["-TERM", &run.to_string()])
+        .args([format!("-{signal}"), run.to_string()])
         .status()
-        .expect("kill -TERM");
-    assert!(sent.success(), "kill -TERM {run}");
+        .expect("kill");
+    assert!(sent.success(), "kill -{signal} {run}");
     let out = child.wait_with_output().expect("wait for fleet/local-envs");
-    assert_eq!(out.status.code(), Some(143), "{}", explain(&out));
+    assert_eq!(out.status.code(), Some(code), "{signal}: {}", explain(&out));
     let left = leftovers(run, dir.path(), tmp.path());
-    assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
+    assert!(left.is_empty(), "left behind after SIG{signal}: {left:?}");
+}
+
+#[test]
+fn sigterm_sigint_or_sighup_with_the_nfs_export_up_leaves_nothing() {
+    if !possible() {
+        return;
+    }
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        interrupt_with_the_export_up(signal, code);
+    }
 }
 
 #[test]
