@@ -330,6 +330,8 @@ vm_boot() {
     vm_accel=$(vm_accel "$vm_cache") || { vm_cleanup; return 2; }
     vm_value disk "$([ "${vm_bus:-virtio}" = virtio ] && echo vda || echo sda)" &&
         vm_value addr "${vm_addr:-10.0.2.15/24}" || { vm_cleanup; return 2; }
+    # The link's target absolute (a TMPDIR or --dir given relative to the working directory).
+    case $vm_disk0 in '' | /*) ;; *) vm_disk0=$(pwd)/$vm_disk0 ;; esac
     [ -z "$vm_disk0" ] || ln -s "$vm_disk0" "$vm_state/disk0.img" || { vm_cleanup; return 2; }
     vm_i=0
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
