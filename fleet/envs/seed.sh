@@ -1,5 +1,5 @@
 # fleet/envs/seed.sh: fleet/local-envs --table seed (sourced after vm.sh): the columns of the
-# 2007 comparison this machine makes without an NFS, iSCSI or NBD server, each a QEMU guest
+# 2007 comparison (the nas columns' NFS server in seed-nfs.sh), each a QEMU guest
 # whose disk and NIC are what its label says, and the host itself, all in a network
 # namespace of the run's own (bmseed-PID) where a bridge (bmbr0, 10.213.255.1/24, which no
 # other namespace sees) holds the host side's address and the guests' tap (bmtap0): the

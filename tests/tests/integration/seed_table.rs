@@ -3,7 +3,8 @@
 //! ratio; the emulated column (IDE, e1000) moves less over the network and reads fewer blocks
 //! with many in flight than the virtio one on the same tmpfs backing; the tap network is at
 //! least 3x QEMU's user mode; the matrix has the seed's three header levels in its order;
-//! nothing is left behind, also after a SIGTERM mid-run.
+//! nothing is left behind, also after a SIGTERM mid-run. The nas columns' own checks (their
+//! NFS export's facts, their clocks, tmpfs against NFS) are in seed_nfs.rs.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -52,7 +53,7 @@ pub(crate) fn possible() -> bool {
 }
 
 /// The column whose label is `label`, and its index.
-pub(crate) fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
+fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
     m["columns"]
         .as_array()
         .and_then(|c| c.iter().enumerate().find(|(_, c)| c["key"] == label))
@@ -70,7 +71,7 @@ pub(crate) fn given(path: &Path) -> Value {
 }
 
 /// The value of row (name, metric) in column `j`.
-pub(crate) fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
+fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
     m["rows"]
         .as_array()
         .and_then(|rows| {
@@ -264,7 +265,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
 
     check_order_and_levels(&m);
     check_guest_stacks(&m, res.path());
-    crate::seed_nfs::check_nas_columns(&m, res.path());
+    crate::seed_nfs::check_nas_columns(res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
 
