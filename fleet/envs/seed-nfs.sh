@@ -18,7 +18,9 @@ seed_nfs_pid="" seed_nfs_state="" seed_nfs_export=""
 # The servers, run as `sh -c` in the new mount namespace: constant text whose one argument
 # is the state directory. This shell stays their parent (their PIDs in rpcbind.pid and
 # nfsd.pid): on TERM it stops both, waits for them and ends, so that nothing it started
-# outlives it; it ends too when ganesha does.
+# outlives it; it ends too when ganesha does. rpcbind listens on every address of the
+# namespace (its -h 127.0.0.1 ends in a double free here, rpcbind 1.2.6), the bridge's too,
+# where a guest could ask it which ports ganesha has; ganesha itself listens on 127.0.0.1.
 seed_nfs_text='d=$1
 mount -t tmpfs -o mode=755,size=16m bmseed-nfs /run || exit 1
 mkdir -p /run/rpcbind /run/ganesha && chown _rpc /run/rpcbind 2>/dev/null
@@ -45,7 +47,9 @@ wait $r
 # seed_nfs_config EXPORT STATE: ganesha's configuration: NFSv3 over TCP only (libnfs's
 # protocol), no NLM, RQUOTA or UDP, on 127.0.0.1 (the namespace's loopback), no grace period
 # (nothing to recover) and its NFSv4 recovery directory in STATE; one export of EXPORT,
-# read-write for 127.0.0.1 alone, root not squashed (QEMU runs as root).
+# read-write for 127.0.0.1 alone, root not squashed (QEMU runs as root). ganesha resolves
+# Bind_Addr with AI_ADDRCONFIG, which wants an IPv4 address besides loopback in the namespace
+# (the bridge's): with lo alone it refuses 127.0.0.1 ("Name or service not known").
 seed_nfs_config() {
     cat <<EOF
 NFS_CORE_PARAM {
