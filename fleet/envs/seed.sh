@@ -1,5 +1,5 @@
 # fleet/envs/seed.sh: fleet/local-envs --table seed (sourced after vm.sh): the columns of the
-# 2007 comparison this machine makes without an NFS, iSCSI or NBD server, each a QEMU guest
+# 2007 comparison (the nas columns' NFS server in seed-nfs.sh), each a QEMU guest
 # whose disk and NIC are what its label says, and the host itself, all in a network
 # namespace of the run's own (bmseed-PID) where a bridge (bmbr0, 10.213.255.1/24, which no
 # other namespace sees) holds the host side's address and the guests' tap (bmtap0): the
@@ -8,7 +8,7 @@
 # in seed_* variables and removed by seed_cleanup on every path.
 
 # The columns this step makes, in the seed's order (emulated devices first, the host last).
-seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc dom0 bare"
+seed_all="hvm/nas/net hvmp/nas/net para/nas/net hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc dom0 bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
 
@@ -22,7 +22,7 @@ seed_install_packages() {
 # Returns 0 when the table can be made here; else says why and returns 1.
 seed_check() {
     [ "$(id -u)" = 0 ] || { echo "seed: needs root (a network namespace, tmpfs, loop devices)" >&2; return 1; }
-    for seed_t in ip losetup mkfs.xfs fallocate mount findmnt ss; do
+    for seed_t in ip losetup mkfs.xfs fallocate mount findmnt ss unshare; do
         command -v "$seed_t" >/dev/null 2>&1 || {
             echo "seed: no $seed_t (install iproute2, util-linux, xfsprogs)" >&2
             return 1
@@ -63,11 +63,13 @@ seed_net() {
 # seed_backing COLUMN DIR SIZE: makes the column's disk and sets vm_disk0 to it and
 # seed_backing to words naming it: a file on a tmpfs (ram), a file on xfs on a loop device
 # over a preallocated file in DIR (xfs/disc), a loop device over a preallocated file in DIR
-# (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it).
+# (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it),
+# a file on an NFS export (nas/net: seed-nfs.sh). Where it cannot, seed_why may say why.
 seed_backing() {
     seed_size=$(ct_bytes "$3")
     seed_fs=$(findmnt -rn -o FSTYPE -T "$2" | head -n 1)
     case $1 in
+        */nas/net) seed_nfs_backing "$seed_ns" "$2" "$seed_size" || return 1 ;;
         */file/ram)
             if [ -z "$seed_tmpfs" ]; then
                 seed_tmpfs=$(mktemp -d "${TMPDIR:-/tmp}/bmseed-ram.XXXXXX") &&
@@ -116,6 +118,7 @@ seed_unback() {
     fi
     for seed_l in $seed_loops; do losetup -d "$seed_l" 2>/dev/null || true; done
     for seed_f in $seed_files; do rm -f "$seed_f"; done
+    seed_nfs_unback
     seed_loops="" seed_files="" vm_disk0=""
 }
 
@@ -130,6 +133,7 @@ seed_cleanup() {
         seed_serve=""
     fi
     seed_unback
+    seed_nfs_cleanup
     if [ -n "$seed_tmpfs" ]; then
         umount "$seed_tmpfs" 2>/dev/null || umount -l "$seed_tmpfs" 2>/dev/null || true
         rmdir "$seed_tmpfs" 2>/dev/null || true
@@ -165,15 +169,20 @@ seed_column() {
         seed_dom0_stop
         return "$seed_rc"
     fi
+    seed_why=""
     seed_backing "$seed_c" "$seed_dir" "${VM_DISK_SIZE:-1G}" || {
-        echo "seed: $seed_c: cannot make its disk" >&2
+        echo "seed: $seed_c: left out: ${seed_why:-cannot make its disk}" >&2
         seed_unback
         return 2
     }
+    # hvm: emulated devices; hvmp: an emulated machine with paravirtual drivers; both on an
+    # emulated clock (hpet, which under TCG is the kernel's own choice too); para: virtio
+    # with the kernel's own clock (kvm-clock under KVM).
     case $seed_c in
         hvm/*) vm_bus=ide vm_nic=e1000 seed_bus="ide (PIIX, ata_piix)" seed_nicw="e1000 (e1000)" ;;
         *) vm_bus=virtio vm_nic=virtio seed_bus="virtio-blk (virtio_blk)" seed_nicw="virtio-net-pci (virtio_net)" ;;
     esac
+    case $seed_c in hvm/* | hvmp/*) vm_clocksource=hpet ;; esac
     vm_netns=$seed_ns vm_tap=bmtap0 vm_addr=$seed_guest vm_peer=$seed_host
     vm_facts="seed_column=$seed_c;disk_bus=$seed_bus;nic=$seed_nicw;backing=$seed_backing;guest_root=host's root over virtio-9p"
     vm_clock=$seed_res/$(printf '%s' "$seed_c" | tr '/' '_').clock seed_clock=$vm_clock
@@ -181,6 +190,7 @@ seed_column() {
     vm_run "$seed_cache" "$seed_repo" "$seed_bin" "$seed_c" "$seed_res" "$seed_port" "$seed_tok" -- \
         "$@" || seed_rc=$?
     vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
+    vm_clocksource=""
     seed_unback
     return "$seed_rc"
 }

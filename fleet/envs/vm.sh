@@ -23,8 +23,13 @@ vm_state="" vm_pid=""
 # a tap device in that network namespace (QEMU runs in it) instead of user mode, vm_addr the
 # guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2), vm_facts facts for every
 # tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the guest/host clock ratio over
-# the job is written.
+# the job is written; vm_drive0 what QEMU opens for that disk instead of vm_disk0 (a URL of
+# one of its network block drivers, such as nfs://HOST/EXPORT/FILE, which names the same file
+# vm_disk0 is on this machine: vm_disk0 is still what gets the ext4 file system), and
+# vm_clocksource the guest kernel's clocksource (clocksource= on its command line; else the
+# kernel's own choice).
 vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
+vm_drive0="" vm_clocksource=""
 
 # The modules the guest loads (with what each needs, from modules.dep), in this order; ext4
 # looks up crc32c by name when it mounts, which no modules.dep line says.
@@ -325,6 +330,8 @@ vm_boot() {
     vm_accel=$(vm_accel "$vm_cache") || { vm_cleanup; return 2; }
     vm_value disk "$([ "${vm_bus:-virtio}" = virtio ] && echo vda || echo sda)" &&
         vm_value addr "${vm_addr:-10.0.2.15/24}" || { vm_cleanup; return 2; }
+    # The link's target absolute (a TMPDIR or --dir given relative to the working directory).
+    case $vm_disk0 in '' | /*) ;; *) vm_disk0=$(pwd)/$vm_disk0 ;; esac
     [ -z "$vm_disk0" ] || ln -s "$vm_disk0" "$vm_state/disk0.img" || { vm_cleanup; return 2; }
     vm_i=0
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
@@ -355,6 +362,7 @@ vm_boot() {
     vm_i=0
     while [ -e "$vm_state/disk$vm_i.img" ]; do
         vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
+        [ "$vm_i" != 0 ] || [ -z "$vm_drive0" ] || vm_commas "$vm_drive0"
         set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
         if [ "$vm_i" = 0 ] && [ "${vm_bus:-virtio}" = ide ]; then
             set -- "$@" -device "ide-hd,drive=d0,bus=ide.0,serial=bm0"
@@ -389,7 +397,7 @@ vm_boot() {
         -nodefaults -no-user-config -display none -no-reboot \
         -serial "file:$vm_state/console.log" \
         -kernel "$vm_cache/vmlinux" -initrd "$vm_cache/initrd.cpio" \
-        -append "console=ttyS0 quiet loglevel=1 panic=-1" \
+        -append "console=ttyS0 quiet loglevel=1 panic=-1${vm_clocksource:+ clocksource=$vm_clocksource}" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$vm_mods,mount_tag=modules,security_model=none,readonly=on" \
         -virtfs "local,path=$vm_st,mount_tag=bmstate,security_model=none" \

@@ -3,7 +3,8 @@
 //! ratio; the emulated column (IDE, e1000) moves less over the network and reads fewer blocks
 //! with many in flight than the virtio one on the same tmpfs backing; the tap network is at
 //! least 3x QEMU's user mode; the matrix has the seed's three header levels in its order;
-//! nothing is left behind, also after a SIGTERM mid-run.
+//! nothing is left behind, also after a SIGTERM mid-run. The nas columns' own checks (their
+//! NFS export's facts, their clocks, tmpfs against NFS) are in seed_nfs.rs.
 
 use benchmatrix_tests::kernel::{Filler, fake_tarball};
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
@@ -15,7 +16,7 @@ use tempfile::TempDir;
 
 /// `fleet/local-envs --table seed` (and ARGS) with small sizes, started: results in `res`,
 /// the disk files in `dir`, scratch (TMPDIR) in `tmp`.
-fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
+pub(crate) fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
     Command::new("sh")
         .arg(workspace_root().join("fleet/local-envs"))
         .args(["--results", &res.to_string_lossy()])
@@ -36,7 +37,7 @@ fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
 }
 
 /// A run's results directory, its --dir (on a disk: /var/tmp) and its TMPDIR.
-fn places() -> (TempDir, TempDir, TempDir) {
+pub(crate) fn places() -> (TempDir, TempDir, TempDir) {
     (
         tempfile::tempdir().expect("results"),
         tempfile::tempdir_in("/var/tmp").expect("dir"),
@@ -50,7 +51,7 @@ fn vm_cache() -> std::path::PathBuf {
 }
 
 /// Whether the table can run here: root, QEMU and its packages, xfsprogs.
-fn possible() -> bool {
+pub(crate) fn possible() -> bool {
     need_root("--table seed (a network namespace, tmpfs, loop devices)")
         && [
             "qemu-system-x86_64",
@@ -73,7 +74,7 @@ fn column<'a>(m: &'a Value, label: &str) -> (usize, &'a Value) {
 }
 
 /// The `given` facts of the first begin record in the records file `path`.
-fn given(path: &Path) -> Value {
+pub(crate) fn given(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -95,9 +96,9 @@ fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
 }
 
 /// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs),
-/// loop devices over its files, those files in `dir` and `tmp`, and its guests (QEMU given
-/// `res` or a path in `tmp`).
-fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
+/// loop devices over its files, those files in `dir` and `tmp`, and its processes (QEMU given
+/// `res` or a path in `tmp`, the NFS server).
+pub(crate) fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     let ns = format!("bmseed-{run}");
     if Path::new("/run/netns").join(&ns).exists() {
@@ -137,6 +138,7 @@ fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
             left.push(format!("a process: {l}"));
         }
     }
+    left.extend(crate::seed_nfs::processes_of(tmp));
     left
 }
 
@@ -145,6 +147,9 @@ fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
 /// and in the matrix's facts where they differ (the bus, NIC and backing do).
 fn check_guest_stacks(m: &Value, res: &Path) {
     for (label, bus, nic, backing) in [
+        ("hvm/nas/net", "ide", "e1000", "NFSv3 export"),
+        ("hvmp/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
+        ("para/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
         ("hvm/file/ram", "ide", "e1000", "tmpfs"),
         ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
         ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
@@ -177,7 +182,10 @@ fn check_guest_stacks(m: &Value, res: &Path) {
 
 /// The table's columns in the seed's order: a guest's label, or the host's (`dom0/`,
 /// `bare/`: the file system of --dir follows).
-const SEED_ORDER: [&str; 6] = [
+const SEED_ORDER: [&str; 9] = [
+    "hvm/nas/net",
+    "hvmp/nas/net",
+    "para/nas/net",
     "hvm/file/ram",
     "para/file/ram",
     "para/lvm/disc",
@@ -297,6 +305,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
     check_order(&m, &SEED_ORDER);
     check_dom0(&m);
     check_guest_stacks(&m, res.path());
+    crate::seed_nfs::check_nas_columns(res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
 
@@ -411,8 +420,8 @@ fn bad_table_options_are_named_before_anything_runs() {
         ),
         (&["--columns", "para/file/ram"][..], "give --table seed too"),
         (
-            &["--table", "seed", "--columns", "para/nas/net"][..],
-            "--columns: unknown column para/nas/net",
+            &["--table", "seed", "--columns", "para/tape/net"][..],
+            "--columns: unknown column para/tape/net",
         ),
     ] {
         let out = Command::new("sh")
