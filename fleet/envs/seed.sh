@@ -1,6 +1,6 @@
 # fleet/envs/seed.sh: fleet/local-envs --table seed (sourced after vm.sh): the columns of the
-# 2007 comparison this machine makes without an NFS, iSCSI or NBD server, each a QEMU guest
-# whose disk and NIC are what its label says, and the host itself, all in a network
+# 2007 comparison (the NBD and iSCSI servers in seed-nbd.sh and seed-iscsi.sh), each a QEMU
+# guest whose disk and NIC are what its label says, and the host itself, all in a network
 # namespace of the run's own (bmseed-PID) where a bridge (bmbr0, 10.213.255.1/24, which no
 # other namespace sees) holds the host side's address and the guests' tap (bmtap0): the
 # network rows measure the guest's NIC to a --serve on the bridge, not QEMU's user mode.
@@ -8,7 +8,7 @@
 # in seed_* variables and removed by seed_cleanup on every path.
 
 # The columns this step makes, in the seed's order (emulated devices first, the host last).
-seed_all="hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc bare"
+seed_all="hvm/file/ram para/lvm/san para/file/ram para/lvm/iscsi para/xfs/iscsi para/lvm/disc para/xfs/disc bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
 
@@ -63,8 +63,11 @@ seed_net() {
 # seed_backing COLUMN DIR SIZE: makes the column's disk and sets vm_disk0 to it and
 # seed_backing to words naming it: a file on a tmpfs (ram), a file on xfs on a loop device
 # over a preallocated file in DIR (xfs/disc), a loop device over a preallocated file in DIR
-# (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it).
+# (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it),
+# an NBD export (lvm/san, seed-nbd.sh) or an iSCSI LUN (lvm/iscsi, xfs/iscsi, seed-iscsi.sh)
+# on the namespace's loopback. A column it cannot make has seed_why saying why in one line.
 seed_backing() {
+    seed_why=""
     seed_size=$(ct_bytes "$3")
     seed_fs=$(findmnt -rn -o FSTYPE -T "$2" | head -n 1)
     case $1 in
@@ -103,12 +106,17 @@ seed_backing() {
             vm_disk0=$seed_l
             seed_backing="loop device $seed_l (host_device) over a preallocated file on $seed_fs"
             ;;
+        */lvm/san) seed_nbd_start "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
+        */lvm/iscsi) seed_iscsi_start "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
+        */xfs/iscsi) seed_iscsi_xfs "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
     esac
 }
 
 # Removes one guest column's backing: its xfs mount, loop devices and files (the tmpfs stays
-# for the next ram column until seed_cleanup).
+# for the next ram column until seed_cleanup), the NBD and iSCSI servers first.
 seed_unback() {
+    seed_nbd_stop
+    seed_iscsi_stop
     if [ -n "$seed_xfs" ]; then
         umount "$seed_xfs" 2>/dev/null || umount -l "$seed_xfs" 2>/dev/null || true
         rmdir "$seed_xfs" 2>/dev/null || true
@@ -116,7 +124,7 @@ seed_unback() {
     fi
     for seed_l in $seed_loops; do losetup -d "$seed_l" 2>/dev/null || true; done
     for seed_f in $seed_files; do rm -f "$seed_f"; done
-    seed_loops="" seed_files="" vm_disk0=""
+    seed_loops="" seed_files="" vm_disk0="" vm_drive0=""
 }
 
 # Removes everything the table made: the guest, the --serve, the backings, the tmpfs and the
@@ -159,7 +167,7 @@ seed_column() {
         return "$seed_rc"
     fi
     seed_backing "$seed_c" "$seed_dir" "${VM_DISK_SIZE:-1G}" || {
-        echo "seed: $seed_c: cannot make its disk" >&2
+        echo "seed: $seed_c: left out: ${seed_why:-cannot make its disk}" >&2
         seed_unback
         return 2
     }

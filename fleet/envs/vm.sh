@@ -23,8 +23,10 @@ vm_state="" vm_pid=""
 # a tap device in that network namespace (QEMU runs in it) instead of user mode, vm_addr the
 # guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2), vm_facts facts for every
 # tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the guest/host clock ratio over
-# the job is written.
-vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
+# the job is written. vm_drive0, instead of vm_disk0, a disk reached over the network by one
+# of QEMU's own block drivers (nbd://HOST:PORT/NAME, iscsi://HOST/IQN/LUN), opened by QEMU in
+# vm_netns; its ext4 file system made by the caller, since this machine cannot open it.
+vm_drive0="" vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
 
 # The modules the guest loads (with what each needs, from modules.dep), in this order; ext4
 # looks up crc32c by name when it mounts, which no modules.dep line says.
@@ -327,6 +329,7 @@ vm_boot() {
         vm_value addr "${vm_addr:-10.0.2.15/24}" || { vm_cleanup; return 2; }
     [ -z "$vm_disk0" ] || ln -s "$vm_disk0" "$vm_state/disk0.img" || { vm_cleanup; return 2; }
     vm_i=0
+    [ -z "$vm_drive0" ] || vm_i=1
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
         vm_disk=$vm_state/disk$vm_i.img
         [ ! -e "$vm_disk" ] || { vm_i=$((vm_i + 1)); continue; }
@@ -334,16 +337,17 @@ vm_boot() {
         truncate -s "$vm_size" "$vm_disk" || { vm_cleanup; return 2; }
         vm_i=$((vm_i + 1))
     done
-    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
+    [ -n "$vm_drive0" ] || mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
         echo "vm: cannot make the guest's disk in $vm_state" >&2
         vm_cleanup
         return 2
     }
     # The disks are opened O_DIRECT (cache=none) so that the guest's O_DIRECT writes reach
     # the host's disk, as on a hypervisor without a host page cache; where the cache
-    # directory's file system refuses O_DIRECT, through the host's cache, said.
+    # directory's file system refuses O_DIRECT, through the host's cache, said. A network
+    # disk (vm_drive0) is cache=none too: QEMU's NBD and iSCSI drivers keep no cache.
     vm_dcache=none
-    dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
+    [ -n "$vm_drive0" ] || dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
         vm_dcache=writeback
         echo "vm: $vm_cache refuses O_DIRECT: the guest's disks go through this machine's page cache" >&2
     }
@@ -353,8 +357,12 @@ vm_boot() {
         *) set -- -accel tcg,thread=multi -cpu max ;;
     esac
     vm_i=0
-    while [ -e "$vm_state/disk$vm_i.img" ]; do
-        vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
+    while [ "$vm_i" = 0 ] || [ -e "$vm_state/disk$vm_i.img" ]; do
+        if [ "$vm_i" = 0 ] && [ -n "$vm_drive0" ]; then
+            vm_commas "$vm_drive0"
+        else
+            vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
+        fi
         set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
         if [ "$vm_i" = 0 ] && [ "${vm_bus:-virtio}" = ide ]; then
             set -- "$@" -device "ide-hd,drive=d0,bus=ide.0,serial=bm0"

@@ -1,9 +1,11 @@
 //! `fleet/local-envs --table seed` for real (root, QEMU, TCG here, small sizes): each guest
 //! column's begin facts name its disk bus, NIC and backing and carry the guest/host clock
 //! ratio; the emulated column (IDE, e1000) moves less over the network and reads fewer blocks
-//! with many in flight than the virtio one on the same tmpfs backing; the tap network is at
-//! least 3x QEMU's user mode; the matrix has the seed's three header levels in its order;
-//! nothing is left behind, also after a SIGTERM mid-run.
+//! with many in flight than the virtio one on the same tmpfs backing; the tap network is
+//! above QEMU's user mode; the NBD and iSCSI columns name their servers; the matrix has the
+//! seed's three header levels in its order; nothing is left behind (no namespace, mount,
+//! loop device, file, QEMU, qemu-nbd, tgtd or qemu-storage-daemon), also after a SIGTERM
+//! mid-run with the iSCSI target, its FUSE export and the xfs on it up.
 
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
 use serde_json::Value;
@@ -81,8 +83,10 @@ fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
         .unwrap_or_else(|| panic!("no value of {name} {metric} in column {j}"))
 }
 
-/// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs),
-/// loop devices over its files, and those files in `dir` and `tmp`.
+/// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs, the
+/// LUN's FUSE file), loop devices over its files, those files in `dir` and `tmp`, and its
+/// processes: QEMU, qemu-nbd and qemu-storage-daemon (their arguments name `dir` or `tmp`)
+/// and tgtd (its control port is the run's PID's).
 fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     let ns = format!("bmseed-{run}");
@@ -104,7 +108,7 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
         .output()
         .expect("losetup -a");
     for l in String::from_utf8_lossy(&loops.stdout).lines() {
-        if l.contains(&format!("bmseed-{run}-")) {
+        if l.contains(&format!("bmseed-{run}-")) || l.contains(&tmp_s) {
             left.push(format!("a loop device: {l}"));
         }
     }
@@ -117,8 +121,16 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
         .args(["-eo", "args"])
         .output()
         .expect("ps");
+    let dir_s = dir.to_string_lossy().into_owned();
+    let tgtd = format!("tgtd -f -C {} ", run % 60000 + 1);
     for l in String::from_utf8_lossy(&ps.stdout).lines() {
-        if l.contains("qemu-system") && l.contains(&tmp_s) {
+        let ours = l.contains(&tmp_s) || l.contains(&dir_s);
+        if (["qemu-system", "qemu-nbd", "qemu-storage-daemon"]
+            .iter()
+            .any(|p| l.contains(p))
+            && ours)
+            || l.starts_with(&tgtd)
+        {
             left.push(format!("a process: {l}"));
         }
     }
@@ -130,17 +142,42 @@ fn leftovers(run: u32, dir: &Path, tmp: &Path) -> Vec<String> {
 /// and in the matrix's facts where they differ (the bus, NIC and backing do).
 fn check_guest_stacks(m: &Value, res: &Path) {
     for (label, bus, nic, backing) in [
-        ("hvm/file/ram", "ide", "e1000", "tmpfs"),
-        ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
-        ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
-        ("para/xfs/disc", "virtio-blk", "virtio-net", "xfs"),
+        ("hvm/file/ram", "ide", "e1000", &["tmpfs"][..]),
+        (
+            "para/lvm/san",
+            "virtio-blk",
+            "virtio-net",
+            &["NBD export", "qemu-nbd"],
+        ),
+        ("para/file/ram", "virtio-blk", "virtio-net", &["tmpfs"]),
+        (
+            "para/lvm/iscsi",
+            "virtio-blk",
+            "virtio-net",
+            &["iSCSI LUN 1", "tgtd"],
+        ),
+        (
+            "para/xfs/iscsi",
+            "virtio-blk",
+            "virtio-net",
+            &["xfs", "qemu-storage-daemon", "iSCSI LUN 1", "tgtd"],
+        ),
+        (
+            "para/lvm/disc",
+            "virtio-blk",
+            "virtio-net",
+            &["host_device"],
+        ),
+        ("para/xfs/disc", "virtio-blk", "virtio-net", &["xfs"]),
     ] {
         let stem = label.replace('/', "_");
         let g = given(&res.join(format!("{stem}.jsonl")));
         let text = |k: &str| g[k].as_str().unwrap_or("").to_string();
         assert!(text("disk_bus").starts_with(bus), "{label}: {g}");
         assert!(text("nic").starts_with(nic), "{label}: {g}");
-        assert!(text("backing").contains(backing), "{label}: {g}");
+        for b in backing {
+            assert!(text("backing").contains(b), "{label}: no {b}: {g}");
+        }
         for k in ["accel", "disk_cache", "seed_column"] {
             assert!(!text(k).is_empty(), "{label}: no {k}: {g}");
         }
@@ -194,6 +231,39 @@ fn check_tap_against_user_mode(m: &Value, para: usize, dir: &Path, tmp: &Path) {
     );
 }
 
+/// The seed's order (the guests, then the host) and its three header levels.
+fn check_order(m: &Value) {
+    let keys: Vec<&str> = m["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .filter_map(|c| c["key"].as_str())
+        .collect();
+    assert_eq!(keys.len(), 8, "{keys:?}");
+    assert_eq!(
+        &keys[..7],
+        [
+            "hvm/file/ram",
+            "para/lvm/san",
+            "para/file/ram",
+            "para/lvm/iscsi",
+            "para/xfs/iscsi",
+            "para/lvm/disc",
+            "para/xfs/disc"
+        ]
+    );
+    assert!(
+        keys[7].starts_with("bare/") && keys[7].ends_with("/disc"),
+        "{keys:?}"
+    );
+    assert_eq!(
+        m["levels"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        m["levels"]
+    );
+}
+
 #[test]
 fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing() {
     if !possible() {
@@ -225,33 +295,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
     let m: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)));
 
-    // The seed's order and its three header levels.
-    let keys: Vec<&str> = m["columns"]
-        .as_array()
-        .expect("columns")
-        .iter()
-        .filter_map(|c| c["key"].as_str())
-        .collect();
-    assert_eq!(
-        &keys[..4],
-        [
-            "hvm/file/ram",
-            "para/file/ram",
-            "para/lvm/disc",
-            "para/xfs/disc"
-        ]
-    );
-    assert!(
-        keys[4].starts_with("bare/") && keys[4].ends_with("/disc"),
-        "{keys:?}"
-    );
-    assert_eq!(
-        m["levels"].as_array().map(Vec::len),
-        Some(3),
-        "{}",
-        m["levels"]
-    );
-
+    check_order(&m);
     check_guest_stacks(&m, res.path());
     let sda = column(&m, "hvm/file/ram").1["facts"]["block_stack"].to_string();
     assert!(sda.contains("sda") && sda.contains("sd"), "{sda}");
@@ -294,7 +338,7 @@ fn sigterm_mid_table_leaves_nothing() {
             "--table",
             "seed",
             "--columns",
-            "para/xfs/disc,bare",
+            "para/xfs/iscsi,bare",
             "--runs",
             "1",
             "--only",
@@ -304,8 +348,9 @@ fn sigterm_mid_table_leaves_nothing() {
         ],
     );
     let run = child.id();
-    // Wait until the guest is up on its xfs backing (its loop device and the namespace exist
-    // and QEMU runs), then SIGTERM the script.
+    // Wait until the guest is up on its xfs on the iSCSI LUN (its loop device and the
+    // namespace exist and QEMU runs, so tgtd, qemu-storage-daemon and the mounts are up),
+    // then SIGTERM the script.
     let t0 = Instant::now();
     loop {
         let left = leftovers(run, dir.path(), tmp.path());
