@@ -35,12 +35,12 @@ seed_iscsi_target() {
     }
     seed_iscsi_file=$1/bmseed-$$-lun.img
     fallocate -l "$2" "$seed_iscsi_file" 2>"$seed_iscsi_dir/log" || {
-        seed_why="cannot preallocate the LUN's file $seed_iscsi_file: $(tail -n 1 "$seed_iscsi_dir/log")"
+        seed_why="cannot preallocate the LUN's file $seed_iscsi_file: $(seed_says "$seed_iscsi_dir/log")"
         return 1
     }
     if [ -n "${seed_iscsi_ext4:-}" ]; then
         mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$seed_iscsi_file" 2>"$seed_iscsi_dir/log" || {
-            seed_why="cannot make ext4 on the LUN's file: $(tail -n 1 "$seed_iscsi_dir/log")"
+            seed_why="cannot make ext4 on the LUN's file: $(seed_says "$seed_iscsi_dir/log")"
             return 1
         }
     fi
@@ -51,7 +51,7 @@ seed_iscsi_target() {
         --iscsi "portal=127.0.0.1:$seed_iscsi_port" </dev/null >"$seed_iscsi_dir/tgtd.log" 2>&1 &
     seed_iscsi_pid=$!
     seed_listens "$seed_iscsi_pid" "$seed_iscsi_port" || {
-        seed_why="tgtd did not listen on 127.0.0.1:$seed_iscsi_port in $seed_ns: $(tail -n 1 "$seed_iscsi_dir/tgtd.log")"
+        seed_why="tgtd did not listen on 127.0.0.1:$seed_iscsi_port in $seed_ns: $(seed_says "$seed_iscsi_dir/tgtd.log")"
         return 1
     }
     # The IQN's naming authority is the reserved domain invalid (benchmatrix owns none).
@@ -61,7 +61,7 @@ seed_iscsi_target() {
         seed_iscsi_adm --mode logicalunit --op new --tid 1 --lun 1 --backing-store "$seed_iscsi_file" \
             $seed_iscsi_bso >"$seed_iscsi_dir/log" 2>&1 &&
         seed_iscsi_adm --mode target --op bind --tid 1 --initiator-address 127.0.0.1 >"$seed_iscsi_dir/log" 2>&1 || {
-        seed_why="tgtadm could not make the target and its LUN: $(tail -n 1 "$seed_iscsi_dir/log")"
+        seed_why="tgtadm could not make the target and its LUN: $(seed_says "$seed_iscsi_dir/log")"
         return 1
     }
     seed_iscsi_words="LUN 1 of target $seed_iscsi_iqn from tgtd $(tgtadm --version) on 127.0.0.1:$seed_iscsi_port"
@@ -109,7 +109,7 @@ seed_iscsi_xfs() {
     until findmnt -rn "$seed_iscsi_dir/lun" >/dev/null; do
         seed_i=$((seed_i + 1))
         [ $seed_i -le 100 ] && kill -0 "$seed_iscsi_qsd" 2>/dev/null || {
-            seed_why="qemu-storage-daemon did not export the LUN over FUSE: $(tail -n 1 "$seed_iscsi_dir/qsd.log")"
+            seed_why="qemu-storage-daemon did not export the LUN over FUSE: $(seed_says "$seed_iscsi_dir/qsd.log")"
             return 1
         }
         sleep 0.1
@@ -118,13 +118,13 @@ seed_iscsi_xfs() {
     # was written (here, Linux 6.18, util-linux 2.38), so the LUN's blocks pass this machine's
     # page cache (the facts say so).
     seed_iscsi_loop=$(losetup -f --show --direct-io=off "$seed_iscsi_dir/lun" 2>"$seed_iscsi_dir/log") || {
-        seed_why="no loop device over the LUN's FUSE file: $(tail -n 1 "$seed_iscsi_dir/log")"
+        seed_why="no loop device over the LUN's FUSE file: $(seed_says "$seed_iscsi_dir/log")"
         return 1
     }
     seed_iscsi_xfs=$seed_iscsi_dir/xfs
     mkdir "$seed_iscsi_xfs" && mkfs.xfs -q -f "$seed_iscsi_loop" 2>"$seed_iscsi_dir/log" &&
         mount -t xfs "$seed_iscsi_loop" "$seed_iscsi_xfs" 2>"$seed_iscsi_dir/log" || {
-        seed_why="cannot make and mount xfs on the LUN ($seed_iscsi_loop): $(tail -n 1 "$seed_iscsi_dir/log")"
+        seed_why="cannot make and mount xfs on the LUN ($seed_iscsi_loop): $(seed_says "$seed_iscsi_dir/log")"
         return 1
     }
     vm_disk0=$seed_iscsi_xfs/disk.img

@@ -20,7 +20,7 @@ seed_nbd_start() {
     seed_nbd_log=$2/bmseed-$$-san.log
     fallocate -l "$3" "$seed_nbd_file" 2>"$seed_nbd_log" &&
         mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$seed_nbd_file" 2>>"$seed_nbd_log" || {
-        seed_why="cannot make the NBD export's file $seed_nbd_file: $(tail -n 1 "$seed_nbd_log")"
+        seed_why="cannot make the NBD export's file $seed_nbd_file: $(seed_says "$seed_nbd_log")"
         return 1
     }
     # O_DIRECT on the file (cache=none) as the guest's other disks are, where FS allows it.
@@ -31,7 +31,7 @@ seed_nbd_start() {
         --cache="$seed_nbd_cache" "$seed_nbd_file" </dev/null >>"$seed_nbd_log" 2>&1 &
     seed_nbd_pid=$!
     seed_listens "$seed_nbd_pid" "$seed_nbd_port" || {
-        seed_why="qemu-nbd did not listen on 127.0.0.1:$seed_nbd_port in $seed_ns: $(tail -n 1 "$seed_nbd_log")"
+        seed_why="qemu-nbd did not listen on 127.0.0.1:$seed_nbd_port in $seed_ns: $(seed_says "$seed_nbd_log")"
         return 1
     }
     vm_drive0=nbd://127.0.0.1:$seed_nbd_port/bmseed-san
@@ -40,15 +40,24 @@ seed_nbd_start() {
     seed_backing="$seed_backing client) over a preallocated file on $4 standing for the LV (cache $seed_nbd_cache)"
 }
 
-# seed_listens PID PORT: waits (10 s at most) until PID listens on 127.0.0.1:PORT in the
-# run's namespace; returns 1 if it does not, or ends first.
+# seed_listens PID PORT: waits (10 s at most) until PID itself listens on 127.0.0.1:PORT
+# in the run's namespace (not another process there, nor PID on another address: tgtd
+# falls back to the wildcard when it cannot bind its portal); returns 1 if it does not, or
+# ends first.
 seed_listens() {
     seed_i=0
-    until ip netns exec "$seed_ns" ss -Hltn "src 127.0.0.1:$2" | grep -q .; do
+    until ip netns exec "$seed_ns" ss -Hltnp "src 127.0.0.1:$2" | grep -q "pid=$1,"; do
         seed_i=$((seed_i + 1))
         [ $seed_i -le 100 ] && kill -0 "$1" 2>/dev/null || return 1
         sleep 0.1
     done
+}
+
+# seed_says LOG: the last line of a server's LOG that says what went wrong, else its last;
+# tgtd's every start says it found no RDMA and could not adjust its limits (not a cause).
+seed_says() {
+    grep -iv 'rdma\|adjust' "$1" 2>/dev/null | grep -i 'fail\|unable\|error\|cannot' | tail -n 1 | grep . ||
+        tail -n 1 "$1" 2>/dev/null
 }
 
 # Stops qemu-nbd (by its pid) and removes its file and log.
