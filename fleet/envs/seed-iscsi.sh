@@ -88,21 +88,22 @@ seed_iscsi_start() {
 seed_iscsi_xfs() {
     for seed_t in qemu-storage-daemon nsenter; do
         command -v "$seed_t" >/dev/null 2>&1 || {
-            seed_why="no $seed_t (install qemu-system-x86 and util-linux; or an iSCSI initiator: open-iscsi and the iscsi_tcp module)"
+            seed_why="no $seed_t (install qemu-utils and util-linux; or give this machine an iSCSI initiator: open-iscsi and the iscsi_tcp module)"
             return 1
         }
     done
     [ -c /dev/fuse ] || {
-        seed_why="no /dev/fuse to make the LUN a block device here (or an iSCSI initiator: open-iscsi and the iscsi_tcp module)"
+        seed_why="no /dev/fuse to make the LUN a block device here (load the fuse module; or give this machine an iSCSI initiator: open-iscsi and the iscsi_tcp module)"
         return 1
     }
     # xfs wants 300 MiB at least.
     seed_iscsi_ext4=""
     seed_iscsi_target "$2" "$(($3 + 314572800))" "$4" || return 1
     : >"$seed_iscsi_dir/lun" || return 1
+    vm_commas "$seed_iscsi_dir/lun"
     nsenter --net="/run/netns/$seed_ns" qemu-storage-daemon \
         --blockdev "driver=iscsi,node-name=lun,transport=tcp,portal=127.0.0.1:$seed_iscsi_port,target=$seed_iscsi_iqn,lun=1" \
-        --export "type=fuse,id=lun,node-name=lun,mountpoint=$seed_iscsi_dir/lun,writable=on,allow-other=off" \
+        --export "type=fuse,id=lun,node-name=lun,mountpoint=$vm_out,writable=on,allow-other=off" \
         </dev/null >"$seed_iscsi_dir/qsd.log" 2>&1 &
     seed_iscsi_qsd=$!
     seed_i=0
