@@ -34,6 +34,7 @@ mod script_suite;
 mod script_terminal;
 mod seed_commands;
 mod seed_json;
+mod seed_servers;
 mod seed_table;
 mod signal_rule;
 mod signal_runs;
