@@ -44,7 +44,7 @@ seed_iscsi_target() {
             return 1
         }
     fi
-    seed_iscsi_direct="direct" seed_iscsi_bso="--bsoflags direct"
+    seed_iscsi_direct="O_DIRECT" seed_iscsi_bso="--bsoflags direct"
     dd if="$seed_iscsi_file" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null ||
         seed_iscsi_direct="through the page cache" seed_iscsi_bso=""
     TGT_IPC_SOCKET=$seed_iscsi_dir/tgtd.sock ip netns exec "$seed_ns" tgtd -f -C "$seed_iscsi_ctl" \
