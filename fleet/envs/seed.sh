@@ -1,5 +1,6 @@
 # fleet/envs/seed.sh: fleet/local-envs --table seed (sourced after vm.sh): the columns of the
-# 2007 comparison (the nas columns' NFS server in seed-nfs.sh), each a QEMU guest
+# 2007 comparison (the nas columns' NFS server in seed-nfs.sh, the NBD and iSCSI servers in
+# seed-nbd.sh and seed-iscsi.sh, dom0's idle guest in seed-dom0.sh), each a QEMU guest
 # whose disk and NIC are what its label says, and the host itself, all in a network
 # namespace of the run's own (bmseed-PID) where a bridge (bmbr0, 10.213.255.1/24, which no
 # other namespace sees) holds the host side's address and the guests' tap (bmtap0): the
@@ -8,7 +9,7 @@
 # in seed_* variables and removed by seed_cleanup on every path.
 
 # The columns this step makes, in the seed's order (emulated devices first, the host last).
-seed_all="hvm/nas/net hvmp/nas/net para/nas/net hvm/file/ram para/file/ram para/lvm/disc para/xfs/disc dom0 bare"
+seed_all="hvm/nas/net hvmp/nas/net para/nas/net para/lvm/san hvm/file/ram para/file/ram para/lvm/iscsi para/xfs/iscsi para/lvm/disc para/xfs/disc dom0 bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
 
@@ -64,8 +65,11 @@ seed_net() {
 # seed_backing to words naming it: a file on a tmpfs (ram), a file on xfs on a loop device
 # over a preallocated file in DIR (xfs/disc), a loop device over a preallocated file in DIR
 # (lvm/disc: this kernel may have no device-mapper, so no LV; the loop device stands for it),
-# a file on an NFS export (nas/net: seed-nfs.sh). Where it cannot, seed_why may say why.
+# a file on an NFS export (nas/net: seed-nfs.sh), an NBD export (lvm/san, seed-nbd.sh) or
+# an iSCSI LUN (lvm/iscsi, xfs/iscsi, seed-iscsi.sh) on the namespace's loopback. A column it
+# cannot make has seed_why saying why in one line.
 seed_backing() {
+    seed_why=""
     seed_size=$(ct_bytes "$3")
     seed_fs=$(findmnt -rn -o FSTYPE -T "$2" | head -n 1)
     case $1 in
@@ -105,12 +109,17 @@ seed_backing() {
             vm_disk0=$seed_l
             seed_backing="loop device $seed_l (host_device) over a preallocated file on $seed_fs"
             ;;
+        */lvm/san) seed_nbd_start "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
+        */lvm/iscsi) seed_iscsi_start "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
+        */xfs/iscsi) seed_iscsi_xfs "$1" "$2" "$seed_size" "$seed_fs" || return 1 ;;
     esac
 }
 
 # Removes one guest column's backing: its xfs mount, loop devices and files (the tmpfs stays
-# for the next ram column until seed_cleanup).
+# for the next ram column until seed_cleanup), the NBD and iSCSI servers first.
 seed_unback() {
+    seed_nbd_stop
+    seed_iscsi_stop
     if [ -n "$seed_xfs" ]; then
         umount "$seed_xfs" 2>/dev/null || umount -l "$seed_xfs" 2>/dev/null || true
         rmdir "$seed_xfs" 2>/dev/null || true
@@ -119,7 +128,7 @@ seed_unback() {
     for seed_l in $seed_loops; do losetup -d "$seed_l" 2>/dev/null || true; done
     for seed_f in $seed_files; do rm -f "$seed_f"; done
     seed_nfs_unback
-    seed_loops="" seed_files="" vm_disk0=""
+    seed_loops="" seed_files="" vm_disk0="" vm_drive0=""
 }
 
 # Removes everything the table made: the guest, the --serve, the backings, the tmpfs and the

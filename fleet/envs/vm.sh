@@ -23,11 +23,12 @@ vm_state="" vm_pid=""
 # a tap device in that network namespace (QEMU runs in it) instead of user mode, vm_addr the
 # guest's address (10.0.2.15/24), vm_peer the --serve's (10.0.2.2), vm_facts facts for every
 # tool's begin (BENCHMATRIX_FACTS) and vm_clock a file where the guest/host clock ratio over
-# the job is written; vm_drive0 what QEMU opens for that disk instead of vm_disk0 (a URL of
-# one of its network block drivers, such as nfs://HOST/EXPORT/FILE, which names the same file
-# vm_disk0 is on this machine: vm_disk0 is still what gets the ext4 file system), and
-# vm_clocksource the guest kernel's clocksource (clocksource= on its command line; else the
-# kernel's own choice).
+# the job is written; vm_drive0 what QEMU opens for that disk instead of vm_disk0, opened by
+# QEMU in vm_netns: a URL of one of its network block drivers (nfs://HOST/EXPORT/FILE, which
+# names the same file vm_disk0 is on this machine, so vm_disk0 still gets the ext4 file
+# system; nbd://HOST:PORT/NAME or iscsi://HOST/IQN/LUN with vm_disk0 empty, their ext4 made
+# by the caller, since this machine cannot open them), and vm_clocksource the guest kernel's
+# clocksource (clocksource= on its command line; else the kernel's own choice).
 vm_disk0="" vm_bus="" vm_nic="" vm_netns="" vm_tap="" vm_addr="" vm_facts="" vm_clock="" vm_peer=""
 vm_drive0="" vm_clocksource=""
 
@@ -334,6 +335,7 @@ vm_boot() {
     case $vm_disk0 in '' | /*) ;; *) vm_disk0=$(pwd)/$vm_disk0 ;; esac
     [ -z "$vm_disk0" ] || ln -s "$vm_disk0" "$vm_state/disk0.img" || { vm_cleanup; return 2; }
     vm_i=0
+    [ -z "$vm_drive0" ] || vm_i=1
     while [ "$vm_i" -le "${vm_extra:-${VM_EXTRA_DISKS:-0}}" ]; do
         vm_disk=$vm_state/disk$vm_i.img
         [ ! -e "$vm_disk" ] || { vm_i=$((vm_i + 1)); continue; }
@@ -341,16 +343,20 @@ vm_boot() {
         truncate -s "$vm_size" "$vm_disk" || { vm_cleanup; return 2; }
         vm_i=$((vm_i + 1))
     done
-    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
+    # The guest's disk0, made here or named by vm_disk0, gets the ext4; a vm_drive0 with no
+    # vm_disk0 has its own, made by the caller.
+    [ ! -e "$vm_state/disk0.img" ] || mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
         echo "vm: cannot make the guest's disk in $vm_state" >&2
         vm_cleanup
         return 2
     }
     # The disks are opened O_DIRECT (cache=none) so that the guest's O_DIRECT writes reach
     # the host's disk, as on a hypervisor without a host page cache; where the cache
-    # directory's file system refuses O_DIRECT, through the host's cache, said.
+    # directory's file system refuses O_DIRECT, through the host's cache, said. A network
+    # disk with no file here (an NBD or iSCSI vm_drive0) is cache=none too: QEMU's NBD and
+    # iSCSI drivers keep no cache.
     vm_dcache=none
-    dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
+    [ ! -e "$vm_state/disk0.img" ] || dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
         vm_dcache=writeback
         echo "vm: $vm_cache refuses O_DIRECT: the guest's disks go through this machine's page cache" >&2
     }
@@ -360,9 +366,12 @@ vm_boot() {
         *) set -- -accel tcg,thread=multi -cpu max ;;
     esac
     vm_i=0
-    while [ -e "$vm_state/disk$vm_i.img" ]; do
-        vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
-        [ "$vm_i" != 0 ] || [ -z "$vm_drive0" ] || vm_commas "$vm_drive0"
+    while [ -e "$vm_state/disk$vm_i.img" ] || { [ "$vm_i" = 0 ] && [ -n "$vm_drive0" ]; }; do
+        if [ "$vm_i" = 0 ] && [ -n "$vm_drive0" ]; then
+            vm_commas "$vm_drive0"
+        else
+            vm_commas "$(readlink -f "$vm_state/disk$vm_i.img")"
+        fi
         set -- "$@" -drive "file=$vm_out,format=raw,if=none,id=d$vm_i,cache=$vm_dcache"
         if [ "$vm_i" = 0 ] && [ "${vm_bus:-virtio}" = ide ]; then
             set -- "$@" -device "ide-hd,drive=d0,bus=ide.0,serial=bm0"

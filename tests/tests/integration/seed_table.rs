@@ -1,10 +1,12 @@
 //! `fleet/local-envs --table seed` for real (root, QEMU, TCG here, small sizes): each guest
 //! column's begin facts name its disk bus, NIC and backing and carry the guest/host clock
 //! ratio; the emulated column (IDE, e1000) moves less over the network and reads fewer blocks
-//! with many in flight than the virtio one on the same tmpfs backing; the tap network is at
-//! least 3x QEMU's user mode; the matrix has the seed's three header levels in its order;
-//! nothing is left behind, also after a SIGTERM mid-run. The nas columns' own checks (their
-//! NFS export's facts, their clocks, tmpfs against NFS) are in seed_nfs.rs.
+//! with many in flight than the virtio one on the same tmpfs backing; the tap network is
+//! above QEMU's user mode; the NBD and iSCSI columns name their servers; the matrix has the
+//! seed's three header levels in its order; nothing is left behind (no namespace, mount,
+//! loop device, file, QEMU, qemu-nbd, tgtd, qemu-storage-daemon or NFS server), also after a
+//! signal at three points. The nas columns' own checks (their NFS export's facts, their
+//! clocks, tmpfs against NFS) are in seed_nfs.rs.
 
 use benchmatrix_tests::kernel::{Filler, fake_tarball};
 use benchmatrix_tests::{bin_dir, empty_dir, explain, need_root, need_tool, workspace_root};
@@ -95,9 +97,11 @@ fn cell(m: &Value, name: &str, metric: &str, j: usize) -> f64 {
         .unwrap_or_else(|| panic!("no value of {name} {metric} in column {j}"))
 }
 
-/// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs),
-/// loop devices over its files, those files in `dir` and `tmp`, and its processes (QEMU given
-/// `res` or a path in `tmp`, the NFS server).
+/// What a run of PID `run` made and must not leave: its namespace, mounts (tmpfs, xfs, the
+/// LUN's FUSE file), loop devices over its files, those files in `dir` and `tmp`, and its
+/// processes: QEMU (its arguments name `res`, `dir` or `tmp`), qemu-nbd and
+/// qemu-storage-daemon (theirs name `dir` or `tmp`), tgtd (its control port is the run's
+/// PID's) and the NFS server.
 pub(crate) fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     let ns = format!("bmseed-{run}");
@@ -119,7 +123,7 @@ pub(crate) fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<Str
         .output()
         .expect("losetup -a");
     for l in String::from_utf8_lossy(&loops.stdout).lines() {
-        if l.contains(&format!("bmseed-{run}-")) {
+        if l.contains(&format!("bmseed-{run}-")) || l.contains(&tmp_s) {
             left.push(format!("a loop device: {l}"));
         }
     }
@@ -132,8 +136,16 @@ pub(crate) fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<Str
         .args(["-eo", "args"])
         .output()
         .expect("ps");
+    let dir_s = dir.to_string_lossy().into_owned();
+    let res_s = res.to_string_lossy().into_owned();
+    let tgtd = format!("tgtd -f -C {} ", run % 60000 + 1);
     for l in String::from_utf8_lossy(&ps.stdout).lines() {
-        if l.contains("qemu-system") && (l.contains(&tmp_s) || l.contains(&*res.to_string_lossy()))
+        let ours = l.contains(&tmp_s) || l.contains(&dir_s) || l.contains(&res_s);
+        if (["qemu-system", "qemu-nbd", "qemu-storage-daemon"]
+            .iter()
+            .any(|p| l.contains(p))
+            && ours)
+            || l.starts_with(&tgtd)
         {
             left.push(format!("a process: {l}"));
         }
@@ -147,20 +159,55 @@ pub(crate) fn leftovers(run: u32, res: &Path, dir: &Path, tmp: &Path) -> Vec<Str
 /// and in the matrix's facts where they differ (the bus, NIC and backing do).
 fn check_guest_stacks(m: &Value, res: &Path) {
     for (label, bus, nic, backing) in [
-        ("hvm/nas/net", "ide", "e1000", "NFSv3 export"),
-        ("hvmp/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
-        ("para/nas/net", "virtio-blk", "virtio-net", "NFSv3 export"),
-        ("hvm/file/ram", "ide", "e1000", "tmpfs"),
-        ("para/file/ram", "virtio-blk", "virtio-net", "tmpfs"),
-        ("para/lvm/disc", "virtio-blk", "virtio-net", "host_device"),
-        ("para/xfs/disc", "virtio-blk", "virtio-net", "xfs"),
+        ("hvm/nas/net", "ide", "e1000", &["NFSv3 export"][..]),
+        (
+            "hvmp/nas/net",
+            "virtio-blk",
+            "virtio-net",
+            &["NFSv3 export"],
+        ),
+        (
+            "para/nas/net",
+            "virtio-blk",
+            "virtio-net",
+            &["NFSv3 export"],
+        ),
+        ("hvm/file/ram", "ide", "e1000", &["tmpfs"]),
+        (
+            "para/lvm/san",
+            "virtio-blk",
+            "virtio-net",
+            &["NBD export", "qemu-nbd"],
+        ),
+        ("para/file/ram", "virtio-blk", "virtio-net", &["tmpfs"]),
+        (
+            "para/lvm/iscsi",
+            "virtio-blk",
+            "virtio-net",
+            &["iSCSI LUN 1", "tgtd"],
+        ),
+        (
+            "para/xfs/iscsi",
+            "virtio-blk",
+            "virtio-net",
+            &["xfs", "qemu-storage-daemon", "iSCSI LUN 1", "tgtd"],
+        ),
+        (
+            "para/lvm/disc",
+            "virtio-blk",
+            "virtio-net",
+            &["host_device"],
+        ),
+        ("para/xfs/disc", "virtio-blk", "virtio-net", &["xfs"]),
     ] {
         let stem = label.replace('/', "_");
         let g = given(&res.join(format!("{stem}.jsonl")));
         let text = |k: &str| g[k].as_str().unwrap_or("").to_string();
         assert!(text("disk_bus").starts_with(bus), "{label}: {g}");
         assert!(text("nic").starts_with(nic), "{label}: {g}");
-        assert!(text("backing").contains(backing), "{label}: {g}");
+        for b in backing {
+            assert!(text("backing").contains(b), "{label}: no {b}: {g}");
+        }
         for k in ["accel", "disk_cache", "seed_column"] {
             assert!(!text(k).is_empty(), "{label}: no {k}: {g}");
         }
@@ -182,12 +229,15 @@ fn check_guest_stacks(m: &Value, res: &Path) {
 
 /// The table's columns in the seed's order: a guest's label, or the host's (`dom0/`,
 /// `bare/`: the file system of --dir follows).
-const SEED_ORDER: [&str; 9] = [
+const SEED_ORDER: [&str; 12] = [
     "hvm/nas/net",
     "hvmp/nas/net",
     "para/nas/net",
+    "para/lvm/san",
     "hvm/file/ram",
     "para/file/ram",
+    "para/lvm/iscsi",
+    "para/xfs/iscsi",
     "para/lvm/disc",
     "para/xfs/disc",
     "dom0/",
@@ -380,11 +430,12 @@ fn interrupts_at_three_points_leave_nothing() {
     if !possible() {
         return;
     }
-    // SIGTERM while a guest runs on its xfs backing (the loop device, the mount, QEMU).
+    // SIGTERM while a guest runs on its xfs on the iSCSI LUN (tgtd, qemu-storage-daemon's
+    // FUSE export, the loop device over it, the xfs mount and QEMU all up).
     interrupt_at(
-        "para/xfs/disc,bare",
+        "para/xfs/iscsi,bare",
         libc::SIGTERM,
-        "a guest on xfs",
+        "a guest on xfs on iSCSI",
         |left, _| has(left, "a loop device") && has(left, "namespace") && has(left, "a process"),
     );
     // Ctrl-C while the host measures as dom0 with its idle guest beside it.
