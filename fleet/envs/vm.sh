@@ -40,7 +40,7 @@ vm_modules="virtio_pci virtio_blk virtio_net 9pnet_virtio 9p crc32c_generic ext4
 
 # Returns 0 when a guest can be made here; else says why on stderr and returns 1.
 vm_check() {
-    for vm_t in qemu-system-x86_64 busybox cpio depmod mkfs.ext4 grep; do
+    for vm_t in qemu-system-x86_64 busybox cpio depmod mkfs.ext4 grep flock; do
         command -v "$vm_t" >/dev/null 2>&1 || {
             echo "vm: left out: no $vm_t (as root: sh -c '. fleet/envs/vm.sh && vm_install_packages')" >&2
             return 1
@@ -88,18 +88,22 @@ vm_install_packages() {
 
 # vm_prepare CACHE: the kernel (CACHE/vmlinux, its modules under CACHE/kernel) and the
 # initramfs (CACHE/initrd.cpio), made once and again only when vm-init or the module list
-# changes.
+# changes. Runs sharing CACHE make it one at a time (flock on CACHE/prepare.lock): a second
+# run waits for the first's files instead of unpacking over them.
 vm_prepare() {
     vm_cache=$1
     mkdir -p "$vm_cache" || return 2
-    if [ ! -s "$vm_cache/vmlinux" ]; then
-        vm_fetch_kernel "$vm_cache" || return 2
-    fi
-    vm_sum=$({ cat "$vm_here/vm-init"; echo "$vm_modules ${VM_MODULES:-}"; } | cksum)
-    if [ ! -s "$vm_cache/initrd.cpio" ] || [ "$(cat "$vm_cache/initrd.sum" 2>/dev/null)" != "$vm_sum" ]; then
-        vm_initramfs "$vm_cache" || return 2
-        echo "$vm_sum" >"$vm_cache/initrd.sum"
-    fi
+    (
+        flock -w 900 9 || { echo "vm: another run held $vm_cache/prepare.lock for 15 min" >&2; exit 2; }
+        if [ ! -s "$vm_cache/vmlinux" ]; then
+            vm_fetch_kernel "$vm_cache" || exit 2
+        fi
+        vm_sum=$({ cat "$vm_here/vm-init"; echo "$vm_modules ${VM_MODULES:-}"; } | cksum)
+        if [ ! -s "$vm_cache/initrd.cpio" ] || [ "$(cat "$vm_cache/initrd.sum" 2>/dev/null)" != "$vm_sum" ]; then
+            vm_initramfs "$vm_cache" || exit 2
+            echo "$vm_sum" >"$vm_cache/initrd.sum"
+        fi
+    ) 9>"$vm_cache/prepare.lock"
 }
 
 # Fetches Debian's kernel package (the one linux-image-amd64 depends on, or the .deb named by

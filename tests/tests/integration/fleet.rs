@@ -236,7 +236,6 @@ fn run_playbook(ns: &str, tmp: &Path, inventory: &Path) -> (std::process::ExitSt
         .env("ANSIBLE_LOCAL_TEMP", tmp.join("ansible-local"))
         .env("ANSIBLE_REMOTE_TMP", tmp.join("ansible-remote"));
     let (st, out, err) = Captured::start(&mut c).wait_output(Duration::from_secs(600));
-    eprintln!("{out}\n{err}");
     (st, format!("{out}\n{err}"))
 }
 
@@ -402,17 +401,26 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     let masters = Masters(tmp.path().join("home/.ansible/cp"));
     let (st, out) = run_playbook(&net.hosts[0], tmp.path(), &inv);
     let shared = masters.end();
-    // Shown when the test fails: an sshd that refused a connection says why.
+    // Shown after the failure's own message when the test fails: the play's output, and
+    // each sshd's log (an sshd that refused a connection says why).
+    let mut shown = out.clone();
     for (name, _, _, _) in HOSTS {
         let log = std::fs::read_to_string(tmp.path().join(format!("sshd-{name}/sshd.log")));
-        eprintln!("sshd on {name}: {}", log.unwrap_or_default());
+        shown += &format!("\nsshd on {name}: {}", log.unwrap_or_default());
     }
+    let _shown = ShownOnFailure(shown);
     assert!(
         shared > 0,
-        "Ansible's defaults share ssh connections: {out}"
+        "Ansible's defaults share ssh connections (the play's output follows)"
     );
-    assert!(!st.success(), "the dead host fails the play: {out}");
-    assert!(out.contains("benchmatrix failed on dead "), "{out}");
+    assert!(
+        !st.success(),
+        "the dead host fails the play (its output follows)"
+    );
+    assert!(
+        out.contains("benchmatrix failed on dead "),
+        "the play names the dead host (its output follows)"
+    );
     check_results(&tmp.path().join("results"));
 
     check_serve_logs(tmp.path());
@@ -433,6 +441,18 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     assert_eq!(listening(&net.hosts[DEAD]), [0u16; 0], "the dead host");
     drop(daemons);
     check_example_inventory(tmp.path());
+}
+
+/// Text printed when the test fails, after the failure's message (a drop while panicking):
+/// the play's output is long, and a report that keeps the first lines keeps the message.
+struct ShownOnFailure(String);
+
+impl Drop for ShownOnFailure {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("{}", self.0);
+        }
+    }
 }
 
 /// Each peer's serve.log says its serving stopped, and holds no token: the run's token
