@@ -238,7 +238,7 @@ pub fn command() -> Command {
             Arg::new("times")
                 .long("times")
                 .action(ArgAction::SetTrue)
-                .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run; -f text or csv, --latest for each label's newest run"),
+                .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run, then the time between the tools (the run less the union of the spans, never negative) and, where spans overlap, the seconds covered by more than one; -f text or csv (each line also gives its run's run_seconds, between_seconds, between_share and overlap_seconds), --latest for each label's newest run"),
         )
         .arg(
             Arg::new("history")
