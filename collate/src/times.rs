@@ -174,8 +174,9 @@ fn share(s: &Span, r: &SuiteRun<'_>) -> f64 {
 /// How a suite run's time is covered by its spans: the seconds no span covers (between the
 /// tools: the script's own work, a guest's boot steps, waits) and the seconds more than one
 /// span covers at once. The uncovered time is the whole run less the union of the spans,
-/// never negative: where spans overlap (a listener's span around its peer's, a clock that
-/// jumped), the overlap is counted once in the union and said apart.
+/// never negative: where spans overlap (the suite alternates the runs of two measurements,
+/// so each one's first-to-last span holds the other's runs; a listener's span around its
+/// peer's), the overlap is counted once in the union and said apart.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Coverage {
     whole: f64,
@@ -287,7 +288,7 @@ fn text(runs: &[SuiteRun<'_>]) -> String {
         if c.overlap > 0.0 {
             let _ = writeln!(
                 out,
-                "  overlapping spans {:.1} s (covered by more than one measurement at once)",
+                "  overlapping spans {:.1} s (covered by more than one measurement's span: runs that alternate or ran at once)",
                 c.overlap
             );
         }

@@ -149,7 +149,7 @@ fn overlapping_spans_leave_a_share_between_the_tools_that_is_never_negative_and_
     );
     assert!(
         text.contains(
-            "\n  overlapping spans 6.0 s (covered by more than one measurement at once)\n"
+            "\n  overlapping spans 6.0 s (covered by more than one measurement's span: runs that alternate or ran at once)\n"
         ),
         "{text}"
     );
