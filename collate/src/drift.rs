@@ -4,8 +4,9 @@
 //!
 //! Every figure of a run is a count over a time the run's own clock measured: where that
 //! clock runs fast or slow against real time, a rate or a time is off by as much. A run is on
-//! a drifting clock when the ratio differs from 1 by more than [`DRIFT_MAX`] (the measuring
-//! itself reads /proc/uptime to 10 ms over 3 s, so its own error is under 1%). A cell with
+//! a drifting clock when the ratio differs from 1 by more than [`DRIFT_MAX`] (the check reads
+//! /proc/uptime to 10 ms, its lines at least 2 s apart, so its own error is about 1% at most
+//! on a loaded host). A cell with
 //! values of such a run is marked [`MARK`], and a note under the matrix says which runs and
 //! their ratios. Records without the fact (bare runs, older guests) never drift.
 

@@ -257,13 +257,14 @@ vm_commas() {
 
 # vm_stamp STATE: copies the guest's console from stdin to stdout and stamps its clock lines
 # with this machine's: `benchmatrix-vm: clock NAME T` gives the guest's uptime T (its
-# CLOCK_BOOTTIME) at a point of its run (cal every quarter second for 3 s before the job,
+# CLOCK_BOOTTIME) at a point of its run (cal every quarter second for 4 s before the job,
 # then calend; end after the job). A line arrives late by however long this machine took to
 # read it (tens of ms on a loaded host: 1.6% of 3 s, where two lines 3 s apart read a steady
 # guest as 1.0156), never early, so on calend the ratio is taken between the least late line
-# (the least host-minus-guest time) of each half (vm_cal_ratio); it goes to STATE/clock_ratio
-# (which the guest waits for and gives its tools as the fact guest_clock_ratio), and on end
-# the ratio from the first half's line over the whole job to STATE/clock_run.
+# (the least host-minus-guest time) of the first third and of the last (vm_cal_ratio); it
+# goes to STATE/clock_ratio (which the guest waits for and gives its tools as the fact
+# guest_clock_ratio), and on end the ratio from the first third's line over the whole job
+# to STATE/clock_run.
 vm_stamp() {
     vm_sd=$1 vm_cr=$(printf '\r')
     set -f
@@ -292,15 +293,16 @@ vm_stamp() {
 
 # vm_cal_ratio: from lines `GUEST HOST` (the guest's uptime and this machine's as the line
 # arrived), the guest's span over this machine's between the least late line of the first
-# half and of the second, then that first line's two times: `RATIO GUEST HOST`. Nothing for
-# fewer than 4 lines or halves no time apart.
+# third and of the last (thirds, not halves: the two lines are then at least a third of the
+# span apart, so the uptimes' 10 ms steps weigh little), then that first line's two times:
+# `RATIO GUEST HOST`. Nothing for fewer than 6 lines or lines no time apart.
 vm_cal_ratio() {
     awk '{ n++; g[n] = $1; h[n] = $2 }
         END {
-            if (n < 4) exit 1
-            m = int(n / 2)
-            a = 1; for (i = 2; i <= m; i++) if (h[i] - g[i] < h[a] - g[a]) a = i
-            b = m + 1; for (i = m + 2; i <= n; i++) if (h[i] - g[i] < h[b] - g[b]) b = i
+            if (n < 6) exit 1
+            k = int(n / 3)
+            a = 1; for (i = 2; i <= k; i++) if (h[i] - g[i] < h[a] - g[a]) a = i
+            b = n - k + 1; for (i = b + 1; i <= n; i++) if (h[i] - g[i] < h[b] - g[b]) b = i
             if (h[b] <= h[a]) exit 1
             printf "%.4f %s %s\n", (g[b] - g[a]) / (h[b] - h[a]), g[a], h[a] }'
 }

@@ -1,6 +1,6 @@
 //! fleet/envs/vm.sh's check of a guest's clock against this machine's: the ratio from the
 //! guest's uptime lines as this machine stamps them (vm_stamp, vm_cal_ratio), taken between the
-//! least late line of each half, so that a line read late on a loaded host does not read as
+//! least late line of the first third and of the last, so that a line read late on a loaded host does not read as
 //! a drifting clock, and a clock that does run fast still does.
 
 use benchmatrix_tests::{explain, workspace_root};
@@ -53,13 +53,14 @@ fn ratio(out: &str) -> f64 {
 #[test]
 fn a_line_read_late_does_not_read_as_a_drifting_clock() {
     // A steady guest whose last line this machine read 80 ms late: its first and last lines
-    // would give 3 / 3.08 = 0.974, beyond 2%; the least late line of each half gives 1.
+    // would give 3 / 3.08 = 0.974, beyond 2%; the least late line of the first third and
+    // of the last gives 1.
     let mut late = [0.01; 13];
     late[12] = 0.09;
     late[3] = 0.05;
     let out = vm_sh("vm_cal_ratio", &lines(1.0, &late), &[]);
     assert_eq!(ratio(&out), 1.0, "{out}");
-    // The line it measures from, for the ratio over the whole run: the first half's least
+    // The line it measures from, for the ratio over the whole run: the first third's least
     // late (its guest and host times).
     assert_eq!(out.split_whitespace().nth(1), Some("20.00"), "{out}");
 }
@@ -75,7 +76,7 @@ fn a_guest_clock_five_percent_fast_reads_so_whatever_the_lines_delays() {
     // Too few lines give no ratio (the guest then says the host did not answer).
     let few = Command::new("sh")
         .arg("-c")
-        .arg(". \"$1/fleet/envs/vm.sh\" && printf '1 2\\n2 3\\n' | vm_cal_ratio")
+        .arg(". \"$1/fleet/envs/vm.sh\" && printf '1 2\\n2 3\\n3 4\\n4 5\\n5 6\\n' | vm_cal_ratio")
         .arg("sh")
         .arg(workspace_root())
         .output()
@@ -89,7 +90,7 @@ fn a_guest_clock_five_percent_fast_reads_so_whatever_the_lines_delays() {
 
 #[test]
 fn this_machines_own_clock_stamped_by_vm_stamp_reads_as_steady() {
-    // This machine stands for the guest: its uptime written every quarter second for 3 s,
+    // This machine stands for the guest: its uptime written every quarter second for 4 s,
     // then calend and end, through vm_stamp, which stamps each line as it reads it. The two
     // clocks are one, so the ratio is 1 but for how late the lines were read; it must not
     // read as drifting (more than 2% from 1), however loaded the machine is. The ratio over
@@ -98,7 +99,7 @@ fn this_machines_own_clock_stamped_by_vm_stamp_reads_as_steady() {
     let dir = tempfile::tempdir().expect("state");
     let state = dir.path().to_str().expect("a UTF-8 path");
     let script = r#"{ i=0
-        while [ $i -le 12 ]; do
+        while [ $i -le 16 ]; do
             read -r up _ </proc/uptime; echo "benchmatrix-vm: clock cal $up"; sleep 0.25; i=$((i + 1))
         done
         read -r up _ </proc/uptime; echo "benchmatrix-vm: clock calend $up"
