@@ -3,6 +3,7 @@
 
 use crate::busy::Load;
 use crate::dims::Dim;
+use crate::drift::Clock;
 use measure::record::{CellStat, Status};
 use measure::{Kind, RecordView};
 use std::hash::{BuildHasher, Hasher};
@@ -45,6 +46,8 @@ struct Lite {
     facts: (u32, u32),
     /// A begin's or a summary's load facts, an index into the batch's `loads`.
     load: Option<u32>,
+    /// A begin's guest/host clock ratio, an index into the batch's `clocks`.
+    clock: Option<u32>,
     vals: (u32, u32),
     /// The identity of the record (run, seq) and its line in its input, for the check for
     /// repeats; `repeat` when it repeats a record read before (and is left out).
@@ -78,6 +81,7 @@ pub struct Batch {
     roles: Vec<Role>,
     facts: Vec<FactText>,
     loads: Vec<Load>,
+    clocks: Vec<Clock>,
     recs: Vec<Lite>,
 }
 
@@ -96,6 +100,8 @@ pub struct LiteView<'a> {
     pub headline: Option<&'a str>,
     /// A begin's or a summary's load facts, where it has any.
     pub load: Option<Load>,
+    /// A begin's guest/host clock ratio, where it has one ([`crate::drift`]).
+    pub clock: Option<Clock>,
     pub(crate) vals: &'a [((u32, u32), f64)],
     roles: &'a [Role],
     facts: &'a [FactText],
@@ -136,6 +142,7 @@ impl Batch {
         self.roles.clear();
         self.facts.clear();
         self.loads.clear();
+        self.clocks.clear();
         self.recs.clear();
     }
 
@@ -188,7 +195,7 @@ impl Batch {
             }
         }
         let roles = (ra, self.roles.len() as u32);
-        let (facts, load) = self.push_facts(r);
+        let (facts, load, clock) = self.push_facts(r);
         let env = environment(&r.host, &r.label);
         let mut fp = FINGERPRINT.build_hasher();
         fp.write_u64(env);
@@ -213,6 +220,7 @@ impl Batch {
             roles,
             facts,
             load,
+            clock,
             vals: (va, self.vals.len() as u32),
             run,
             invocation,
@@ -224,16 +232,22 @@ impl Batch {
         });
     }
 
-    /// A begin's environment facts (a range of `facts`) and a begin's or a summary's load
-    /// facts (an index into `loads`).
-    fn push_facts(&mut self, r: &RecordView) -> ((u32, u32), Option<u32>) {
+    /// A begin's environment facts (a range of `facts`), a begin's or a summary's load
+    /// facts (an index into `loads`) and a begin's clock ratio (an index into `clocks`).
+    fn push_facts(&mut self, r: &RecordView) -> ((u32, u32), Option<u32>, Option<u32>) {
         let fa = self.facts.len() as u32;
+        let mut clock = None;
         if r.kind == Kind::Begin
             && let Some(info) = &r.info
         {
             for (k, v) in crate::facts::texts(info) {
                 let kv = (self.push_str(&k), self.push_str(&v));
                 self.facts.push(kv);
+            }
+            let c = Clock::of(info);
+            if !c.is_empty() {
+                self.clocks.push(c);
+                clock = Some(self.clocks.len() as u32 - 1);
             }
         }
         let facts = (fa, self.facts.len() as u32);
@@ -247,7 +261,7 @@ impl Batch {
             self.loads.push(l);
             self.loads.len() as u32 - 1
         });
-        (facts, load)
+        (facts, load, clock)
     }
 
     /// The (run, type, seq) of record `i` and its line.
@@ -307,6 +321,7 @@ impl Batch {
             group: s(l.group),
             headline: l.headline.map(s),
             load: l.load.map(|i| self.loads[i as usize]),
+            clock: l.clock.map(|i| self.clocks[i as usize]),
             vals: &self.vals[l.vals.0 as usize..l.vals.1 as usize],
             roles: &self.roles[l.roles.0 as usize..l.roles.1 as usize],
             facts: &self.facts[l.facts.0 as usize..l.facts.1 as usize],

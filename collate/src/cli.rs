@@ -63,6 +63,10 @@ A cell with values of runs on a busy machine shows † and the note names those 
 a run is busy when its 1-minute load average or its tasks runnable besides the tool (at begin
 or at the end) exceed the CPU count, or its steal exceeds 5% of the CPUs' time (the load
 facts every tool's begin and summary carry). Records without those facts mark nothing.
+A cell with values of runs on a drifting clock shows ‡ and the note names those runs and
+their ratio: a guest's begin gives the ratio of its clock to its host's among the facts a
+wrapper gives (given.guest_clock_ratio, measured by fleet/local-envs's guests), and a
+ratio more than 2% from 1 means the run's times and rates are off by as much.
 
 Under the header, the facts that differ between the columns explain them: the environment
 facts of the begin records (virtualization, the cgroup limits, namespaces, clocksource,
@@ -77,7 +81,8 @@ a transposed matrix as a note.
 
 -f csv is tidy: a header line, then one line per cell (row, label or label_1... down to the
 deepest label's level, the other column keys, unit in base units, n, value, ci_low, ci_high,
-excluded; busy, the values of runs on a busy machine, where a cell has any; with --baseline
+excluded; busy, the values of runs on a busy machine, where a cell has any; drift, the
+values of runs on a drifting clock, where a cell has any; with --baseline
 ratio, p_value, verdict), every number a float; a text field a
 spreadsheet would take for a formula (starting with =, +, -, @, a tab or a carriage return)
 starts with ' instead. -f html is one self-contained page: the matrix, then a chart per row
@@ -238,7 +243,7 @@ pub fn command() -> Command {
             Arg::new("times")
                 .long("times")
                 .action(ArgAction::SetTrue)
-                .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run; -f text or csv, --latest for each label's newest run"),
+                .help("Instead of the matrix, how long each measurement took in each suite run (its records' first time to its last) and its share of the run, then the time between the tools (the run less the union of the spans, never negative) and, where spans overlap, the seconds covered by more than one; -f text or csv (each line also gives its run's run_seconds, between_seconds, between_share and overlap_seconds), --latest for each label's newest run"),
         )
         .arg(
             Arg::new("history")

@@ -179,6 +179,9 @@ impl Collector {
                 if let Some(l) = &r.load {
                     self.runs.note_load(r.run, l);
                 }
+                if let Some(c) = &r.clock {
+                    self.runs.note_clock(r.run, c);
+                }
                 self.note_begin(r);
                 return self.add_facts(r);
             }

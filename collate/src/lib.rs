@@ -14,6 +14,7 @@ pub(crate) mod changepoint;
 pub(crate) mod cli;
 pub mod collect;
 pub mod dims;
+pub(crate) mod drift;
 pub(crate) mod engine;
 pub(crate) mod escape;
 pub(crate) mod facts;

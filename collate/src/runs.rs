@@ -8,6 +8,7 @@
 //! keep only each cell's newest run.
 
 use crate::busy::Load;
+use crate::drift::Clock;
 use measure::record::Status;
 use std::collections::HashMap;
 
@@ -34,6 +35,8 @@ pub struct RunInfo {
     pub name: Option<u32>,
     /// How busy the machine was, as its begin and summary say ([`crate::busy`]).
     pub load: Load,
+    /// Its clock against its host's, as its begin says ([`crate::drift`]).
+    pub clock: Clock,
 }
 
 impl RunInfo {
@@ -78,6 +81,8 @@ pub struct Runs {
     last: Option<u32>,
     /// The load of runs whose begin was read before any of their samples or summaries.
     pending: HashMap<String, Load>,
+    /// The clock of runs whose begin was read before any of their samples or summaries.
+    pending_clock: HashMap<String, Clock>,
 }
 
 impl Runs {
@@ -104,6 +109,7 @@ impl Runs {
                             invoked: invocation.is_some(),
                             name: None,
                             load: self.pending.remove(id).unwrap_or_default(),
+                            clock: self.pending_clock.remove(id).unwrap_or_default(),
                         });
                         n
                     }
@@ -130,6 +136,18 @@ impl Runs {
         match self.map.get(id) {
             Some(&n) => self.list[n as usize].load.merge(l),
             None => self.pending.entry(id.to_string()).or_default().merge(l),
+        }
+    }
+
+    /// Notes the clock ratio of a begin of run `id`, as [`Runs::note_load`] does its load.
+    pub fn note_clock(&mut self, id: &str, c: &Clock) {
+        match self.map.get(id) {
+            Some(&n) => self.list[n as usize].clock.merge(c),
+            None => self
+                .pending_clock
+                .entry(id.to_string())
+                .or_default()
+                .merge(c),
         }
     }
 

@@ -1,6 +1,7 @@
 //! `collate --times`: how long each measurement took in each suite run, from the records' own
-//! times (a tool run's begin to its summary), and its share of the run. The main job prints it
-//! after a run and estimates the next run's steps from it.
+//! times (a tool run's begin to its summary), its share of the run, and the time between the
+//! tools (the run less the union of the spans; overlapping spans said apart). The main job
+//! prints it after a run and estimates the next run's steps from it.
 
 use crate::collect::{Batch, SEP};
 use crate::dims::Dim;
@@ -160,25 +161,77 @@ fn secs(a: SystemTime, b: SystemTime) -> f64 {
     b.duration_since(a).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
+/// `part` as a share of `whole`, 0..1 (0 for a whole of no length).
+fn ratio(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 { part / whole } else { 0.0 }
+}
+
 /// A span's share of its suite run's whole time, 0..1 (0 for a run of no length).
 fn share(s: &Span, r: &SuiteRun<'_>) -> f64 {
-    let whole = secs(r.first, r.last);
-    if whole > 0.0 {
-        secs(s.first, s.last) / whole
-    } else {
-        0.0
+    ratio(secs(s.first, s.last), secs(r.first, r.last))
+}
+
+/// How a suite run's time is covered by its spans: the seconds no span covers (between the
+/// tools: the script's own work, a guest's boot steps, waits) and the seconds more than one
+/// span covers at once. The uncovered time is the whole run less the union of the spans,
+/// never negative: where spans overlap (the suite alternates the runs of two measurements,
+/// so each one's first-to-last span holds the other's runs; a listener's span around its
+/// peer's), the overlap is counted once in the union and said apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Coverage {
+    whole: f64,
+    between: f64,
+    overlap: f64,
+}
+
+impl Coverage {
+    fn of(r: &SuiteRun<'_>) -> Coverage {
+        // A sweep over the spans' ends: +1 where one starts, -1 where one ends; at one
+        // instant the ends come before the starts, so spans that only touch never overlap.
+        let mut edges: Vec<(f64, i32)> = Vec::with_capacity(2 * r.spans.len());
+        for s in &r.spans {
+            let (a, b) = (secs(r.first, s.first), secs(r.first, s.last));
+            if b > a {
+                edges.push((a, 1));
+                edges.push((b, -1));
+            }
+        }
+        edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        let (mut depth, mut at, mut covered, mut overlap) = (0i32, 0.0f64, 0.0f64, 0.0f64);
+        for (t, step) in edges {
+            let d = t - at;
+            if depth >= 1 {
+                covered += d;
+            }
+            if depth >= 2 {
+                overlap += d;
+            }
+            depth += step;
+            at = t;
+        }
+        let whole = secs(r.first, r.last);
+        Coverage {
+            whole,
+            between: (whole - covered).max(0.0),
+            overlap,
+        }
     }
 }
 
-/// The tidy table: a header, then a line per measurement of each suite run.
+/// The tidy table: a header, then a line per measurement of each suite run, each with its
+/// run's whole seconds, the seconds and share between the tools and the overlapping seconds.
 fn csv(runs: &[SuiteRun<'_>]) -> String {
-    let mut out = String::from("label,run,start,name,tool_runs,samples,seconds,share\n");
+    let mut out = String::from(
+        "label,run,start,name,tool_runs,samples,seconds,share,\
+         run_seconds,between_seconds,between_share,overlap_seconds\n",
+    );
     for r in runs {
+        let c = Coverage::of(r);
         for s in &r.spans {
             let start = humantime::format_rfc3339_micros(s.first);
             let _ = writeln!(
                 out,
-                "{},{},{start},{},{},{},{},{}",
+                "{},{},{start},{},{},{},{},{},{},{},{},{}",
                 csv_field(&s.label),
                 csv_field(&s.unit),
                 csv_field(&s.name),
@@ -186,13 +239,18 @@ fn csv(runs: &[SuiteRun<'_>]) -> String {
                 s.samples,
                 float(secs(s.first, s.last)),
                 float(share(s, r)),
+                float(c.whole),
+                float(c.between),
+                float(ratio(c.between, c.whole)),
+                float(c.overlap),
             );
         }
     }
     out
 }
 
-/// For a person: a heading per suite run, then each measurement's seconds and share.
+/// For a person: a heading per suite run, each measurement's seconds and share, the time
+/// between the tools and, where spans overlap, the overlapping seconds.
 fn text(runs: &[SuiteRun<'_>]) -> String {
     let mut out = String::new();
     for (i, r) in runs.iter().enumerate() {
@@ -218,6 +276,20 @@ fn text(runs: &[SuiteRun<'_>]) -> String {
                 if tools == 1 { "" } else { "s" },
                 s.samples,
                 if s.samples == 1 { "" } else { "s" }
+            );
+        }
+        let c = Coverage::of(r);
+        let _ = writeln!(
+            out,
+            "  between the tools {:.1} s ({:.0}%)",
+            c.between,
+            100.0 * ratio(c.between, c.whole)
+        );
+        if c.overlap > 0.0 {
+            let _ = writeln!(
+                out,
+                "  overlapping spans {:.1} s (covered by more than one measurement's span: runs that alternate or ran at once)",
+                c.overlap
             );
         }
     }

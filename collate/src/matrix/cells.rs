@@ -14,7 +14,8 @@ use crate::stats::{self, Stat};
 pub const KW_MIN: usize = 3;
 
 /// The values of one unit of pooling in a cell, its newest run, and how many of its values
-/// come from runs that did not finish (`--include-partial`) and from runs on a busy machine.
+/// come from runs that did not finish (`--include-partial`), from runs on a busy machine and
+/// from runs on a drifting clock.
 #[derive(Debug)]
 struct Pool {
     unit: u32,
@@ -22,6 +23,7 @@ struct Pool {
     newest: u32,
     partial: usize,
     busy: usize,
+    drift: usize,
 }
 
 /// A cell's values, by unit, and what was left out.
@@ -40,11 +42,13 @@ impl CellRuns {
             let info = &inc.runs[run as usize];
             let partial = if info.complete() { 0 } else { vals.len() };
             let busy = if inc.busy(run) { vals.len() } else { 0 };
+            let drift = if inc.drifting(run) { vals.len() } else { 0 };
             match self.pools.iter_mut().find(|p| p.unit == info.unit) {
                 Some(p) => {
                     p.values.extend_from_slice(vals);
                     p.partial += partial;
                     p.busy += busy;
+                    p.drift += drift;
                     if info.recency() > inc.runs[p.newest as usize].recency() {
                         p.newest = run;
                     }
@@ -55,6 +59,7 @@ impl CellRuns {
                     newest: run,
                     partial,
                     busy,
+                    drift,
                 }),
             }
         } else {
@@ -121,6 +126,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
     let differ = differ(&pools, inc);
     let partial = pools.iter().map(|p| p.partial).sum();
     let busy = pools.iter().map(|p| p.busy).sum();
+    let drift = pools.iter().map(|p| p.drift).sum();
     let nruns = pools.len();
     // One unit (the usual cell) gives its values as they are: no second copy.
     let mut v: Vec<f64> = if nruns == 1 {
@@ -152,6 +158,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
         partial,
         modes,
         busy,
+        drift,
     })
 }
 

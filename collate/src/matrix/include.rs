@@ -23,6 +23,11 @@ impl Include<'_> {
         self.runs[r as usize].load.busy()
     }
 
+    /// Whether run `r` measured on a drifting clock ([`crate::drift`]).
+    pub fn drifting(&self, r: u32) -> bool {
+        self.runs[r as usize].clock.drifting()
+    }
+
     /// The ordinal of the first record of `s` whose run counts (for first-appearance order:
     /// an old failed attempt does not move a row or a column).
     pub fn first(&self, s: &Series) -> Option<u64> {

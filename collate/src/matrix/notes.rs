@@ -28,6 +28,7 @@ pub(super) fn notes(
         notes.extend(partial(rows, runs));
     }
     notes.extend(busy(rows, runs, o.include_partial));
+    notes.extend(drift(rows, runs, o.include_partial));
     if let Some(n) = pooled(rows, columns) {
         push(&mut notes, n);
     }
@@ -325,6 +326,30 @@ fn busy(rows: &[Row], runs: &[RunInfo], include_partial: bool) -> Option<Note> {
             "{} marks a cell with values of runs on a busy machine (a load average or tasks runnable besides the tool above the CPU count, or steal above {:.0}% of the CPUs' time): its figure, and a better or worse beside it, may be the other work's.",
             crate::busy::MARK,
             crate::busy::STEAL_MAX * 100.0
+        ),
+        format!("{}.", list.join("; ")),
+    ))
+}
+
+/// What ‡ means, and which runs measured on a drifting clock and its ratio.
+fn drift(rows: &[Row], runs: &[RunInfo], include_partial: bool) -> Option<Note> {
+    if !rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.drift > 0)
+    {
+        return None;
+    }
+    let list: Vec<String> = runs
+        .iter()
+        .filter(|r| include_partial || r.complete())
+        .filter_map(|r| Some(format!("run {} ({})", r.id, r.clock.reason()?)))
+        .collect();
+    Some(Note::with(
+        format!(
+            "{} marks a cell with values of runs on a drifting clock (a guest whose clock ran more than {:.0}% apart from its host's, given.guest_clock_ratio): its times and rates are off by as much.",
+            crate::drift::MARK,
+            crate::drift::DRIFT_MAX * 100.0
         ),
         format!("{}.", list.join("; ")),
     ))

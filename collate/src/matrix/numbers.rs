@@ -142,7 +142,8 @@ pub(super) fn set_texts(r: &mut Row, show_ci: bool) {
 
 /// `×3` for a cell that pools three runs, `×3!` when they differ, ` *` with values of runs
 /// that did not finish, ` ‖` when its values fall in two modes, ` †` with values of runs on
-/// a busy machine ([`crate::busy`]).
+/// a busy machine ([`crate::busy`]), ` ‡` with values of runs on a drifting clock
+/// ([`crate::drift`]).
 pub fn run_marks(cell: &Cell) -> String {
     let mut t = String::new();
     if cell.runs > 1 {
@@ -160,6 +161,10 @@ pub fn run_marks(cell: &Cell) -> String {
     if cell.busy > 0 {
         t.push(' ');
         t.push_str(crate::busy::MARK);
+    }
+    if cell.drift > 0 {
+        t.push(' ');
+        t.push_str(crate::drift::MARK);
     }
     t
 }

@@ -54,6 +54,8 @@ pub struct Cell {
     pub modes: Option<crate::modes::Modes>,
     /// Values from runs on a busy machine ([`crate::busy`]).
     pub busy: usize,
+    /// Values from runs on a drifting clock ([`crate::drift`]).
+    pub drift: usize,
 }
 
 /// What a cell left out: values of runs that did not finish.
@@ -157,6 +159,7 @@ impl Cell {
             partial: 0,
             modes: None,
             busy: 0,
+            drift: 0,
         }
     }
 

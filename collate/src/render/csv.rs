@@ -2,7 +2,8 @@
 //! header line, every number in base units and parseable as a float (empty where there is
 //! none), and a line (n 0) for each cell of a column whose every run was left out; each
 //! line carries its column's facts that differ from the other columns' (`fact_KEY`); where a
-//! cell has values of runs on a busy machine, a `busy` column counts them in every line; with
+//! cell has values of runs on a busy machine, a `busy` column counts them in every line, and
+//! where one has values of runs on a drifting clock, a `drift` column likewise; with
 //! `--baseline` each cell's ratio, p-value and verdict, and the overall lines.
 
 use crate::matrix::{Cell, Delta, Row, Table};
@@ -111,6 +112,15 @@ pub(super) fn csv(t: &Table) -> String {
     if busy {
         head.push("busy".into());
     }
+    let drift = t
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| c.drift > 0);
+    if drift {
+        head.push("drift".into());
+    }
+    let marks = Marks { busy, drift };
     if baseline {
         head.extend(["ratio".into(), "p_value".into(), "verdict".into()]);
     }
@@ -129,7 +139,7 @@ pub(super) fn csv(t: &Table) -> String {
             let mut f = vec![csv_field(&r.name)];
             f.extend(col_vals[j].iter().map(|v| csv_field(v)));
             f.push(r.suffix.trim_start_matches('_').to_string());
-            f.extend(cell_fields(c.as_deref(), excluded, busy));
+            f.extend(cell_fields(c.as_deref(), excluded, marks));
             if baseline {
                 f.extend(compare_fields(r, c.as_deref()));
             }
@@ -145,7 +155,7 @@ pub(super) fn csv(t: &Table) -> String {
             let mut f = vec![csv_field(&r.name)];
             f.extend(col_vals[t.columns.len() + k].iter().map(|v| csv_field(v)));
             f.push(r.suffix.trim_start_matches('_').to_string());
-            f.extend(cell_fields(None, l.values, busy));
+            f.extend(cell_fields(None, l.values, marks));
             if baseline {
                 f.extend(compare_fields(r, None));
             }
@@ -153,13 +163,21 @@ pub(super) fn csv(t: &Table) -> String {
             out.push('\n');
         }
     }
-    overall_lines(t, &col_vals, busy, &mut out);
+    overall_lines(t, &col_vals, marks, &mut out);
     out
 }
 
-/// n, value, ci_low, ci_high, excluded and, with `busy`, the values of runs on a busy
-/// machine.
-fn cell_fields(c: Option<&Cell>, excluded: usize, busy: bool) -> Vec<String> {
+/// Which of the optional count columns the table has: `busy` (values of runs on a busy
+/// machine) and `drift` (values of runs on a drifting clock).
+#[derive(Clone, Copy)]
+struct Marks {
+    busy: bool,
+    drift: bool,
+}
+
+/// n, value, ci_low, ci_high, excluded and, where the table has those columns, the values of
+/// runs on a busy machine and on a drifting clock.
+fn cell_fields(c: Option<&Cell>, excluded: usize, marks: Marks) -> Vec<String> {
     let mut f = vec![
         c.map_or("0".into(), |c| c.n.to_string()),
         opt(c.map(|c| c.value)),
@@ -167,8 +185,11 @@ fn cell_fields(c: Option<&Cell>, excluded: usize, busy: bool) -> Vec<String> {
         opt(c.and_then(|c| c.ci).map(|ci| ci.1)),
         excluded.to_string(),
     ];
-    if busy {
+    if marks.busy {
         f.push(c.map_or("0".into(), |c| c.busy.to_string()));
+    }
+    if marks.drift {
+        f.push(c.map_or("0".into(), |c| c.drift.to_string()));
     }
     f
 }
@@ -197,9 +218,9 @@ fn compare_fields(r: &Row, c: Option<&Cell>) -> Vec<String> {
 }
 
 /// With `--baseline`: per column, the geometric mean of its ratios (above 1 is better) with
-/// its interval, and the counts of rows better, worse and the same (`busy` empty, where the
-/// table has that column).
-fn overall_lines(t: &Table, col_vals: &[Vec<String>], busy: bool, out: &mut String) {
+/// its interval, and the counts of rows better, worse and the same (`busy` and `drift` empty,
+/// where the table has those columns).
+fn overall_lines(t: &Table, col_vals: &[Vec<String>], marks: Marks, out: &mut String) {
     for (j, o) in t.overall.iter().enumerate() {
         let Some(o) = o else { continue };
         let cols: Vec<String> = col_vals[j].iter().map(|v| csv_field(v)).collect();
@@ -214,7 +235,10 @@ fn overall_lines(t: &Table, col_vals: &[Vec<String>], busy: bool, out: &mut Stri
                 opt(ci.map(|c| c.1)),
                 String::new(),
             ]);
-            if busy {
+            if marks.busy {
+                f.push(String::new());
+            }
+            if marks.drift {
                 f.push(String::new());
             }
             f.extend([

@@ -102,8 +102,9 @@ fn row_json(r: &Row) -> Value {
 }
 
 /// One cell: n, value and CI in base units, its runs, how many of its values come from runs
-/// that did not finish (`partial`) or ran on a busy machine (`busy`), its comparison with the
-/// baseline and the verdict that comparison gives in a row where `better` holds.
+/// that did not finish (`partial`), ran on a busy machine (`busy`) or on a drifting clock
+/// (`drift`), its comparison with the baseline and the verdict that comparison gives in a
+/// row where `better` holds.
 fn cell_json(c: &Cell, better: Better) -> Value {
     let mut m = json!({
         "n": c.n,
@@ -117,6 +118,7 @@ fn cell_json(c: &Cell, better: Better) -> Value {
             "low": num(m.low), "high": num(m.high), "n_low": m.n_low, "n_high": m.n_high,
         })),
         "busy": c.busy,
+        "drift": c.drift,
         "value": num(c.value),
         "ci_low": c.ci.map_or(Value::Null, |(lo, _)| num(lo)),
         "ci_high": c.ci.map_or(Value::Null, |(_, hi)| num(hi)),

@@ -6,6 +6,7 @@ mod busy;
 mod cli;
 mod common;
 mod conflicts;
+mod drift;
 mod facts;
 mod formats;
 mod headlines;

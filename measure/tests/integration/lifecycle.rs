@@ -53,6 +53,27 @@ fn piped_stdout_gets_every_record_with_flat_facts() {
     );
 }
 
+/// Every tool's begin names the clock its times are read from: the kernel's current
+/// clocksource (a guest's kvm-clock, hpet or tsc), as this machine's sysfs gives it.
+#[test]
+fn a_begin_names_the_running_kernels_clocksource() {
+    let path = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+    let Ok(current) = std::fs::read_to_string(path) else {
+        return testkit::skip(&format!("no {path} here"));
+    };
+    let out = demo(&["-c", "1"]);
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(recs[0].kind, Kind::Begin);
+    assert_eq!(
+        recs[0].info.get("clocksource").and_then(|v| v.as_str()),
+        Some(current.trim()),
+        "{:?}",
+        recs[0].info
+    );
+    assert!(measure::envfacts::FACT_KEYS.contains(&"clocksource"));
+}
+
 #[test]
 fn output_file_is_appended_and_stdout_stays_clean() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -401,25 +401,14 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
     let masters = Masters(tmp.path().join("home/.ansible/cp"));
     let (st, out) = run_playbook(&net.hosts[0], tmp.path(), &inv);
     let shared = masters.end();
-    // Shown after the failure's own message when the test fails: the play's output, and
-    // each sshd's log (an sshd that refused a connection says why).
-    let mut shown = out.clone();
-    for (name, _, _, _) in HOSTS {
-        let log = std::fs::read_to_string(tmp.path().join(format!("sshd-{name}/sshd.log")));
-        shown += &format!("\nsshd on {name}: {}", log.unwrap_or_default());
-    }
-    let _shown = ShownOnFailure(shown);
+    let _shown = ShownOnFailure::play(tmp.path(), &out);
     assert!(
         shared > 0,
         "Ansible's defaults share ssh connections (the play's output follows)"
     );
     assert!(
-        !st.success(),
-        "the dead host fails the play (its output follows)"
-    );
-    assert!(
-        out.contains("benchmatrix failed on dead "),
-        "the play names the dead host (its output follows)"
+        !st.success() && out.contains("benchmatrix failed on dead "),
+        "the dead host fails the play, which names it (its output follows)"
     );
     check_results(&tmp.path().join("results"));
 
@@ -446,6 +435,18 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
 /// Text printed when the test fails, after the failure's message (a drop while panicking):
 /// the play's output is long, and a report that keeps the first lines keeps the message.
 struct ShownOnFailure(String);
+
+impl ShownOnFailure {
+    /// The play's output, and each sshd's log (an sshd that refused a connection says why).
+    fn play(tmp: &Path, out: &str) -> ShownOnFailure {
+        let mut shown = out.to_string();
+        for (name, _, _, _) in HOSTS {
+            let log = std::fs::read_to_string(tmp.join(format!("sshd-{name}/sshd.log")));
+            shown += &format!("\nsshd on {name}: {}", log.unwrap_or_default());
+        }
+        ShownOnFailure(shown)
+    }
+}
 
 impl Drop for ShownOnFailure {
     fn drop(&mut self) {

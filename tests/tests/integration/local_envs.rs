@@ -1,7 +1,8 @@
 //! `fleet/local-envs` for real: the suite bare, in a limited container (25% of one CPU, a
 //! 20 MiB/s write throttle, 1 GiB of memory) and in a QEMU guest (TCG here), collated; the
 //! container's cgroup says the quota held it back and its CPU rows are slower, its O_DIRECT
-//! write runs at the throttle, the guest's facts say qemu, virtio and its clocksource and its CPU rows
+//! write runs at the throttle, the guest's facts say qemu, virtio, its clocksource and its
+//! clock's ratio to this machine's (its share between the tools is never negative) and its CPU rows
 //! are marked worse, the facts that differ name the limits and the virtualization and
 //! nothing that is the same, and nothing is left behind, also after a SIGHUP mid-run (two runs
 //! at once: local_envs_together.rs). The run's token
@@ -215,6 +216,7 @@ fn check_vm(m: &Value, res: &Path) {
     let clock = begin["info"]["clocksource"].as_str().unwrap_or("");
     assert!(!clock.is_empty(), "{begin}");
     assert_eq!(begin["info"]["vm"], "qemu", "{begin}");
+    check_vm_clock(&begin, res);
     // A guest's state directory (its disk image among it) goes when it powers off.
     let runs: Vec<_> = std::fs::read_dir(vm_cache())
         .into_iter()
@@ -224,6 +226,33 @@ fn check_vm(m: &Value, res: &Path) {
         .map(|e| e.path())
         .collect();
     assert!(runs.is_empty(), "left behind: {runs:?}");
+}
+
+/// The guest's clock against this machine's: the ratio in its begin's given facts and over
+/// the whole run in RESULTS/vm.clock, and collate --times gives its run no negative share
+/// between the tools.
+fn check_vm_clock(begin: &Value, res: &Path) {
+    let given = begin["info"]["given"]["guest_clock_ratio"].as_str();
+    let ratio: f64 = given.and_then(|r| r.parse().ok()).unwrap_or(0.0);
+    assert!(ratio > 0.5 && ratio < 2.0, "the clock ratio: {begin}");
+    let whole = std::fs::read_to_string(res.join("vm.clock")).unwrap_or_default();
+    let whole: f64 = whole.trim().parse().unwrap_or(0.0);
+    assert!(whole > 0.5 && whole < 2.0, "RESULTS/vm.clock: {whole}");
+    let out = Command::new(bin_dir().join("collate"))
+        .args(["--times", "--latest", "-f", "csv"])
+        .arg(res.join("vm.jsonl"))
+        .output()
+        .expect("collate --times");
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for l in text.lines().skip(1) {
+        let between: f64 = l
+            .rsplit(',')
+            .nth(1)
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(-1.0);
+        assert!(between >= 0.0, "a share between the tools: {l}\n{text}");
+    }
 }
 
 /// Whether this machine can boot the guest (its packages: `.ci/run` installs them).

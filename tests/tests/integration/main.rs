@@ -42,5 +42,6 @@ mod signal_runs;
 mod sizes;
 mod stopped;
 mod torn_lines;
+mod vm_clock;
 mod vm_stacks;
 mod vocabulary;

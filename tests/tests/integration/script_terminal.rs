@@ -131,6 +131,16 @@ fn on_a_terminal_each_step_is_one_line_with_its_figures_and_time() {
             && all[before.len()].contains(" s by the records, most of it in "),
         "where the time went, after the records:\n{text}"
     );
+    // The share between the tools is collate's (the run less the union of the spans), never
+    // negative.
+    let between = all[before.len()]
+        .split_once("; between the tools ")
+        .and_then(|(_, r)| r.split_once('%'))
+        .and_then(|(n, _)| n.parse::<f64>().ok());
+    assert!(
+        between.is_some_and(|b| b >= 0.0),
+        "a share between the tools of 0% or more:\n{text}"
+    );
     assert!(
         text.lines()
             .any(|l| l.starts_with(&format!("{} (", STEPS[0].1))),
