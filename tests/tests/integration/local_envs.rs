@@ -238,9 +238,14 @@ fn check_vm_clock(begin: &Value, res: &Path) {
     let whole = std::fs::read_to_string(res.join("vm.clock")).unwrap_or_default();
     let whole: f64 = whole.trim().parse().unwrap_or(0.0);
     assert!(whole > 0.5 && whole < 2.0, "RESULTS/vm.clock: {whole}");
+    no_negative_share(&res.join("vm.jsonl"));
+}
+
+/// collate --times gives the latest run in `file` no negative share between the tools.
+pub(crate) fn no_negative_share(file: &Path) {
     let out = Command::new(bin_dir().join("collate"))
         .args(["--times", "--latest", "-f", "csv"])
-        .arg(res.join("vm.jsonl"))
+        .arg(file)
         .output()
         .expect("collate --times");
     assert!(out.status.success(), "{}", explain(&out));

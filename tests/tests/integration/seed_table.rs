@@ -224,6 +224,7 @@ fn check_guest_stacks(m: &Value, res: &Path) {
         );
         let clock = res.join(format!("{stem}.clock"));
         assert!(clock.exists(), "{label}: no {}", clock.display());
+        crate::local_envs::no_negative_share(&res.join(format!("{stem}.jsonl")));
     }
 }
 
