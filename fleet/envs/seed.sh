@@ -160,6 +160,9 @@ seed_column() {
     shift 8
     [ "${1:-}" = "--" ] && shift
     seed_clock=""
+    # The NFS server serves the nas columns (the first ones); every other column runs
+    # without it beside.
+    case $seed_c in */nas/net) ;; *) seed_nfs_cleanup ;; esac
     if [ "$seed_c" = bare ] || [ "$seed_c" = dom0 ]; then
         seed_label=$seed_c/$(findmnt -rn -o FSTYPE -T "$seed_dir" | head -n 1)/disc
         seed_f="seed_column=$seed_c;backing=$seed_dir on this machine;beside=no guest"
