@@ -371,7 +371,7 @@ fn seed_columns_name_their_stacks_and_emulated_devices_cost_on_the_same_backing(
             "--table",
             "seed",
             "--runs",
-            "3",
+            "5",
             "--only",
             "net,icmp,disk",
             "--disk-size",
