@@ -280,7 +280,7 @@ fn ipv6_across_the_veth_raw_and_dgram() {
         let r = pingrt(
             Some(&net.c),
             &[
-                "-6", "-c", "3", "-i", "0.05", "-W", "2", "--socket", sock, net.s6,
+                "-6", "-c", "3", "-i", "0.05", "-W", "5", "--socket", sock, net.s6,
             ],
         );
         assert_eq!(r.code, 0, "{sock}: {}", r.explain());
