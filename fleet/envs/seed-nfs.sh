@@ -9,21 +9,24 @@
 # NFS client module either. rpcbind and ganesha.nfsd write fixed paths (/run/rpcbind.sock,
 # /run/rpcbind.lock, /run/rpcbind/, /run/ganesha/): they run in a mount namespace of their
 # own (unshare -m, private) with a tmpfs over /run, so neither this machine's own rpcbind nor
-# another table run's sees them; their configuration, log, pid file and recovery directory
-# are in a temporary directory. Started once, for the first nas column; stopped by PID (and
+# another table run's sees them; their configuration, log and pid file are in a temporary
+# directory. The export directory is bound at /run/bmseed-export in that mount namespace and
+# exported by that name, so that whatever characters --dir holds (a space, a quote), neither
+# ganesha's configuration nor QEMU's URL holds more than that plain path. Started once, for the first nas column; stopped by PID (and
 # everything removed) by seed_nfs_cleanup on every path.
 
 seed_nfs_pid="" seed_nfs_state="" seed_nfs_export=""
 
-# The servers, run as `sh -c` in the new mount namespace: constant text whose one argument
-# is the state directory. This shell stays their parent (their PIDs in rpcbind.pid and
+# The servers, run as `sh -c` in the new mount namespace: constant text whose arguments are
+# the state directory and the export directory (bound at /run/bmseed-export). This shell stays their parent (their PIDs in rpcbind.pid and
 # nfsd.pid): on TERM it stops both, waits for them and ends, so that nothing it started
 # outlives it; it ends too when ganesha does. rpcbind listens on every address of the
 # namespace (its -h 127.0.0.1 ends in a double free here, rpcbind 1.2.6), the bridge's too,
 # where a guest could ask it which ports ganesha has; ganesha itself listens on 127.0.0.1.
 seed_nfs_text='d=$1
 mount -t tmpfs -o mode=755,size=16m bmseed-nfs /run || exit 1
-mkdir -p /run/rpcbind /run/ganesha && chown _rpc /run/rpcbind 2>/dev/null
+mkdir -p /run/rpcbind /run/ganesha/recovery /run/bmseed-export && chown _rpc /run/rpcbind 2>/dev/null
+mount --bind "$2" /run/bmseed-export || { echo "cannot bind $2 at /run/bmseed-export" >"$d/failed"; exit 1; }
 rpcbind -f &
 r=$!
 echo $r >"$d/rpcbind.pid"
@@ -44,10 +47,10 @@ wait $g
 wait $r
 '
 
-# seed_nfs_config EXPORT STATE: ganesha's configuration: NFSv3 over TCP only (libnfs's
-# protocol), no NLM, RQUOTA or UDP, on 127.0.0.1 (the namespace's loopback), no grace period
-# (nothing to recover) and its NFSv4 recovery directory in STATE; one export of EXPORT,
-# read-write for 127.0.0.1 alone, root not squashed (QEMU runs as root). ganesha resolves
+# seed_nfs_config: ganesha's configuration: NFSv3 over TCP only (libnfs's protocol), no NLM,
+# RQUOTA or UDP, on 127.0.0.1 (the namespace's loopback), no grace period (nothing to
+# recover) and its NFSv4 recovery directory on its own /run; one export of
+# /run/bmseed-export, read-write for 127.0.0.1 alone, root not squashed (QEMU runs as root). ganesha resolves
 # Bind_Addr with AI_ADDRCONFIG, which wants an IPv4 address besides loopback in the namespace
 # (the bridge's): with lo alone it refuses 127.0.0.1 ("Name or service not known").
 seed_nfs_config() {
@@ -60,7 +63,7 @@ NFS_CORE_PARAM {
     Enable_UDP = false;
 }
 NFSv4 {
-    RecoveryRoot = "$2/recovery";
+    RecoveryRoot = "/run/ganesha/recovery";
     Graceless = true;
 }
 EXPORT_DEFAULTS {
@@ -68,8 +71,8 @@ EXPORT_DEFAULTS {
 }
 EXPORT {
     Export_Id = 1;
-    Path = "$1";
-    Pseudo = "$1";
+    Path = "/run/bmseed-export";
+    Pseudo = "/run/bmseed-export";
     Protocols = 3;
     Transports = TCP;
     SecType = sys;
@@ -94,25 +97,18 @@ seed_nfs_start() {
             return 1
         }
     done
-    # ganesha's configuration quotes the paths and QEMU's URL holds one: absolute paths of
-    # plain characters only.
-    seed_d=$(cd "$2" && pwd) && seed_t=$(cd "${TMPDIR:-/tmp}" && pwd) || {
-        seed_why="cannot enter --dir $2 or TMPDIR ${TMPDIR:-/tmp}"
+    seed_d=$(cd "$2" && pwd) || {
+        seed_why="cannot enter --dir $2"
         return 1
     }
-    case $seed_d/$seed_t in *[!A-Za-z0-9._/+-]*)
-        seed_why="--dir $seed_d or TMPDIR $seed_t holds a character an NFS export's path cannot (give one of letters, digits and . _ / + -)"
-        return 1
-        ;;
-    esac
     seed_nfs_export=$seed_d/bmseed-$$-nfs
     mkdir -m 700 "$seed_nfs_export" &&
-        seed_nfs_state=$(mktemp -d "$seed_t/bmseed-nfs.XXXXXX") &&
-        seed_nfs_config "$seed_nfs_export" "$seed_nfs_state" >"$seed_nfs_state/ganesha.conf" || {
+        seed_nfs_state=$(mktemp -d "${TMPDIR:-/tmp}/bmseed-nfs.XXXXXX") &&
+        seed_nfs_config >"$seed_nfs_state/ganesha.conf" || {
         seed_why="cannot make the export directory $seed_nfs_export and ganesha's configuration"
         return 1
     }
-    ip netns exec "$1" unshare -m --propagation private sh -c "$seed_nfs_text" sh "$seed_nfs_state" \
+    ip netns exec "$1" unshare -m --propagation private sh -c "$seed_nfs_text" sh "$seed_nfs_state" "$seed_nfs_export" \
         </dev/null >"$seed_nfs_state/out" 2>&1 &
     seed_nfs_pid=$!
     # Up when ganesha listens on 2049 and has registered MOUNT with rpcbind (50 s at most:
@@ -162,7 +158,7 @@ seed_nfs_backing() {
         seed_why="cannot make the image file $vm_disk0"
         return 1
     }
-    vm_drive0=nfs://127.0.0.1$vm_disk0
+    vm_drive0=nfs://127.0.0.1/run/bmseed-export/disk.img
     seed_e=$(ip netns exec "$1" qemu-img info -f raw "$vm_drive0" 2>&1) || {
         seed_why="QEMU cannot open $vm_drive0: $(printf '%s\n' "$seed_e" | tail -n 1)"
         return 1

@@ -2,9 +2,10 @@
 //! file on an NFSv3 export from nfs-ganesha, opened by QEMU's libnfs client): their facts and
 //! what the NFS round trips cost, checked on the main table run (seed_table.rs calls
 //! `check_nas_columns`); nothing left after a SIGTERM, SIGINT or SIGHUP with the server up;
-//! a column whose export cannot be made is left out with one line while the others run.
+//! a host without nfs-ganesha leaves a nas column out with one line while the others run; a
+//! --dir and TMPDIR with a space and a quote serve the export as plain ones do.
 
-use crate::seed_table::{given, leftovers, places, possible, start};
+use crate::seed_table::{command, given, leftovers, places, possible, start};
 use benchmatrix_tests::{explain, median};
 use serde_json::Value;
 use std::path::Path;
@@ -102,9 +103,14 @@ pub(crate) fn check_nas_columns(res: &Path) {
 }
 
 /// Starts a table of para/nas/net, waits until ganesha, rpcbind and QEMU run, sends `signal`
-/// to the script and checks its exit status (`code`) and that nothing is left.
+/// to the script and checks its exit status (`code`) and that nothing is left. Its --dir and
+/// TMPDIR hold a space and a quote, which neither ganesha's configuration nor QEMU's URL
+/// sees (the export is bound at a plain path in the servers' mount namespace).
 fn interrupt_with_the_export_up(signal: &str, code: i32) {
-    let (res, dir, tmp) = places();
+    let res = tempfile::tempdir().expect("results");
+    let odd = |b: &mut tempfile::Builder| b.prefix("bm nfs 'q' ").tempdir_in("/var/tmp");
+    let dir = odd(&mut tempfile::Builder::new()).expect("dir");
+    let tmp = odd(&mut tempfile::Builder::new()).expect("tmp");
     let args = "--table seed --columns para/nas/net --runs 1 --only disk --disk-size 16M";
     let args: Vec<&str> = args.split(' ').collect();
     let mut child = start(res.path(), dir.path(), tmp.path(), &args);
@@ -152,30 +158,15 @@ fn a_nas_column_that_cannot_export_is_left_out_in_one_line_and_the_rest_runs() {
     if !possible() {
         return;
     }
-    // A --dir whose path ganesha's configuration and QEMU's URL cannot hold (a space).
-    let (res, tmp) = (
-        tempfile::tempdir().expect("results"),
-        tempfile::tempdir().expect("tmp"),
-    );
-    let dir = tempfile::Builder::new()
-        .prefix("bm nfs")
-        .tempdir_in("/var/tmp")
-        .expect("dir");
-    let child = start(
-        res.path(),
-        dir.path(),
-        tmp.path(),
-        &[
-            "--table",
-            "seed",
-            "--columns",
-            "para/nas/net,bare",
-            "--runs",
-            "1",
-            "--only",
-            "icmp",
-        ],
-    );
+    // A host without nfs-ganesha: every program on PATH but ganesha.nfsd.
+    let (res, dir, tmp) = places();
+    let path = path_without("ganesha.nfsd");
+    let args = "--table seed --columns para/nas/net,bare --runs 1 --only icmp";
+    let args: Vec<&str> = args.split(' ').collect();
+    let child = command(res.path(), dir.path(), tmp.path(), &args)
+        .env("PATH", path.path())
+        .spawn()
+        .expect("run fleet/local-envs");
     let run = child.id();
     let out = child.wait_with_output().expect("wait for fleet/local-envs");
     assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
@@ -183,7 +174,7 @@ fn a_nas_column_that_cannot_export_is_left_out_in_one_line_and_the_rest_runs() {
     let why: Vec<&str> = err.lines().filter(|l| l.starts_with("seed:")).collect();
     assert_eq!(why.len(), 1, "{err}");
     assert!(
-        why[0].contains("para/nas/net: left out:") && why[0].contains("NFS export's path"),
+        why[0].contains("para/nas/net: left out: no ganesha.nfsd (install nfs-ganesha"),
         "{err}"
     );
     let m: Value = serde_json::from_slice(&out.stdout)
@@ -197,4 +188,20 @@ fn a_nas_column_that_cannot_export_is_left_out_in_one_line_and_the_rest_runs() {
     assert!(keys.len() == 1 && keys[0].starts_with("bare/"), "{keys:?}");
     let left = leftovers(run, res.path(), dir.path(), tmp.path());
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// A directory of links to every program on this PATH but `tool` (the first of each name, as
+/// PATH finds it): a PATH for a host without that tool's package.
+fn path_without(tool: &str) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().expect("a PATH directory");
+    let path = std::env::var("PATH").unwrap_or_default();
+    for d in path.split(':') {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let link = bin.path().join(e.file_name());
+            if e.file_name() != tool && !link.exists() {
+                let _ = std::os::unix::fs::symlink(e.path(), link);
+            }
+        }
+    }
+    bin
 }

@@ -19,8 +19,15 @@ use tempfile::TempDir;
 /// `fleet/local-envs --table seed` (and ARGS) with small sizes, started: results in `res`,
 /// the disk files in `dir`, scratch (TMPDIR) in `tmp`.
 pub(crate) fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child {
-    Command::new("sh")
-        .arg(workspace_root().join("fleet/local-envs"))
+    command(res, dir, tmp, args)
+        .spawn()
+        .expect("run fleet/local-envs")
+}
+
+/// The command [`start`] runs, for a test that changes its environment.
+pub(crate) fn command(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("sh");
+    c.arg(workspace_root().join("fleet/local-envs"))
         .args(["--results", &res.to_string_lossy()])
         .args(["--dir", &dir.to_string_lossy()])
         .args(["-f", "json", "--cache", &vm_cache().to_string_lossy()])
@@ -33,9 +40,8 @@ pub(crate) fn start(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Child 
         .env("VM_DISK_SIZE", "256M")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fleet/local-envs")
+        .stderr(Stdio::piped());
+    c
 }
 
 /// A run's results directory, its --dir (on a disk: /var/tmp) and its TMPDIR.
