@@ -35,6 +35,7 @@ mod script_terminal;
 mod seed_commands;
 mod seed_json;
 mod seed_nfs;
+mod seed_rows;
 mod seed_servers;
 mod seed_table;
 mod signal_rule;
