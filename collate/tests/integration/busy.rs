@@ -3,7 +3,7 @@
 //! `load` line in the facts block, in every format; records without those facts (older
 //! tools) mark nothing and add no line.
 
-use crate::common::{line, run, stderr, stdout};
+use crate::common::{line, ok};
 use serde_json::{Value, json};
 
 /// A column of one run: a begin with `begin` load facts, six samples, a summary with `end`.
@@ -55,12 +55,6 @@ fn four() -> String {
     ));
     l.extend(column("old", json!({}), json!({})));
     l.join("\n") + "\n"
-}
-
-fn ok(args: &[&str], input: &str) -> String {
-    let out = run(args, input);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 #[test]

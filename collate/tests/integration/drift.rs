@@ -3,7 +3,7 @@
 //! from its records ‡, with a note naming the runs and their ratios, in every format that
 //! shows the busy mark; a ratio within 2% and records without the fact mark nothing.
 
-use crate::common::{line, run, stderr, stdout};
+use crate::common::{line, ok};
 use serde_json::{Value, json};
 
 /// A column of netpipe's shape: a sender's begin (with the guest's given facts where
@@ -55,12 +55,6 @@ fn three() -> String {
     l.extend(netpipe_column("fast", Some("1.0500")));
     l.extend(netpipe_column("steady", Some("1.0100")));
     l.join("\n") + "\n"
-}
-
-fn ok(args: &[&str], input: &str) -> String {
-    let out = run(args, input);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 #[test]

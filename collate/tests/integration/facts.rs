@@ -1,7 +1,7 @@
 //! The facts that differ between the columns, from the begin records' environment facts:
 //! only those some two columns name with different values, in every format.
 
-use crate::common::{line, run, sample, stderr, stdout, summary};
+use crate::common::{line, ok, sample, summary};
 use serde_json::{Value, json};
 
 /// A column: a begin with `facts` (over the facts every column shares), six samples and a
@@ -55,12 +55,6 @@ fn three_columns() -> String {
         1.5,
     ));
     lines.join("\n") + "\n"
-}
-
-fn ok(args: &[&str], input: &str) -> String {
-    let out = run(args, input);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 #[test]

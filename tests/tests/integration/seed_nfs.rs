@@ -5,7 +5,7 @@
 //! a host without nfs-ganesha leaves a nas column out with one line while the others run; a
 //! --dir and TMPDIR with a space and a quote serve the export as plain ones do.
 
-use crate::seed_table::{command, given, leftovers, places, possible, start};
+use crate::seed_table::{command, given, keys, leftovers, places, possible, start};
 use benchmatrix_tests::{explain, median};
 use serde_json::Value;
 use std::path::Path;
@@ -179,12 +179,7 @@ fn a_nas_column_that_cannot_export_is_left_out_in_one_line_and_the_rest_runs() {
     );
     let m: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON matrix: {e}: {}", explain(&out)));
-    let keys: Vec<&str> = m["columns"]
-        .as_array()
-        .expect("columns")
-        .iter()
-        .filter_map(|c| c["key"].as_str())
-        .collect();
+    let keys = keys(&m);
     assert!(keys.len() == 1 && keys[0].starts_with("bare/"), "{keys:?}");
     let left = leftovers(run, res.path(), dir.path(), tmp.path());
     assert!(left.is_empty(), "left behind: {left:?}");

@@ -252,14 +252,19 @@ const SEED_ORDER: [&str; 12] = [
     "bare/",
 ];
 
-/// The matrix has `order`'s columns in that order, and the seed's three header levels.
-fn check_order(m: &Value, order: &[&str]) {
-    let keys: Vec<&str> = m["columns"]
+/// The keys of the JSON matrix `m`'s columns, in its order.
+pub(crate) fn keys(m: &Value) -> Vec<&str> {
+    m["columns"]
         .as_array()
         .expect("columns")
         .iter()
         .filter_map(|c| c["key"].as_str())
-        .collect();
+        .collect()
+}
+
+/// The matrix has `order`'s columns in that order, and the seed's three header levels.
+fn check_order(m: &Value, order: &[&str]) {
+    let keys = keys(m);
     assert_eq!(keys.len(), order.len(), "{keys:?}");
     for (k, want) in keys.iter().zip(order) {
         let host = want.ends_with('/') && k.starts_with(want) && k.ends_with("/disc");

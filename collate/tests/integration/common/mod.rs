@@ -208,6 +208,13 @@ pub fn run(args: &[&str], stdin: &str) -> Output {
     out
 }
 
+/// collate's standard output for `args` with `input` on stdin, which must succeed.
+pub fn ok(args: &[&str], input: &str) -> String {
+    let out = run(args, input);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
