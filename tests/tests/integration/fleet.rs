@@ -138,7 +138,8 @@ fn inventory(tmp: &Path, key: &Path, known: &Path) -> String {
         if *name == LAB {
             let disk = tmp.join("lab disk");
             std::fs::create_dir_all(&disk).expect("the lab's --dir");
-            let cache = testkit::release::target_dir().join("vm-cache");
+            // The lab's namespace has no route to fetch the guest's kernel: made here first.
+            let cache = crate::seed_table::prepare_vm_cache();
             text += &format!(
                 " benchmatrix_table=seed benchmatrix_columns=para/file/ram,bare \
                  benchmatrix_vm_disk_size=256M benchmatrix_table_dir='{}' \

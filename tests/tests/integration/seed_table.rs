@@ -59,6 +59,22 @@ fn vm_cache() -> std::path::PathBuf {
     testkit::release::target_dir().join("vm-cache")
 }
 
+/// Makes the guest's kernel and initramfs in [`vm_cache`] now (fleet/envs/vm.sh's vm_prepare,
+/// which fetches Debian's kernel package with apt-get the first time) and returns it: for a
+/// run that cannot fetch it itself, such as the fleet test's lab host, a namespace with no
+/// route beyond its bridge.
+pub(crate) fn prepare_vm_cache() -> std::path::PathBuf {
+    let cache = vm_cache();
+    let out = Command::new("sh")
+        .args(["-c", ". fleet/envs/vm.sh && vm_prepare \"$1\"", "sh"])
+        .arg(&cache)
+        .current_dir(workspace_root())
+        .output()
+        .expect("run vm_prepare");
+    assert!(out.status.success(), "vm_prepare: {}", explain(&out));
+    cache
+}
+
 /// Whether the table can run here: root, QEMU and its packages, xfsprogs.
 pub(crate) fn possible() -> bool {
     need_root("--table seed (a network namespace, tmpfs, loop devices)")
