@@ -60,7 +60,7 @@ col_case() {
 	[ -z "$DUCK_PY" ] || impls="$impls duckdb"
 	if have mlr; then impls="$impls mlr"; else skip "collate vs Miller: mlr is not installed"; fi
 	[ "$1" != real ] || impls="$impls jq"
-	say "collate: $COLLATE_LINES $1 lines, $(wc -c <"$COL_IN") bytes, 100 cells ($impls; jq in $JQ_ROUNDS rounds)"
+	say "collate: $COLLATE_LINES $COL_SHAPE lines, $(wc -c <"$COL_IN") bytes, 100 cells ($impls; jq in $JQ_ROUNDS rounds)"
 	rm -f "$TMP"/cells.*
 	alternate col_one $impls || { rm -f "$COL_IN"; return 0; }
 	for p in duckdb mlr; do
