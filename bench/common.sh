@@ -272,3 +272,85 @@ wait_listen() {
 	echo "bench: nothing listens on 127.0.0.1:$1" >&2
 	return 1
 }
+
+# ---------------------------------------------------------------- collate's input
+# collate_lines SHAPE N: N sample lines over 100 cells (10 names x 10 labels) on stdout, for
+# collate and its peers. SHAPE `real`: the records as the tools write them: runs of 100 samples
+# (N / 100 run ids, each run one cell), each run a begin (the machine's facts in a nested
+# `info`), its samples and an ok summary; `tags` on every line; values as full-precision f64
+# (17 significant digits, as serde_json writes a computed f64); half the names pingrt's shape
+# (`rtt_s`, info icmp_seq, ttl, from...), half timecmd's (`wall_s` and ten more values, info
+# exit codes and pid). SHAPE `simple`: one run id, a six-digit `wall_s` a line and a bare
+# `info`, then one summary (the shape issue 7 measured first). collate counts only runs that
+# finished; in both shapes every run does, so the peers' medians over all samples agree.
+collate_lines() {
+	case $1 in
+	simple) awk -v N="$2" "$COLLATE_SIMPLE_AWK" ;;
+	*) awk -v N="$2" "$COLLATE_REAL_AWK" ;;
+	esac
+}
+
+COLLATE_SIMPLE_AWK='BEGIN { srand(7); for (i = 0; i < N; i++) { c = i % 100; nm = int(c / 10); lb = c % 10;
+ printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"sample\",\"run\":\"0123456789ab\",\"seq\":%d,\"at\":\"2026-11-30T13:00:00.123456Z\",\"host\":\"h%d\",\"label\":\"env%d/disk\",\"name\":\"bench %d\",\"values\":{\"wall_s\":%.6f},\"info\":{\"exit\":0}}\n", i, lb, lb, nm, 1 + nm + rand() }
+ printf "{\"schema\":\"benchmatrix/1\",\"tool\":\"timecmd\",\"version\":\"0.1.0\",\"type\":\"summary\",\"run\":\"0123456789ab\",\"seq\":0,\"at\":\"2026-11-30T13:00:01.000000Z\",\"host\":\"h0\",\"label\":\"env0/disk\",\"name\":\"bench 0\",\"status\":\"ok\",\"headline\":\"wall_median_s\",\"values\":{\"wall_median_s\":1},\"info\":{}}\n" }'
+
+# The real shape: one awk program; head() is the envelope, g() a full-precision f64.
+COLLATE_REAL_AWK='
+function g(x) { return sprintf("%.17g", x) }
+function head(type, seq, s) {
+	return sprintf("{\"schema\":\"benchmatrix/1\",\"tool\":\"%s\",\"version\":\"0.1.0\",\"type\":\"%s\",\"run\":\"%s\",\"seq\":%d,\"at\":\"2026-12-07T%02d:%02d:%02d.%06dZ\",\"host\":\"%s\",\"label\":\"%s\",\"name\":\"%s\",\"tags\":{\"disk\":\"%s\",\"peer\":\"10.0.0.%d\"}", tool, type, run, seq, int(s / 3600) % 24, int(s / 60) % 60, int(s) % 60, int((s - int(s)) * 1e6), host, label, name, disk, lb + 1)
+}
+function facts() {
+	return sprintf("\"hostname\":\"%s\",\"kernel\":\"6.1.0-%d-amd64\",\"cpu_model\":\"AMD EPYC 7B13 64-Core Processor\",\"cpu_count\":2,\"cpu_usable_count\":2,\"memory_bytes\":25276182528,\"virtualization\":\"kvm\",\"container\":\"none\",\"vm\":\"kvm\",\"hypervisor\":true,\"clocksource\":\"tsc\",\"namespaces\":\"none\",\"cgroup\":\"v2\",\"cpu_quota\":\"max\",\"cpuset\":\"0-1\",\"memory_limit_bytes\":\"max\",\"io_throttle\":\"none\",\"mitigations\":{\"meltdown\":\"Not affected\",\"spec_store_bypass\":\"Vulnerable\",\"spectre_v1\":\"Mitigation: usercopy/swapgs barriers and __user pointer sanitization\",\"spectre_v2\":\"Mitigation: Retpolines; STIBP: disabled; RSB filling\"},\"load_1m\":%s,\"procs_running_count\":%d", host, 20 + lb % 3, g(rand() * 2), 1 + int(rand() * 3))
+}
+BEGIN {
+	srand(7); runs = int((N + 99) / 100); left = N; t = 36000
+	for (r = 0; r < runs; r++) {
+		c = r % 100; nm = int(c / 10); lb = c % 10; n = (left < 100) ? left : 100; left -= n
+		run = sprintf("%06x%06x", (r * 40503 + 7) % 16777216, r)
+		host = "h" lb; label = "env" lb "/" (lb % 2 ? "lvm" : "xfs") "/disk"; disk = "vd" substr("abcd", lb % 4 + 1, 1)
+		ping = nm % 2 == 0
+		if (ping) { tool = "pingrt"; name = "ping 10.0.0." (nm + 1) } else { tool = "timecmd"; name = "make " nm }
+		base = ping ? 1e-4 * (1 + nm + lb / 10) : 0.5 * (1 + nm + lb / 10)
+		print head("begin", 0, t) ",\"values\":{},\"info\":{" (ping ? "\"host\":\"10.0.0.1\",\"count\":100,\"interval_s\":0.2," : "\"command\":[\"make\",\"-j2\"],\"runs\":100,\"warmup\":0,\"shell\":null,") facts() "}}"
+		sum = 0; mx = 0; mn = 1e9
+		for (i = 0; i < n; i++) {
+			v = base * (1 + rand()); sum += v; if (v > mx) mx = v; if (v < mn) mn = v; t += ping ? 0.2 : v
+			if (ping) print head("sample", i, t) ",\"values\":{\"rtt_s\":" g(v) "},\"info\":{\"icmp_seq\":" i + 1 ",\"probe\":" i ",\"ttl\":64,\"bytes\":64,\"from\":\"10.0.0." nm + 1 "\",\"tx_stamp\":\"kernel\",\"rx_stamp\":\"kernel\"}}"
+			else print head("sample", i, t) ",\"values\":{\"wall_s\":" g(v) ",\"user_s\":" g(v * 0.7 * rand()) ",\"sys_s\":" g(v * 0.2 * rand()) ",\"cpu_ratio\":" g(0.5 + rand() / 2) ",\"max_rss_bytes\":" 2945024 + int(rand() * 4096) * 4096 ",\"minor_faults_count\":" int(rand() * 900) ",\"major_faults_count\":0,\"voluntary_switches_count\":" int(rand() * 40) ",\"involuntary_switches_count\":" int(rand() * 9) ",\"fs_read_bytes\":0,\"fs_write_bytes\":" int(rand() * 64) * 4096 "},\"info\":{\"run\":" i + 1 ",\"ok\":true,\"exit_code\":0,\"exit_status\":0,\"pid\":" 10000 + r * 100 + i "}}"
+		}
+		t += 1
+		if (ping) print head("summary", 0, t) ",\"status\":\"ok\",\"headline\":\"rtt_mean_s\",\"values\":{\"sent_count\":" n ",\"received_count\":" n ",\"loss_ratio\":0.0,\"rtt_min_s\":" g(mn) ",\"rtt_mean_s\":" g(sum / n) ",\"rtt_max_s\":" g(mx) ",\"elapsed_s\":" g(n * 0.2 + rand() / 1000) "},\"info\":{\"host\":\"10.0.0.1\",\"socket\":\"raw\",\"end\":\"done\",\"load_1m_end\":" g(rand() * 2) ",\"steal_ratio\":0.0}}"
+		else print head("summary", 0, t) ",\"status\":\"ok\",\"headline\":\"wall_median_s\",\"values\":{\"runs_count\":" n ",\"failed_runs_count\":0,\"wall_mean_s\":" g(sum / n) ",\"wall_median_s\":" g(sum / n) ",\"wall_min_s\":" g(mn) ",\"wall_max_s\":" g(mx) "},\"info\":{\"runs_requested\":" n ",\"runs_measured\":" n ",\"warmup\":0,\"warnings\":[],\"load_1m_end\":" g(rand() * 2) ",\"steal_ratio\":0.0}}"
+	}
+}'
+
+# duckdb_python [existing]: prints the Python of a venv that has the duckdb package, making the
+# venv (python3 -m venv, in the cache directory) and installing duckdb with pip where it is not
+# there yet; with `existing`, only a venv made before (a quick run installs nothing). Where it
+# cannot, prints `skipped: duckdb: why` on stderr and returns 1.
+duckdb_python() {
+	venv=${XDG_CACHE_HOME:-$HOME/.cache}/benchmatrix/duckdb-venv
+	if "$venv/bin/python" -c 'import duckdb' >/dev/null 2>&1; then
+		echo "$venv/bin/python"
+		return 0
+	fi
+	if [ "${1:-}" = existing ]; then
+		skip "duckdb: no venv with duckdb in $venv (a run without --smoke installs it)"
+		return 1
+	fi
+	if ! command -v python3 >/dev/null 2>&1; then
+		skip "duckdb: python3 is not installed"
+		return 1
+	fi
+	dp_log=$(mkdir -p "$(dirname "$venv")" 2>&1 && python3 -m venv "$venv" 2>&1) || {
+		skip "duckdb: python3 -m venv $venv failed: $(echo "$dp_log" | tail -n 1)"
+		return 1
+	}
+	# Bounded: no retries, 15 s a connection, 5 minutes in all.
+	dp_log=$(timeout 300 "$venv/bin/pip" install --quiet --disable-pip-version-check --retries 0 --timeout 15 duckdb 2>&1) || {
+		skip "duckdb: pip could not install duckdb: $(echo "$dp_log" | tail -n 1)"
+		return 1
+	}
+	echo "$venv/bin/python"
+}

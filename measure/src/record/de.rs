@@ -8,6 +8,7 @@ use super::strict::{KeySet, StrictObject, StrictSkip, StrictValue, Text, duplica
 use super::view::RecordView;
 use super::{Headline, Kind, Record, Status};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -117,6 +118,45 @@ impl<'de, V: Deserialize<'de>> Visitor<'de> for Entries<V> {
     }
 }
 
+/// A number of `values`, read from its text (which serde_json has checked is one JSON value)
+/// by the standard library's parser: correctly rounded, as serde_json's `float_roundtrip`
+/// parse is, to the same f64, and several times faster on the 17 significant digits that a
+/// computed f64 is written with (the float parse was a tenth of collate's time). Anything but
+/// a finite number is an error, which the slow path words as it did.
+struct Num(Number);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?;
+        number(raw.get())
+            .map(Num)
+            .ok_or_else(|| de::Error::custom("a values entry that is not a finite number"))
+    }
+}
+
+/// The JSON number `text` as serde_json makes it: a whole number as u64 (not negative) or
+/// i64 (negative), -0 and whole numbers beyond those as f64, anything else as f64; None for
+/// text that is not a number or one that overflows f64.
+fn number(text: &str) -> Option<Number> {
+    let b = text.as_bytes();
+    let first = *b.first()?;
+    if first != b'-' && !first.is_ascii_digit() {
+        return None;
+    }
+    if !b.iter().any(|c| matches!(c, b'.' | b'e' | b'E')) {
+        if first != b'-' {
+            if let Ok(n) = text.parse::<u64>() {
+                return Some(n.into());
+            }
+        } else if let Ok(n) = text.parse::<i64>()
+            && n != 0
+        {
+            return Some(n.into());
+        }
+    }
+    Number::from_f64(text.parse::<f64>().ok()?)
+}
+
 /// `info`: built (`true`) or checked as it is skipped.
 struct InfoSeed(bool);
 
@@ -187,7 +227,7 @@ impl<'de> Visitor<'de> for ViewSeed {
                 "error" => put_plain(&mut s.error, m)?,
                 "headline" => put_plain(&mut s.headline, m)?,
                 "headlines" => put(&mut s.headlines, m, Headlines)?,
-                "values" => put(&mut s.values, m, Entries::<Number>::of("values"))?,
+                "values" => put(&mut s.values, m, Entries::<Num>::of("values"))?,
                 "info" => {
                     let build = match self.0 {
                         Info::Keep => true,
@@ -239,7 +279,7 @@ struct Slots<'de> {
     error: Option<Text<'de>>,
     headline: Option<Text<'de>>,
     headlines: Option<Vec<Headline>>,
-    values: Option<Vec<(Cow<'de, str>, Number)>>,
+    values: Option<Vec<(Cow<'de, str>, Num)>>,
     info: Option<Map<String, Value>>,
 }
 
@@ -279,12 +319,82 @@ impl<'de> Slots<'de> {
             error: self.error.map(|t| t.0),
             headline: self.headline.map(|t| t.0),
             headlines: self.headlines.unwrap_or_default(),
-            values: self.values.unwrap_or_default(),
+            values: self
+                .values
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, n)| (k, n.0))
+                .collect(),
             info: if keep_info {
                 Some(Cow::Owned(self.info.unwrap_or_default()))
             } else {
                 None
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+    use serde_json::{Number, Value};
+
+    /// serde_json's own number for `text` (float_roundtrip), where it reads one.
+    fn serde_number(text: &str) -> Option<Number> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Number(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn numbers_read_as_serde_json_reads_them() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "0.0",
+            "-0.0",
+            "1e0",
+            "1E+2",
+            "2.5e-3",
+            "5.719e-6",
+            "0.00015925911942462397",
+            "0.21044453859339612",
+            "20.000832845841924",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "1e400",
+            "-1e400",
+            "4.9e-324",
+            "2e-324",
+            "1e-400",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "9007199254740993",
+            "0.1",
+            "\"1\"",
+            "true",
+            "null",
+            "[1]",
+            "{}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Full-precision values as the tools write them, over many magnitudes.
+        let mut x = 1.234_567_890_123_456_7e-9_f64;
+        for _ in 0..200 {
+            texts.push(serde_json::to_string(&x).expect("a number"));
+            texts.push(format!("{x:.17e}"));
+            x *= 3.7;
+        }
+        for t in &texts {
+            assert_eq!(number(t), serde_number(t), "{t}");
+        }
     }
 }
