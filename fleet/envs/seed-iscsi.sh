@@ -39,14 +39,13 @@ seed_iscsi_target() {
         return 1
     }
     if [ -n "${seed_iscsi_ext4:-}" ]; then
-        mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$seed_iscsi_file" 2>"$seed_iscsi_dir/log" || {
+        vm_mkext4 "$seed_iscsi_file" 2>"$seed_iscsi_dir/log" || {
             seed_why="cannot make ext4 on the LUN's file: $(seed_says "$seed_iscsi_dir/log")"
             return 1
         }
     fi
     seed_iscsi_direct="O_DIRECT" seed_iscsi_bso="--bsoflags direct"
-    dd if="$seed_iscsi_file" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null ||
-        seed_iscsi_direct="through the page cache" seed_iscsi_bso=""
+    vm_direct_ok "$seed_iscsi_file" || seed_iscsi_direct="through the page cache" seed_iscsi_bso=""
     TGT_IPC_SOCKET=$seed_iscsi_dir/tgtd.sock ip netns exec "$seed_ns" tgtd -f -C "$seed_iscsi_ctl" \
         --iscsi "portal=127.0.0.1:$seed_iscsi_port" </dev/null >"$seed_iscsi_dir/tgtd.log" 2>&1 &
     seed_iscsi_pid=$!
@@ -96,9 +95,8 @@ seed_iscsi_xfs() {
         seed_why="no /dev/fuse to make the LUN a block device here (load the fuse module; or give this machine an iSCSI initiator: open-iscsi and the iscsi_tcp module)"
         return 1
     }
-    # xfs wants 300 MiB at least.
     seed_iscsi_ext4=""
-    seed_iscsi_target "$2" "$(($3 + 314572800))" "$4" || return 1
+    seed_iscsi_target "$2" "$(($3 + seed_xfs_room))" "$4" || return 1
     : >"$seed_iscsi_dir/lun" || return 1
     vm_commas "$seed_iscsi_dir/lun"
     nsenter --net="/run/netns/$seed_ns" qemu-storage-daemon \

@@ -19,13 +19,13 @@ seed_nbd_start() {
     seed_nbd_file=$2/bmseed-$$-san.img
     seed_nbd_log=$2/bmseed-$$-san.log
     fallocate -l "$3" "$seed_nbd_file" 2>"$seed_nbd_log" &&
-        mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$seed_nbd_file" 2>>"$seed_nbd_log" || {
+        vm_mkext4 "$seed_nbd_file" 2>>"$seed_nbd_log" || {
         seed_why="cannot make the NBD export's file $seed_nbd_file: $(seed_says "$seed_nbd_log")"
         return 1
     }
     # O_DIRECT on the file (cache=none) as the guest's other disks are, where FS allows it.
     seed_nbd_cache=none
-    dd if="$seed_nbd_file" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || seed_nbd_cache=writeback
+    vm_direct_ok "$seed_nbd_file" || seed_nbd_cache=writeback
     # -t: the export stays for the next client (it would end when the first one leaves).
     ip netns exec "$seed_ns" qemu-nbd -t -b 127.0.0.1 -p "$seed_nbd_port" -x bmseed-san -f raw \
         --cache="$seed_nbd_cache" "$seed_nbd_file" </dev/null >>"$seed_nbd_log" 2>&1 &

@@ -12,6 +12,8 @@
 seed_all="hvm/nas/net hvmp/nas/net para/nas/net para/lvm/san hvm/file/ram para/file/ram para/lvm/iscsi para/xfs/iscsi para/lvm/disc para/xfs/disc dom0 bare"
 seed_ns="" seed_serve="" seed_tmpfs="" seed_xfs="" seed_loops="" seed_files=""
 seed_host=10.213.255.1 seed_guest=10.213.255.2/24
+# What an xfs for a guest's image takes beyond the image: mkfs.xfs wants 300 MiB at least.
+seed_xfs_room=314572800
 
 # Installs, as root, what the table needs beyond a guest's packages: QEMU's NFS and iSCSI
 # block drivers (qemu-block-extra, from qemu-system-x86's release), the user-space NFS server
@@ -87,10 +89,9 @@ seed_backing() {
             seed_backing="image file on tmpfs"
             ;;
         */xfs/disc)
-            # xfs wants 300 MiB at least.
             seed_f=$2/bmseed-$$-xfs.img
             seed_files="$seed_files $seed_f"
-            fallocate -l "$((seed_size + 314572800))" "$seed_f" || return 1
+            fallocate -l "$((seed_size + seed_xfs_room))" "$seed_f" || return 1
             seed_l=$(losetup -f --show "$seed_f") || return 1
             seed_loops="$seed_loops $seed_l"
             mkfs.xfs -q -f "$seed_l" || return 1

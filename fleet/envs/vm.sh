@@ -317,6 +317,19 @@ vm_cal_ratio() {
             printf "%.4f %s %s\n", (g[b] - g[a]) / (h[b] - h[a]), g[a], h[a] }'
 }
 
+# vm_mkext4 FILE: the ext4 a guest mounts at /mnt/bench, made on FILE (an image or a
+# server's backing file) with its tables written now, so that the guest's first writes do
+# not pay for them.
+vm_mkext4() {
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1"
+}
+
+# vm_direct_ok FILE: whether FILE opens O_DIRECT (its file system honours it: tmpfs before
+# Linux 6.6 does not), so that a disk on it can be cache=none.
+vm_direct_ok() {
+    dd if="$1" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
+}
+
 # Stops the guest (by pid) and removes its state directory (the disk image among it).
 vm_cleanup() {
     if [ -n "$vm_pid" ]; then
@@ -371,7 +384,7 @@ vm_boot() {
     done
     # The guest's disk0, made here or named by vm_disk0, gets the ext4; a vm_drive0 with no
     # vm_disk0 has its own, made by the caller.
-    [ ! -e "$vm_state/disk0.img" ] || mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$(readlink -f "$vm_state/disk0.img")" || {
+    [ ! -e "$vm_state/disk0.img" ] || vm_mkext4 "$(readlink -f "$vm_state/disk0.img")" || {
         echo "vm: cannot make the guest's disk in $vm_state" >&2
         vm_cleanup
         return 2
@@ -382,7 +395,7 @@ vm_boot() {
     # disk with no file here (an NBD or iSCSI vm_drive0) is cache=none too: QEMU's NBD and
     # iSCSI drivers keep no cache.
     vm_dcache=none
-    [ ! -e "$vm_state/disk0.img" ] || dd if="$vm_state/disk0.img" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null || {
+    [ ! -e "$vm_state/disk0.img" ] || vm_direct_ok "$vm_state/disk0.img" || {
         vm_dcache=writeback
         echo "vm: $vm_cache refuses O_DIRECT: the guest's disks go through this machine's page cache" >&2
     }
@@ -428,7 +441,8 @@ vm_boot() {
     vm_res=$vm_out
     set -- timeout -k 10 "${VM_TIMEOUT:-1800}" qemu-system-x86_64 "$@"
     [ -z "$vm_netns" ] || set -- ip netns exec "$vm_netns" "$@"
-    # The guest's clock is its kernel's own choice: kvm-clock under KVM, the HPET under TCG
+    # The guest's clock is its kernel's own choice unless vm_clocksource names one (the seed's
+    # hvm and hvmp columns): kvm-clock under KVM, the HPET under TCG
     # (QEMU's HPET counts QEMU's virtual clock, which follows this machine's). No clock
     # option is given: under TCG here, -rtc clock=host (QEMU's default already; the RTC
     # only sets the wall clock at boot), -rtc clock=rt, clocksource=tsc and

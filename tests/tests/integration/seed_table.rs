@@ -45,10 +45,14 @@ pub(crate) fn command(res: &Path, dir: &Path, tmp: &Path, args: &[&str]) -> Comm
     c
 }
 
-/// A run's results directory, its --dir (on a disk: /var/tmp) and its TMPDIR.
+/// A run's results directory (its name holds a space and a quote, as a user's may), its
+/// --dir (on a disk: /var/tmp) and its TMPDIR.
 pub(crate) fn places() -> (TempDir, TempDir, TempDir) {
     (
-        tempfile::tempdir().expect("results"),
+        tempfile::Builder::new()
+            .prefix("bm res 'q' ")
+            .tempdir()
+            .expect("results"),
         tempfile::tempdir_in("/var/tmp").expect("dir"),
         tempfile::tempdir().expect("tmp"),
     )
