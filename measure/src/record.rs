@@ -58,6 +58,7 @@ pub enum Status {
 pub use crate::headline::{CellStat, HEADLINE_STATS, Headline};
 
 mod de;
+mod scan;
 mod strict;
 mod view;
 
@@ -163,29 +164,36 @@ pub fn parse_view(line: &str) -> Result<RecordView<'_>, ParseError> {
 fn read(line: &str, info: Info) -> Result<RecordView<'_>, ParseError> {
     use serde::de::DeserializeSeed;
     let line = line.trim_end_matches(['\n', '\r']);
-    // Fast path: straight into the view (which refuses a repeated key as it reads), then
-    // the checks serde cannot make. Anything it rejects goes through the slow path below,
-    // which words the error.
-    let mut de = serde_json::Deserializer::from_str(line);
-    let fast = de::ViewSeed(info)
-        .deserialize(&mut de)
-        .and_then(|view| de.end().map(|()| view));
-    match fast {
-        Ok(view) => {
-            if view.schema != SCHEMA {
-                return Err(reject(format!(
-                    "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
-                    view.schema
-                )));
+    // The common shape by the hand scanner, anything else straight into the view by serde
+    // (which refuses a repeated key as it reads), then the checks neither makes. Anything
+    // serde rejects goes through the slow path below, which words the error.
+    let view = match scan::view(line, info) {
+        Some(view) => view,
+        None => {
+            let mut de = serde_json::Deserializer::from_str(line);
+            let read = de::ViewSeed(info)
+                .deserialize(&mut de)
+                .and_then(|view| de.end().map(|()| view));
+            match read {
+                Ok(view) => view,
+                Err(e) => {
+                    return Err(parse_slow(line)
+                        .unwrap_or_else(|| reject(format!("malformed record: {e}"))));
+                }
             }
-            for (key, n) in &view.values {
-                check_number(key, n)?;
-            }
-            check_semantics(&view)?;
-            Ok(view)
         }
-        Err(e) => Err(parse_slow(line).unwrap_or_else(|| reject(format!("malformed record: {e}")))),
+    };
+    if view.schema != SCHEMA {
+        return Err(reject(format!(
+            "unknown schema \"{}\": this reader understands \"{SCHEMA}\"",
+            view.schema
+        )));
     }
+    for (key, n) in &view.values {
+        check_number(key, n)?;
+    }
+    check_semantics(&view)?;
+    Ok(view)
 }
 
 /// A key in `values` has a unit suffix.
