@@ -8,6 +8,7 @@ use crate::facts::ColumnFacts;
 use crate::fastmap::FastMap;
 use crate::filter::Filter;
 use crate::runs::{RunValues, Runs};
+use crate::shape::Shape;
 use measure::record::CellStat;
 use measure::{Kind, RecordView};
 use std::collections::HashMap;
@@ -91,6 +92,8 @@ pub struct Collector {
     pub group_dims: Vec<Dim>,
     groups: Interner,
     cache: FastMap<(u32, u32), Option<u32>>,
+    /// The last record's group and keys, to skip the lookups above for the next.
+    shape: Shape,
     pub metrics: Interner,
     pub names: Interner,
     pub rows: Interner,
@@ -131,6 +134,7 @@ impl Collector {
             group_dims,
             groups: Interner::default(),
             cache: FastMap::default(),
+            shape: Shape::default(),
             metrics: Interner::default(),
             names: Interner::default(),
             rows: Interner::default(),
@@ -209,18 +213,24 @@ impl Collector {
         if r.vals.is_empty() && r.headline.is_none() {
             return;
         }
-        let group = self.groups.id(r.group);
+        let group = match self.shape.group(r.group) {
+            Some(g) => g,
+            None => {
+                let g = self.groups.id(r.group);
+                self.shape.set_group(r.group, g);
+                g
+            }
+        };
         if let Some(h) = r.headline {
             self.note_headlines(&r, h);
         }
         let mut any = false;
-        for (key, x) in r.values() {
-            let metric = self.metrics.id(key);
-            let slot = match self.cache.get(&(group, metric)) {
-                Some(&s) => s,
+        for (i, (key, x)) in r.values().enumerate() {
+            let slot = match self.shape.slot(i, key) {
+                Some(s) => s,
                 None => {
-                    let s = self.resolve(r.group, key, metric);
-                    self.cache.insert((group, metric), s);
+                    let s = self.slot(r.group, group, key);
+                    self.shape.learn(i, key, s);
                     s
                 }
             };
@@ -294,6 +304,18 @@ impl Collector {
         for (k, v) in r.facts() {
             self.facts.add(&column, k, v);
         }
+    }
+
+    /// The series that `key` of a record of group `text` (numbered `group`) feeds, or None
+    /// where it is left out.
+    fn slot(&mut self, text: &str, group: u32, key: &str) -> Option<u32> {
+        let metric = self.metrics.id(key);
+        if let Some(&s) = self.cache.get(&(group, metric)) {
+            return s;
+        }
+        let s = self.resolve(text, key, metric);
+        self.cache.insert((group, metric), s);
+        s
     }
 
     /// The series a (record group, metric) feeds, or None when the filter or `--metric`

@@ -29,6 +29,7 @@ pub mod read;
 pub mod render;
 pub(crate) mod repeats;
 pub(crate) mod runs;
+pub(crate) mod shape;
 pub mod stats;
 pub(crate) mod times;
 

@@ -193,16 +193,19 @@ fn stops(w: u64) -> u64 {
 }
 
 impl<'a> Scan<'a> {
+    #[inline(always)]
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
             self.i += 1;
         }
     }
 
+    #[inline(always)]
     fn eat(&mut self, c: u8) -> Option<()> {
         self.eat_if(c).then_some(())
     }
 
+    #[inline(always)]
     fn eat_if(&mut self, c: u8) -> bool {
         let hit = self.b.get(self.i) == Some(&c);
         self.i += usize::from(hit);
@@ -210,6 +213,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A string with no escape and no control character (serde's otherwise), as its text.
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.i;
@@ -238,6 +242,7 @@ impl<'a> Scan<'a> {
 
     /// A JSON number's text (its grammar checked: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
     /// ([eE] [+-]? [0-9]+)?`).
+    #[inline(always)]
     fn number(&mut self) -> Option<&'a str> {
         let start = self.i;
         self.eat_if(b'-');
@@ -259,6 +264,7 @@ impl<'a> Scan<'a> {
         self.text.get(start..self.i)
     }
 
+    #[inline(always)]
     fn digits(&mut self) -> usize {
         let start = self.i;
         while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
