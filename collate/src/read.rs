@@ -52,9 +52,9 @@ pub struct ReadReport {
 
 /// Bytes read per block; a block hands on the whole lines among them, and the rest of its
 /// last line starts the next block.
-const BLOCK_BYTES: usize = 256 * 1024;
+const BLOCK_BYTES: usize = 1024 * 1024;
 /// Blocks in flight at once (bounds memory).
-const IN_FLIGHT: usize = 8;
+const IN_FLIGHT: usize = 4;
 
 /// Whole lines of one input, each ending with a newline, as read: the parser thread finds
 /// where they end (the reader only looks for the last newline), and numbers them from 0.
