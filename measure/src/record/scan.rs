@@ -111,10 +111,8 @@ impl<'a> Fields<'a> {
                 self.info = true;
                 // Built as the serde reader builds it: for a line whose type says it is
                 // kept, or one whose type is yet to come.
-                let build = match (info, self.kind) {
-                    (Info::Keep, _) | (_, None | Some(Kind::Begin | Kind::Summary)) => true,
-                    _ => false,
-                };
+                let build = info == Info::Keep
+                    || matches!(self.kind, None | Some(Kind::Begin | Kind::Summary));
                 if build {
                     self.built = Some(s.object(0)?);
                     Some(())
