@@ -36,6 +36,12 @@ pub(super) struct CellRuns {
 }
 
 impl CellRuns {
+    /// How many values the cell holds, counted or not.
+    pub fn len(&self) -> usize {
+        let pooled: usize = self.pools.iter().map(|p| p.values.len()).sum();
+        pooled + self.left_out.iter().map(|(_, n)| n).sum::<usize>()
+    }
+
     /// Adds values of `run`, into its unit's pool where the run counts.
     pub fn add(&mut self, run: u32, vals: &[f64], inc: &Include<'_>) {
         if inc.run(run) {

@@ -198,18 +198,70 @@ fn place(
     values: Vec<(usize, CellRuns)>,
     ncols: usize,
     sparse: bool,
-    cell: impl Fn(CellRuns) -> (Slot, LeftOut),
+    cell: impl Fn(CellRuns) -> (Slot, LeftOut) + Sync,
 ) -> (Vec<usize>, (Vec<Slot>, Vec<LeftOut>)) {
+    let made = cells_of(values, CellRuns::len, cell);
     if sparse {
-        let cols = values.iter().map(|(j, _)| *j).collect();
-        return (cols, values.into_iter().map(|(_, v)| cell(v)).unzip());
+        let cols = made.iter().map(|(j, _)| *j).collect();
+        return (cols, made.into_iter().map(|(_, c)| c).unzip());
     }
     let mut cells: Vec<Slot> = (0..ncols).map(|_| None).collect();
     let mut left_out = vec![LeftOut::default(); ncols];
-    for (j, v) in values {
-        (cells[j], left_out[j]) = cell(v);
+    for (j, c) in made {
+        (cells[j], left_out[j]) = c;
     }
     (Vec::new(), (cells, left_out))
+}
+
+/// A row with this many values has its cells made on every CPU (the matrix is made after
+/// the read, when the parser threads are done; a cell's sort and tests are the cost).
+const PARALLEL_VALUES: usize = 100_000;
+
+/// Each column's cell, in order: on as many threads as there are CPUs (up to 8) where the
+/// row has many values (`len` counts a column's), else on this one.
+fn cells_of<T: Send, C: Send>(
+    values: Vec<(usize, T)>,
+    len: impl Fn(&T) -> usize,
+    cell: impl Fn(T) -> C + Sync,
+) -> Vec<(usize, C)> {
+    let n: usize = values.iter().map(|(_, v)| len(v)).sum();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8)
+        .min(values.len());
+    if n < PARALLEL_VALUES || threads < 2 {
+        return values.into_iter().map(|(j, v)| (j, cell(v))).collect();
+    }
+    let per = values.len().div_ceil(threads);
+    let mut parts: Vec<Vec<(usize, T)>> = Vec::new();
+    let mut rest = values.into_iter();
+    loop {
+        let part: Vec<_> = rest.by_ref().take(per).collect();
+        if part.is_empty() {
+            break;
+        }
+        parts.push(part);
+    }
+    let cell = &cell;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    part.into_iter()
+                        .map(|(j, v)| (j, cell(v)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// The columns where a row's cell lacks the column's newest invocation (`newest`), for a
@@ -334,4 +386,21 @@ fn gather<'a>(
         suffix,
         use_samples,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PARALLEL_VALUES, cells_of};
+
+    #[test]
+    fn cells_come_in_column_order_on_one_thread_or_many() {
+        for per_column in [1, PARALLEL_VALUES / 3] {
+            let values: Vec<(usize, usize)> = (0..7).map(|j| (j * 2, per_column + j)).collect();
+            let made = cells_of(values, |&n| n, |n| n * 10);
+            let want: Vec<(usize, usize)> =
+                (0..7).map(|j| (j * 2, (per_column + j) * 10)).collect();
+            assert_eq!(made, want);
+        }
+        assert!(cells_of(Vec::<(usize, usize)>::new(), |&n| n, |n| n).is_empty());
+    }
 }
