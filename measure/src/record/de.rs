@@ -143,8 +143,14 @@ pub(super) fn number(text: &str) -> Option<Number> {
     if first != b'-' && !first.is_ascii_digit() {
         return None;
     }
-    if !b.iter().any(|c| matches!(c, b'.' | b'e' | b'E')) {
-        if first != b'-' {
+    number_as(text, !b.iter().any(|c| matches!(c, b'.' | b'e' | b'E')))
+}
+
+/// [`number`] for `text` that the caller has checked is a JSON number, `plain` where it
+/// has neither fraction nor exponent.
+pub(super) fn number_as(text: &str, plain: bool) -> Option<Number> {
+    if plain {
+        if !text.starts_with('-') {
             if let Ok(n) = text.parse::<u64>() {
                 return Some(n.into());
             }

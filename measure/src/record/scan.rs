@@ -6,7 +6,7 @@
 //! is wrong: so this scanner takes only lines that reader takes, into the same view (a
 //! property test holds them together), and never has to explain itself.
 
-use super::de::{Info, number};
+use super::de::{Info, number_as};
 use super::view::RecordView;
 use super::{Kind, Status};
 use std::borrow::Cow;
@@ -104,7 +104,10 @@ impl<'a> Fields<'a> {
                 once(&mut self.tags, tags)
             }
             "values" => {
-                let values = s.entries(|s| number(s.number()?))?;
+                let values = s.entries(|s| {
+                    let (text, plain) = s.number_plain()?;
+                    number_as(text, plain)
+                })?;
                 once(&mut self.values, values)
             }
             "info" if !self.info => {

@@ -90,15 +90,26 @@ impl<'a> Scan<'a> {
     /// ([eE] [+-]? [0-9]+)?`).
     #[inline(always)]
     pub(super) fn number(&mut self) -> Option<&'a str> {
+        self.number_plain().map(|(text, _)| text)
+    }
+
+    /// A number's text and whether it is plain (a whole number: no fraction, no exponent).
+    #[inline(always)]
+    pub(super) fn number_plain(&mut self) -> Option<(&'a str, bool)> {
         let start = self.i;
         self.eat_if(b'-');
         if !self.eat_if(b'0') && self.digits() == 0 {
             return None;
         }
-        if self.eat_if(b'.') && self.digits() == 0 {
-            return None;
+        let mut plain = true;
+        if self.eat_if(b'.') {
+            plain = false;
+            if self.digits() == 0 {
+                return None;
+            }
         }
         if let Some(b'e' | b'E') = self.b.get(self.i) {
+            plain = false;
             self.i += 1;
             if let Some(b'+' | b'-') = self.b.get(self.i) {
                 self.i += 1;
@@ -107,12 +118,27 @@ impl<'a> Scan<'a> {
                 return None;
             }
         }
-        self.text.get(start..self.i)
+        Some((self.text.get(start..self.i)?, plain))
     }
 
+    /// Skips a run of digits, eight at a time where it can; how many.
     #[inline(always)]
     fn digits(&mut self) -> usize {
         let start = self.i;
+        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let Ok(w) = <[u8; 8]>::try_from(chunk) else {
+                break;
+            };
+            let t = u64::from_le_bytes(w) ^ splat(b'0');
+            // A byte is a digit where t's byte is below 10: mark the others (the lowest
+            // mark is exact; a carry only marks bytes after it).
+            let marks = (t.wrapping_add(splat(0x76)) | t) & HIGHS;
+            if marks != 0 {
+                self.i += (marks.trailing_zeros() / 8) as usize;
+                return self.i - start;
+            }
+            self.i += 8;
+        }
         while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
             self.i += 1;
         }
@@ -230,8 +256,7 @@ impl<'a> Scan<'a> {
     /// exponent of at most three digits), as its text; anything else (overflow and its
     /// edges) is serde's to judge.
     fn sure_number(&mut self) -> Option<&'a str> {
-        let text = self.number()?;
-        let plain = !text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
+        let (text, plain) = self.number_plain()?;
         if plain && text.len() <= 18 {
             return Some(text);
         }
