@@ -131,9 +131,13 @@ fn reject(msg: impl Into<String>) -> ParseError {
 
 /// Whether `key` ends with a known unit suffix and has a name before it.
 pub fn has_unit_suffix(key: &str) -> bool {
-    UNIT_SUFFIXES
-        .iter()
-        .any(|s| key.len() > s.len() && key.ends_with(s))
+    // Every rate ends in `_s` too, so these four decide (checked for every value read).
+    (key.len() > 2 && key.ends_with("_s"))
+        || (key.len() > 6
+            && matches!(
+                &key.as_bytes()[key.len() - 6..],
+                b"_bytes" | b"_ratio" | b"_count"
+            ))
 }
 
 /// The unit suffix of `key` (`"_bits_per_s"` for `"throughput_bits_per_s"`), if any.
@@ -434,6 +438,22 @@ mod tests {
         assert!(!has_unit_suffix("rtt"));
         assert_eq!(unit_suffix("x_bytes_per_s"), Some("_bytes_per_s"));
         assert_eq!(unit_suffix("writes_per_s"), Some("_per_s"));
+        // The quick check agrees with the list, suffix by suffix, at every length.
+        for suffix in UNIT_SUFFIXES {
+            for key in [
+                suffix.to_string(),
+                format!("x{suffix}"),
+                suffix[1..].to_string(),
+                format!("{suffix}x"),
+                format!("a_b{}", &suffix[..suffix.len() - 1]),
+            ] {
+                let listed = UNIT_SUFFIXES
+                    .iter()
+                    .any(|s| key.len() > s.len() && key.ends_with(s));
+                assert_eq!(has_unit_suffix(&key), listed, "{key}");
+                assert_eq!(unit_suffix(&key).is_some(), listed, "{key}");
+            }
+        }
     }
 
     #[test]

@@ -24,23 +24,7 @@ pub(super) fn view(line: &str, info: Info) -> Option<RecordView<'_>> {
     };
     let mut f = Fields::default();
     s.ws();
-    s.eat(b'{')?;
-    s.ws();
-    if !s.eat_if(b'}') {
-        loop {
-            let key = s.string()?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            f.field(&mut s, key, info)?;
-            s.ws();
-            if s.eat_if(b'}') {
-                break;
-            }
-            s.eat(b',')?;
-            s.ws();
-        }
-    }
+    s.members(|s, key| f.field(s, key, info))?;
     s.ws();
     if s.i != s.b.len() {
         return None;

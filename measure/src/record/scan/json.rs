@@ -154,40 +154,13 @@ impl<'a> Scan<'a> {
         text.parse::<u64>().ok().filter(|&n| n <= MAX_SEQ)
     }
 
-    /// An object's entries in order, each value read by `value`; None for a key twice.
-    pub(super) fn entries<V>(
+    /// An object's members: `member` reads the value of each key; None for what is not
+    /// an object.
+    #[inline(always)]
+    pub(super) fn members(
         &mut self,
-        mut value: impl FnMut(&mut Self) -> Option<V>,
-    ) -> Option<Vec<(Cow<'a, str>, V)>> {
-        let mut out: Vec<(Cow<'a, str>, V)> = Vec::new();
-        self.eat(b'{')?;
-        self.ws();
-        if self.eat_if(b'}') {
-            return Some(out);
-        }
-        loop {
-            let key = self.string()?;
-            if out.len() >= MAX_KEYS || out.iter().any(|(k, _)| k == key) {
-                return None;
-            }
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            let v = value(self)?;
-            out.push((Cow::Borrowed(key), v));
-            self.ws();
-            if self.eat_if(b'}') {
-                return Some(out);
-            }
-            self.eat(b',')?;
-            self.ws();
-        }
-    }
-
-    /// Checks an object as it is skipped: each key once, every value valid JSON.
-    pub(super) fn skip_object(&mut self, depth: u32) -> Option<()> {
-        let mut keys: [&str; MAX_KEYS] = [""; MAX_KEYS];
-        let mut n = 0;
+        mut member: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
         self.eat(b'{')?;
         self.ws();
         if self.eat_if(b'}') {
@@ -195,22 +168,76 @@ impl<'a> Scan<'a> {
         }
         loop {
             let key = self.string()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            member(self, key)?;
+            if self.end(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// An array's items, each read by `item`.
+    #[inline(always)]
+    fn items(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.eat_if(b']') {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            if self.end(b']')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// After a member or an item: true at `close`, false after a comma (and the
+    /// whitespace after it), None for anything else.
+    #[inline(always)]
+    fn end(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let c = *self.b.get(self.i)?;
+        self.i += 1;
+        if c == b',' {
+            self.ws();
+            Some(false)
+        } else {
+            (c == close).then_some(true)
+        }
+    }
+
+    /// An object's entries in order, each value read by `value`; None for a key twice.
+    pub(super) fn entries<V>(
+        &mut self,
+        mut value: impl FnMut(&mut Self) -> Option<V>,
+    ) -> Option<Vec<(Cow<'a, str>, V)>> {
+        let mut out: Vec<(Cow<'a, str>, V)> = Vec::new();
+        self.members(|s, key| {
+            if out.len() >= MAX_KEYS || out.iter().any(|(k, _)| k == key) {
+                return None;
+            }
+            let v = value(s)?;
+            out.push((Cow::Borrowed(key), v));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// Checks an object as it is skipped: each key once, every value valid JSON.
+    pub(super) fn skip_object(&mut self, depth: u32) -> Option<()> {
+        let mut keys: [&str; MAX_KEYS] = [""; MAX_KEYS];
+        let mut n = 0;
+        self.members(|s, key| {
             if n == MAX_KEYS || keys[..n].contains(&key) {
                 return None;
             }
             keys[n] = key;
             n += 1;
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            self.skip_value(depth + 1)?;
-            self.ws();
-            if self.eat_if(b'}') {
-                return Some(());
-            }
-            self.eat(b',')?;
-            self.ws();
-        }
+            s.skip_value(depth + 1)
+        })
     }
 
     /// Checks any JSON value as it is skipped.
@@ -230,20 +257,7 @@ impl<'a> Scan<'a> {
     }
 
     fn skip_array(&mut self, depth: u32) -> Option<()> {
-        self.eat(b'[')?;
-        self.ws();
-        if self.eat_if(b']') {
-            return Some(());
-        }
-        loop {
-            self.skip_value(depth + 1)?;
-            self.ws();
-            if self.eat_if(b']') {
-                return Some(());
-            }
-            self.eat(b',')?;
-            self.ws();
-        }
+        self.items(|s| s.skip_value(depth + 1))
     }
 
     fn word(&mut self, w: &str) -> Option<()> {
@@ -275,28 +289,15 @@ impl<'a> Scan<'a> {
     /// without escapes, numbers as serde makes them.
     pub(super) fn object(&mut self, depth: u32) -> Option<Map<String, Value>> {
         let mut m = Map::new();
-        self.eat(b'{')?;
-        self.ws();
-        if self.eat_if(b'}') {
-            return Some(m);
-        }
-        loop {
-            let key = self.string()?;
+        self.members(|s, key| {
             if m.contains_key(key) {
                 return None;
             }
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            let v = self.value(depth + 1)?;
+            let v = s.value(depth + 1)?;
             m.insert(key.to_owned(), v);
-            self.ws();
-            if self.eat_if(b'}') {
-                return Some(m);
-            }
-            self.eat(b',')?;
-            self.ws();
-        }
+            Some(())
+        })?;
+        Some(m)
     }
 
     fn value(&mut self, depth: u32) -> Option<Value> {
@@ -316,19 +317,10 @@ impl<'a> Scan<'a> {
 
     fn array(&mut self, depth: u32) -> Option<Vec<Value>> {
         let mut items = Vec::new();
-        self.eat(b'[')?;
-        self.ws();
-        if self.eat_if(b']') {
-            return Some(items);
-        }
-        loop {
-            items.push(self.value(depth + 1)?);
-            self.ws();
-            if self.eat_if(b']') {
-                return Some(items);
-            }
-            self.eat(b',')?;
-            self.ws();
-        }
+        self.items(|s| {
+            items.push(s.value(depth + 1)?);
+            Some(())
+        })?;
+        Some(items)
     }
 }
