@@ -21,7 +21,7 @@ pub fn kruskal_wallis(groups: &[&[f64]]) -> Option<KwTest> {
         .enumerate()
         .flat_map(|(i, g)| g.iter().map(move |&x| (x, i)))
         .collect();
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let n = all.len() as f64;
     let mut rank_sum = vec![0.0f64; groups.len()];
     let mut ties = 0.0f64;

@@ -96,10 +96,18 @@ fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
     let mut start = 0;
     // Every line in the block ends with a newline (read_input sees to it).
     let text = &b.text[..b.len];
+    // A block of text is checked as UTF-8 once, not line by line (a bad line is found, and
+    // named, by the line's own check).
+    let whole = std::str::from_utf8(text).ok();
     for end in memchr::memchr_iter(b'\n', text) {
         let raw = &text[start..end];
+        let line = whole.map(|t| &t[start..end]);
         start = end + 1;
-        match parse_raw(raw) {
+        let parsed = match line {
+            Some(line) => parse_text(line),
+            None => parse_raw(raw),
+        };
+        match parsed {
             Ok(Some(r)) => batch.push_at(&r, group_dims, lines),
             Ok(None) => {}
             Err(why) => bad.push((lines, why)),
@@ -113,17 +121,22 @@ fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
 /// One raw line: `None` for a blank line (skipped: concatenated files often have them),
 /// else the strictly parsed record (a view borrowing from `raw`) or why it is not one.
 pub fn parse_raw(raw: &[u8]) -> Result<Option<RecordView<'_>>, String> {
-    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-    if raw.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
     let text = std::str::from_utf8(raw).map_err(|e| {
         format!(
             "not UTF-8 text (bad byte at column {}): a record is one JSON object per line",
             e.valid_up_to() + 1
         )
     })?;
-    measure::parse_view(text)
+    parse_text(text)
+}
+
+/// [`parse_raw`] for a line known to be text.
+fn parse_text(line: &str) -> Result<Option<RecordView<'_>>, String> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.bytes().all(|c| c.is_ascii_whitespace()) {
+        return Ok(None);
+    }
+    measure::parse_view(line)
         .map(Some)
         .map_err(|e| e.to_string())
 }

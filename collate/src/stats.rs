@@ -228,7 +228,7 @@ pub fn mann_whitney(x: &[f64], y: &[f64]) -> Option<UTest> {
         .map(|&v| (v, true))
         .chain(y.iter().map(|&v| (v, false)))
         .collect();
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let n = all.len();
     let mut ranks2 = vec![0u64; n];
     let mut tie_runs = Vec::new();

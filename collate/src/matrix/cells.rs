@@ -140,7 +140,7 @@ fn stat_cell(mut pools: Vec<Pool>, o: &Options, stat: Stat, inc: &Include<'_>) -
     } else {
         pools.into_iter().flat_map(|p| p.values).collect()
     };
-    v.sort_by(f64::total_cmp);
+    v.sort_unstable_by(f64::total_cmp);
     let value = stat.of_sorted(&v);
     let modes = crate::modes::two_modes(&v);
     let ci = match stat {
@@ -181,7 +181,7 @@ fn differ(pools: &[Pool], inc: &Include<'_>) -> Option<RunsDiffer> {
             .map(|p| {
                 let median = {
                     let mut s = p.values.clone();
-                    s.sort_by(f64::total_cmp);
+                    s.sort_unstable_by(f64::total_cmp);
                     stats::Stat::Median.of_sorted(&s)
                 };
                 (inc.units[p.unit as usize].clone(), p.values.len(), median)
