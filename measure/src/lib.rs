@@ -92,7 +92,8 @@
 //! [`record::parse_line`] is the strict reader, and [`record::parse_view`] the same reader
 //! for a reader of many lines: its record borrows the line's texts and builds `info` only
 //! for a begin and a summary (every sample's and interval's is checked, not kept); one
-//! deserializer serves both.
+//! reader serves both: a hand scanner for a line of the usual shape, serde for any other
+//! (and for every error's words).
 //! `measure/record.schema.json` is the same
 //! contract as a JSON Schema (with format assertion on), which accepts exactly the lines the
 //! reader accepts but for the rules a schema cannot state: the duplicate keys above, a
