@@ -84,11 +84,11 @@ impl<'a> Fields<'a> {
             "status" => once(&mut self.status, status(s.string()?)?),
             "seq" => once(&mut self.seq, s.seq()?),
             "tags" => {
-                let tags = s.entries(|s| s.string().map(Cow::Borrowed))?;
+                let tags = s.entries(4, |s| s.string().map(Cow::Borrowed))?;
                 once(&mut self.tags, tags)
             }
             "values" => {
-                let values = s.entries(|s| {
+                let values = s.entries(16, |s| {
                     let (text, plain) = s.number_plain()?;
                     number_as(text, plain)
                 })?;
