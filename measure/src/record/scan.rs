@@ -12,8 +12,10 @@ use super::{Kind, Status};
 use std::borrow::Cow;
 
 mod json;
+mod keys;
 
 use json::Scan;
+use keys::Field;
 
 /// The record on `line`, or None where serde must read it.
 pub(super) fn view(line: &str, info: Info) -> Option<RecordView<'_>> {
@@ -24,7 +26,11 @@ pub(super) fn view(line: &str, info: Info) -> Option<RecordView<'_>> {
     };
     let mut f = Fields::default();
     s.ws();
-    s.members(|s, key| f.field(s, key, info))?;
+    let mut next = 0;
+    s.members_known(
+        |s| s.known_key(&mut next),
+        |s, field| f.field(s, field, info),
+    )?;
     s.ws();
     if s.i != s.b.len() {
         return None;
@@ -66,35 +72,35 @@ fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
 }
 
 impl<'a> Fields<'a> {
-    /// Reads the value of top-level `key`.
-    fn field(&mut self, s: &mut Scan<'a>, key: &str, info: Info) -> Option<()> {
-        match key {
-            "schema" => once(&mut self.schema, s.string()?),
-            "tool" => once(&mut self.tool, s.string()?),
-            "version" => once(&mut self.version, s.string()?),
-            "run" => once(&mut self.run, s.string()?),
-            "at" => once(&mut self.at, s.string()?),
-            "host" => once(&mut self.host, s.string()?),
-            "label" => once(&mut self.label, s.string()?),
-            "name" => once(&mut self.name, s.string()?),
-            "invocation" => once(&mut self.invocation, s.string()?),
-            "error" => once(&mut self.error, s.string()?),
-            "headline" => once(&mut self.headline, s.string()?),
-            "type" => once(&mut self.kind, kind(s.string()?)?),
-            "status" => once(&mut self.status, status(s.string()?)?),
-            "seq" => once(&mut self.seq, s.seq()?),
-            "tags" => {
+    /// Reads the value of top-level `field`.
+    fn field(&mut self, s: &mut Scan<'a>, field: Field, info: Info) -> Option<()> {
+        match field {
+            Field::Schema => once(&mut self.schema, s.string()?),
+            Field::Tool => once(&mut self.tool, s.string()?),
+            Field::Version => once(&mut self.version, s.string()?),
+            Field::Run => once(&mut self.run, s.string()?),
+            Field::At => once(&mut self.at, s.string()?),
+            Field::Host => once(&mut self.host, s.string()?),
+            Field::Label => once(&mut self.label, s.string()?),
+            Field::Name => once(&mut self.name, s.string()?),
+            Field::Invocation => once(&mut self.invocation, s.string()?),
+            Field::Error => once(&mut self.error, s.string()?),
+            Field::Headline => once(&mut self.headline, s.string()?),
+            Field::Type => once(&mut self.kind, kind(s.string()?)?),
+            Field::Status => once(&mut self.status, status(s.string()?)?),
+            Field::Seq => once(&mut self.seq, s.seq()?),
+            Field::Tags => {
                 let tags = s.entries(4, |s| s.string().map(Cow::Borrowed))?;
                 once(&mut self.tags, tags)
             }
-            "values" => {
+            Field::Values => {
                 let values = s.entries(16, |s| {
                     let (text, plain) = s.number_plain()?;
                     number_as(text, plain)
                 })?;
                 once(&mut self.values, values)
             }
-            "info" if !self.info => {
+            Field::Info if !self.info => {
                 self.info = true;
                 // Built as the serde reader builds it: for a line whose type says it is
                 // kept, or one whose type is yet to come.
@@ -107,8 +113,9 @@ impl<'a> Fields<'a> {
                     s.skip_object(0)
                 }
             }
-            // headlines, unknown fields, a second info: serde's.
-            _ => None,
+            // A second info: serde's (as are headlines and unknown fields, which have no
+            // Field).
+            Field::Info => None,
         }
     }
 

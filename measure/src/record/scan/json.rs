@@ -2,6 +2,7 @@
 //! values checked as they are skipped or built as serde builds them; None for anything the
 //! scanner leaves to serde.
 
+use super::keys::Field;
 use crate::fields::MAX_SEQ;
 use crate::record::de::number;
 use serde_json::{Map, Value};
@@ -172,6 +173,38 @@ impl<'a> Scan<'a> {
             self.eat(b':')?;
             self.ws();
             member(self, key)?;
+            if self.end(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// An object's members whose keys name fields: `known` reads a key it knows whole
+    /// (with its colon), else the key is scanned and named by [`Field::of`] (None for a key
+    /// that names none); `member` reads each field's value.
+    #[inline(always)]
+    pub(super) fn members_known(
+        &mut self,
+        mut known: impl FnMut(&mut Self) -> Option<Field>,
+        mut member: impl FnMut(&mut Self, Field) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat_if(b'}') {
+            return Some(());
+        }
+        loop {
+            let field = match known(self) {
+                Some(field) => field,
+                None => {
+                    let key = self.string()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    Field::of(key)?
+                }
+            };
+            self.ws();
+            member(self, field)?;
             if self.end(b'}')? {
                 return Some(());
             }
