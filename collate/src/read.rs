@@ -99,16 +99,21 @@ fn parse_block(b: Block, group_dims: &[Dim], pools: &Pools) {
     // A block of text is checked as UTF-8 once, not line by line (a bad line is found, and
     // named, by the line's own check).
     let whole = std::str::from_utf8(text).ok();
+    // Each line's view is read into the lists of the one before.
+    let mut reuse = measure::record::Reuse::default();
     for end in memchr::memchr_iter(b'\n', text) {
         let raw = &text[start..end];
         let line = whole.map(|t| &t[start..end]);
         start = end + 1;
         let parsed = match line {
-            Some(line) => parse_text(line),
+            Some(line) => parse_text(line, &mut reuse),
             None => parse_raw(raw),
         };
         match parsed {
-            Ok(Some(r)) => batch.push_at(&r, group_dims, lines),
+            Ok(Some(r)) => {
+                batch.push_at(&r, group_dims, lines);
+                reuse.give_back(r);
+            }
             Ok(None) => {}
             Err(why) => bad.push((lines, why)),
         }
@@ -127,16 +132,19 @@ pub fn parse_raw(raw: &[u8]) -> Result<Option<RecordView<'_>>, String> {
             e.valid_up_to() + 1
         )
     })?;
-    parse_text(text)
+    parse_text(text, &mut measure::record::Reuse::default())
 }
 
-/// [`parse_raw`] for a line known to be text.
-fn parse_text(line: &str) -> Result<Option<RecordView<'_>>, String> {
+/// [`parse_raw`] for a line known to be text, its view read into `reuse`'s lists.
+fn parse_text<'a>(
+    line: &'a str,
+    reuse: &mut measure::record::Reuse,
+) -> Result<Option<RecordView<'a>>, String> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line.bytes().all(|c| c.is_ascii_whitespace()) {
         return Ok(None);
     }
-    measure::parse_view(line)
+    measure::record::parse_view_reusing(line, reuse)
         .map(Some)
         .map_err(|e| e.to_string())
 }

@@ -63,7 +63,7 @@ mod strict;
 mod view;
 
 use de::Info;
-pub use view::RecordView;
+pub use view::{RecordView, Reuse};
 
 /// One line of the contract. It reads itself strictly (`de`): a key twice in any object is
 /// an error, `seq` is a whole number, an optional field is absent or its type, never `null`.
@@ -154,7 +154,7 @@ pub fn unit_suffix(key: &str) -> Option<&'static str> {
 /// `values`, `info`, `tags`) all give an error that says which field and why. Unknown
 /// fields are ignored.
 pub fn parse_line(line: &str) -> Result<Record, ParseError> {
-    read(line, Info::Keep).map(RecordView::into_record)
+    read(line, Info::Keep, &mut Reuse::default()).map(RecordView::into_record)
 }
 
 /// Reads one line as [`parse_line`] does, with the same checks and messages, into a view
@@ -162,16 +162,24 @@ pub fn parse_line(line: &str) -> Result<Record, ParseError> {
 /// (one of each per run; every sample's and interval's is checked, not kept): for a reader
 /// of many lines.
 pub fn parse_view(line: &str) -> Result<RecordView<'_>, ParseError> {
-    read(line, Info::Ends)
+    read(line, Info::Ends, &mut Reuse::default())
 }
 
-fn read(line: &str, info: Info) -> Result<RecordView<'_>, ParseError> {
+/// [`parse_view`] into the lists of views handed back to `reuse`.
+pub fn parse_view_reusing<'a>(
+    line: &'a str,
+    reuse: &mut Reuse,
+) -> Result<RecordView<'a>, ParseError> {
+    read(line, Info::Ends, reuse)
+}
+
+fn read<'a>(line: &'a str, info: Info, reuse: &mut Reuse) -> Result<RecordView<'a>, ParseError> {
     use serde::de::DeserializeSeed;
     let line = line.trim_end_matches(['\n', '\r']);
     // The common shape by the hand scanner, anything else straight into the view by serde
     // (which refuses a repeated key as it reads), then the checks neither makes. Anything
     // serde rejects goes through the slow path below, which words the error.
-    let view = match scan::view(line, info) {
+    let view = match scan::view(line, info, reuse) {
         Some(view) => view,
         None => {
             let mut de = serde_json::Deserializer::from_str(line);

@@ -7,7 +7,7 @@
 //! property test holds them together), and never has to explain itself.
 
 use super::de::{Info, number_as};
-use super::view::RecordView;
+use super::view::{RecordView, Reuse, relive};
 use super::{Kind, Status};
 use std::borrow::Cow;
 
@@ -18,7 +18,7 @@ use json::Scan;
 use keys::Field;
 
 /// The record on `line`, or None where serde must read it.
-pub(super) fn view(line: &str, info: Info) -> Option<RecordView<'_>> {
+pub(super) fn view<'a>(line: &'a str, info: Info, reuse: &mut Reuse) -> Option<RecordView<'a>> {
     let mut s = Scan {
         text: line,
         b: line.as_bytes(),
@@ -27,15 +27,19 @@ pub(super) fn view(line: &str, info: Info) -> Option<RecordView<'_>> {
     let mut f = Fields::default();
     s.ws();
     let mut next = 0;
+    let mut lists = (
+        relive(std::mem::take(&mut reuse.tags)),
+        relive(std::mem::take(&mut reuse.values)),
+    );
     s.members_known(
         |s| s.known_key(&mut next),
-        |s, field| f.field(s, field, info),
+        |s, field| f.field(s, field, info, &mut lists),
     )?;
     s.ws();
     if s.i != s.b.len() {
         return None;
     }
-    f.view(info)
+    f.view(info, lists)
 }
 
 /// The fields read so far (each at most once: a second goes to serde, which names it).
@@ -62,6 +66,12 @@ struct Fields<'a> {
     built: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// The lists a line's tags and values are read into (emptied ones of lines before).
+type Lists<'a> = (
+    Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    Vec<(Cow<'a, str>, serde_json::Number)>,
+);
+
 /// Fills an empty slot; None for a slot filled already.
 fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
     if slot.is_some() {
@@ -73,7 +83,13 @@ fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
 
 impl<'a> Fields<'a> {
     /// Reads the value of top-level `field`.
-    fn field(&mut self, s: &mut Scan<'a>, field: Field, info: Info) -> Option<()> {
+    fn field(
+        &mut self,
+        s: &mut Scan<'a>,
+        field: Field,
+        info: Info,
+        lists: &mut Lists<'a>,
+    ) -> Option<()> {
         match field {
             Field::Schema => once(&mut self.schema, s.string()?),
             Field::Tool => once(&mut self.tool, s.string()?),
@@ -90,11 +106,13 @@ impl<'a> Fields<'a> {
             Field::Status => once(&mut self.status, status(s.string()?)?),
             Field::Seq => once(&mut self.seq, s.seq()?),
             Field::Tags => {
-                let tags = s.entries(4, |s| s.string().map(Cow::Borrowed))?;
+                let tags = s.entries(std::mem::take(&mut lists.0), |s| {
+                    s.string().map(Cow::Borrowed)
+                })?;
                 once(&mut self.tags, tags)
             }
             Field::Values => {
-                let values = s.entries(16, |s| {
+                let values = s.entries(std::mem::take(&mut lists.1), |s| {
                     let (text, plain) = s.number_plain()?;
                     number_as(text, plain)
                 })?;
@@ -121,7 +139,7 @@ impl<'a> Fields<'a> {
 
     /// The view, as the serde reader's `Slots::view` makes it; None where a field is
     /// missing or `info` would be built.
-    fn view(self, info: Info) -> Option<RecordView<'a>> {
+    fn view(self, info: Info, lists: Lists<'a>) -> Option<RecordView<'a>> {
         let kind = self.kind?;
         let keep_info = info == Info::Keep || matches!(kind, Kind::Begin | Kind::Summary);
         let b = |t: &'a str| Cow::Borrowed(t);
@@ -136,13 +154,13 @@ impl<'a> Fields<'a> {
             host: b(self.host?),
             label: b(self.label?),
             name: b(self.name?),
-            tags: self.tags.unwrap_or_default(),
+            tags: self.tags.unwrap_or(lists.0),
             invocation: self.invocation.map(b),
             status: self.status,
             error: self.error.map(b),
             headline: self.headline.map(b),
             headlines: Vec::new(),
-            values: self.values.unwrap_or_default(),
+            values: self.values.unwrap_or(lists.1),
             info: keep_info.then(|| Cow::Owned(self.built.unwrap_or_default())),
         })
     }

@@ -120,3 +120,27 @@ impl Record {
         }
     }
 }
+
+/// The lists of a view that a reader of many lines hands back ([`Reuse::give_back`]) once
+/// it is done with a line, so that the next line's view is read into them: no allocation a
+/// line for its `tags` and `values`.
+#[derive(Debug, Default)]
+pub struct Reuse {
+    pub(super) tags: Vec<(Cow<'static, str>, Cow<'static, str>)>,
+    pub(super) values: Vec<(Cow<'static, str>, Number)>,
+}
+
+impl Reuse {
+    /// Keeps `view`'s lists, emptied, for the next line.
+    pub fn give_back(&mut self, view: RecordView<'_>) {
+        self.tags = relive(view.tags);
+        self.values = relive(view.values);
+    }
+}
+
+/// An emptied list of another lifetime, in the same allocation (the standard library
+/// collects in place when the items are of one size).
+pub(super) fn relive<T, U>(mut list: Vec<T>) -> Vec<U> {
+    list.clear();
+    list.into_iter().filter_map(|_| None).collect()
+}

@@ -242,15 +242,13 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// An object's entries in order, each value read by `value`; None for a key twice. The
-    /// list starts with room for `room` (a list grown one by one was reallocated up to
-    /// three times a line).
+    /// An object's entries in order, into `out` (empty), each value read by `value`; None
+    /// for a key twice.
     pub(super) fn entries<V>(
         &mut self,
-        room: usize,
+        mut out: Vec<(Cow<'a, str>, V)>,
         mut value: impl FnMut(&mut Self) -> Option<V>,
     ) -> Option<Vec<(Cow<'a, str>, V)>> {
-        let mut out: Vec<(Cow<'a, str>, V)> = Vec::with_capacity(room);
         self.members(|s, key| {
             if out.len() >= MAX_KEYS || out.iter().any(|(k, _)| k == key) {
                 return None;

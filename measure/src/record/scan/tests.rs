@@ -2,9 +2,14 @@
 //! and changed lines never read otherwise.
 
 use super::super::de::{Info, ViewSeed};
-use super::view;
+use super::super::view::Reuse;
 use proptest::prelude::*;
 use serde::de::DeserializeSeed;
+
+/// The scanner's view of `line`, into new lists.
+fn view(line: &str, info: Info) -> Option<super::RecordView<'_>> {
+    super::view(line, info, &mut Reuse::default())
+}
 
 /// Lines of the shapes the scanner takes: a timecmd sample and a pingrt sample as the
 /// tools write them, with nested `info`, odd spacing and every kind of JSON value; a
@@ -129,10 +134,40 @@ proptest! {
     /// Whatever the scanner takes, serde takes as the same view.
     #[test]
     fn the_scanner_takes_only_what_serde_takes(line in changed()) {
+        // Into new lists, and into the lists of a view of the usual shape read before.
+        let mut reuse = Reuse::default();
         for info in [Info::Ends, Info::Keep] {
             if let Some(v) = view(&line, info) {
                 prop_assert_eq!(Some(v), serde_view(&line, info), "{}", line);
             }
+            if let Some(v) = super::view(SHAPES[0], info, &mut reuse) {
+                reuse.give_back(v);
+            }
+            if let Some(v) = super::view(&line, info, &mut reuse) {
+                let want = serde_view(&line, info);
+                prop_assert_eq!(Some(&v), want.as_ref(), "{}", line);
+                reuse.give_back(v);
+            }
         }
     }
+}
+
+#[test]
+fn views_read_into_the_lists_of_views_before_are_the_same() {
+    // Lines of every shape one after another, each view handed back when it is done with:
+    // the next is read into its lists, emptied.
+    let mut reuse = Reuse::default();
+    for round in 0..3 {
+        for line in SHAPES {
+            let v = super::view(line, Info::Ends, &mut reuse).expect("the usual shape");
+            assert_eq!(
+                Some(&v),
+                serde_view(line, Info::Ends).as_ref(),
+                "{round}: {line}"
+            );
+            reuse.give_back(v);
+        }
+    }
+    assert!(reuse.tags.is_empty() && reuse.values.is_empty());
+    assert!(reuse.values.capacity() > 0, "the lists are kept");
 }
