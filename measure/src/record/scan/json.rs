@@ -160,23 +160,9 @@ impl<'a> Scan<'a> {
     #[inline(always)]
     pub(super) fn members(
         &mut self,
-        mut member: impl FnMut(&mut Self, &'a str) -> Option<()>,
+        member: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
-        self.eat(b'{')?;
-        self.ws();
-        if self.eat_if(b'}') {
-            return Some(());
-        }
-        loop {
-            let key = self.string()?;
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
-            member(self, key)?;
-            if self.end(b'}')? {
-                return Some(());
-            }
-        }
+        self.members_named(|_| None, Some, member)
     }
 
     /// An object's members whose keys name fields: `known` reads a key it knows whole
@@ -185,8 +171,20 @@ impl<'a> Scan<'a> {
     #[inline(always)]
     pub(super) fn members_known(
         &mut self,
-        mut known: impl FnMut(&mut Self) -> Option<Field>,
-        mut member: impl FnMut(&mut Self, Field) -> Option<()>,
+        known: impl FnMut(&mut Self) -> Option<Field>,
+        member: impl FnMut(&mut Self, Field) -> Option<()>,
+    ) -> Option<()> {
+        self.members_named(known, Field::of, member)
+    }
+
+    /// An object's members, each key read whole by `known` where it can, else scanned and
+    /// named by `name` (None for a key it refuses), each value read by `member`.
+    #[inline(always)]
+    fn members_named<K>(
+        &mut self,
+        mut known: impl FnMut(&mut Self) -> Option<K>,
+        name: impl Fn(&'a str) -> Option<K>,
+        mut member: impl FnMut(&mut Self, K) -> Option<()>,
     ) -> Option<()> {
         self.eat(b'{')?;
         self.ws();
@@ -194,17 +192,17 @@ impl<'a> Scan<'a> {
             return Some(());
         }
         loop {
-            let field = match known(self) {
-                Some(field) => field,
+            let key = match known(self) {
+                Some(key) => key,
                 None => {
                     let key = self.string()?;
                     self.ws();
                     self.eat(b':')?;
-                    Field::of(key)?
+                    name(key)?
                 }
             };
             self.ws();
-            member(self, field)?;
+            member(self, key)?;
             if self.end(b'}')? {
                 return Some(());
             }
