@@ -149,6 +149,13 @@ fn parse_text<'a>(
         .map_err(|e| e.to_string())
 }
 
+/// The threads collate spreads work over: one a CPU it may use, up to 8.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+}
+
 /// Opens an input: `-` is stdin.
 fn open(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
     if path == "-" {
@@ -193,10 +200,7 @@ pub fn read_all(
 ) -> Result<ReadReport, Failure> {
     let stdin = ["-".to_string()];
     let inputs = if inputs.is_empty() { &stdin } else { inputs };
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let workers = threads();
     let mut report = ReadReport::default();
     std::thread::scope(|scope| -> Result<(), Failure> {
         let (job_tx, job_rx) = sync_channel::<Block>(IN_FLIGHT);

@@ -217,7 +217,7 @@ fn place(
 /// the read, when the parser threads are done; a cell's sort and tests are the cost).
 const PARALLEL_VALUES: usize = 100_000;
 
-/// Each column's cell, in order: on as many threads as there are CPUs (up to 8) where the
+/// Each column's cell, in order: on [`crate::read::threads`] threads where the
 /// row has many values (`len` counts a column's), else on this one.
 fn cells_of<T: Send, C: Send>(
     values: Vec<(usize, T)>,
@@ -225,10 +225,7 @@ fn cells_of<T: Send, C: Send>(
     cell: impl Fn(T) -> C + Sync,
 ) -> Vec<(usize, C)> {
     let n: usize = values.iter().map(|(_, v)| len(v)).sum();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8)
-        .min(values.len());
+    let threads = crate::read::threads().min(values.len());
     if n < PARALLEL_VALUES || threads < 2 {
         return values.into_iter().map(|(j, v)| (j, cell(v))).collect();
     }

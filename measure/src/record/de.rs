@@ -137,7 +137,7 @@ impl<'de> Deserialize<'de> for Num {
 /// The JSON number `text` as serde_json makes it: a whole number as u64 (not negative) or
 /// i64 (negative), -0 and whole numbers beyond those as f64, anything else as f64; None for
 /// text that is not a number or one that overflows f64.
-pub(super) fn number(text: &str) -> Option<Number> {
+fn number(text: &str) -> Option<Number> {
     let b = text.as_bytes();
     let first = *b.first()?;
     if first != b'-' && !first.is_ascii_digit() {

@@ -4,7 +4,7 @@
 
 use super::keys::Field;
 use crate::fields::MAX_SEQ;
-use crate::record::de::number;
+use crate::record::de::number_as;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -284,7 +284,7 @@ impl<'a> Scan<'a> {
             b't' => self.word("true"),
             b'f' => self.word("false"),
             b'n' => self.word("null"),
-            _ => self.skipped_number(),
+            _ => self.sure_number().map(drop),
         }
     }
 
@@ -299,22 +299,18 @@ impl<'a> Scan<'a> {
 
     /// A number in a skipped or built value: one that serde reads without doubt (a whole
     /// number of up to 18 digits, or a finite f64 written in under 40 characters with an
-    /// exponent of at most three digits), as its text; anything else (overflow and its
-    /// edges) is serde's to judge.
-    fn sure_number(&mut self) -> Option<&'a str> {
+    /// exponent of at most three digits), as its text and whether it is whole; anything
+    /// else (overflow and its edges) is serde's to judge.
+    fn sure_number(&mut self) -> Option<(&'a str, bool)> {
         let (text, plain) = self.number_plain()?;
         if plain && text.len() <= 18 {
-            return Some(text);
+            return Some((text, plain));
         }
         let exponent = text
             .find(['e', 'E'])
             .map_or(0, |e| text[e + 1..].trim_start_matches(['+', '-']).len());
         let finite = text.parse::<f64>().is_ok_and(f64::is_finite);
-        (text.len() < 40 && exponent <= 3 && finite).then_some(text)
-    }
-
-    fn skipped_number(&mut self) -> Option<()> {
-        self.sure_number().map(drop)
+        (text.len() < 40 && exponent <= 3 && finite).then_some((text, plain))
     }
 
     /// An object built as serde builds `info`: each key once at every depth, strings
@@ -343,7 +339,10 @@ impl<'a> Scan<'a> {
             b't' => self.word("true").map(|()| Value::Bool(true))?,
             b'f' => self.word("false").map(|()| Value::Bool(false))?,
             b'n' => self.word("null").map(|()| Value::Null)?,
-            _ => Value::Number(number(self.sure_number()?)?),
+            _ => {
+                let (text, plain) = self.sure_number()?;
+                Value::Number(number_as(text, plain)?)
+            }
         })
     }
 

@@ -37,40 +37,55 @@ impl Field {
 struct Key {
     field: Field,
     name: &'static str,
-    /// The written key's length, its first eight bytes (little-endian, those past its end
-    /// masked off) and, for a longer one, its last eight.
+    /// The written key's length (`"name":`), its first eight bytes (little-endian, those
+    /// past its end masked off) and, for a longer one, its last eight.
     len: usize,
     head: u64,
     mask: u64,
     tail: u64,
 }
 
-/// The little-endian word of `b[at..at + 8]`, bytes past `b`'s end as 0.
-const fn word(b: &[u8], at: usize) -> u64 {
+/// Byte `k` of `name` as written in a line: a quote, the name, a quote and a colon.
+const fn written(name: &[u8], k: usize) -> u8 {
+    if k == 0 || k == name.len() + 1 {
+        b'"'
+    } else if k <= name.len() {
+        name[k - 1]
+    } else {
+        b':'
+    }
+}
+
+/// The little-endian word of the written key's bytes `at..at + 8`, those past its end as 0.
+const fn word(name: &[u8], at: usize) -> u64 {
     let mut w = 0u64;
     let mut k = 0;
     while k < 8 {
-        if at + k < b.len() {
-            w |= (b[at + k] as u64) << (8 * k);
+        if at + k < name.len() + 3 {
+            w |= (written(name, at + k) as u64) << (8 * k);
         }
         k += 1;
     }
     w
 }
 
-const fn key(field: Field, name: &'static str, written: &'static [u8]) -> Key {
-    let len = written.len();
+const fn key(field: Field, name: &'static str) -> Key {
+    let len = name.len() + 3;
     let mask = if len >= 8 {
         u64::MAX
     } else {
         (1u64 << (8 * len)) - 1
     };
-    let tail = if len > 8 { word(written, len - 8) } else { 0 };
+    let tail = if len > 8 {
+        word(name.as_bytes(), len - 8)
+    } else {
+        0
+    };
     Key {
         field,
         name,
         len,
-        head: word(written, 0),
+        head: word(name.as_bytes(), 0),
         mask,
         tail,
     }
@@ -78,23 +93,23 @@ const fn key(field: Field, name: &'static str, written: &'static [u8]) -> Key {
 
 /// In the order the tools write them (`Record`'s fields).
 const KEYS: [Key; 17] = [
-    key(Field::Schema, "schema", b"\"schema\":"),
-    key(Field::Tool, "tool", b"\"tool\":"),
-    key(Field::Version, "version", b"\"version\":"),
-    key(Field::Type, "type", b"\"type\":"),
-    key(Field::Run, "run", b"\"run\":"),
-    key(Field::Seq, "seq", b"\"seq\":"),
-    key(Field::At, "at", b"\"at\":"),
-    key(Field::Host, "host", b"\"host\":"),
-    key(Field::Label, "label", b"\"label\":"),
-    key(Field::Name, "name", b"\"name\":"),
-    key(Field::Tags, "tags", b"\"tags\":"),
-    key(Field::Invocation, "invocation", b"\"invocation\":"),
-    key(Field::Status, "status", b"\"status\":"),
-    key(Field::Error, "error", b"\"error\":"),
-    key(Field::Headline, "headline", b"\"headline\":"),
-    key(Field::Values, "values", b"\"values\":"),
-    key(Field::Info, "info", b"\"info\":"),
+    key(Field::Schema, "schema"),
+    key(Field::Tool, "tool"),
+    key(Field::Version, "version"),
+    key(Field::Type, "type"),
+    key(Field::Run, "run"),
+    key(Field::Seq, "seq"),
+    key(Field::At, "at"),
+    key(Field::Host, "host"),
+    key(Field::Label, "label"),
+    key(Field::Name, "name"),
+    key(Field::Tags, "tags"),
+    key(Field::Invocation, "invocation"),
+    key(Field::Status, "status"),
+    key(Field::Error, "error"),
+    key(Field::Headline, "headline"),
+    key(Field::Values, "values"),
+    key(Field::Info, "info"),
 ];
 
 impl Scan<'_> {
