@@ -294,9 +294,13 @@ kernel_steps() {
     fi
     kernel_grow || { step_failed "kernel: cannot make room for the build in the tmpfs"; kernel_cleanup; return 0; }
     step "time make linux ($kernel_config)" "Linux $version, make $kernel_config, -j$jobs, a warm-up and $runs runs" "$kernel_make_est"
-    if tool make -s -C "$src" "$kernel_config" >"$kernel_work/config.log" 2>&1; then
+    # The compilers' temporary files go beside the tree (TMPDIR, in the environment of the
+    # build only): in RAM with it, and gone with it even where a killed compiler left one.
+    ktmp="$kernel_work/tmp"
+    mkdir -- "$ktmp" || { step_failed "kernel: cannot write in $kernel_work"; step_end; kernel_cleanup; return 0; }
+    if tool env "TMPDIR=$ktmp" make -s -C "$src" "$kernel_config" >"$kernel_work/config.log" 2>&1; then
         export BENCHMATRIX_TREE="$src"
-        tool "$timecmd" $q -r "$runs" --warmup 1 -o "$out" --label "$label" --name "time make linux ($kernel_config)" \
+        tool env "TMPDIR=$ktmp" "$timecmd" $q -r "$runs" --warmup 1 -o "$out" --label "$label" --name "time make linux ($kernel_config)" \
             --tag "kernel=$version" --tag "config=$kernel_config" --tag "jobs=$jobs" --tag "fs=$fs" \
             --stdout null --prepare 'make -s -C "$BENCHMATRIX_TREE" clean' \
             -- make -s -C "$src" -j"$jobs" || step_failed "kernel build"

@@ -209,12 +209,14 @@ step_cpu() {
 # reads read.
 disk_dir() {
     [ -z "${diskdir:-}" ] || return 0
+    # The cleanup's variable is the one mktemp's answer is put in: a signal's trap runs after
+    # that command, so the directory is known to it as soon as it exists.
     if [ -n "$dir" ]; then
-        diskdir=$(mktemp -d "$dir/benchmatrix-disk.XXXXXX") || die "cannot write in $dir"
+        diskdir_made=$(mktemp -d "$dir/benchmatrix-disk.XXXXXX") || die "cannot write in $dir"
     else
-        diskdir=$(mktemp -d "./benchmatrix-disk.XXXXXX") || die "cannot write in $(pwd)"
+        diskdir_made=$(mktemp -d "./benchmatrix-disk.XXXXXX") || die "cannot write in $(pwd)"
     fi
-    diskdir_made=$diskdir
+    diskdir=$diskdir_made
     f=$diskdir/blockfile
     note "disk: writing $disk_size into $diskdir, buffered+fsync, then O_DIRECT, and reading it back, $disk_runs runs each"
 }

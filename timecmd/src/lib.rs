@@ -8,6 +8,7 @@ mod clock;
 pub(crate) mod exit;
 pub(crate) mod gnuargs;
 pub(crate) mod gnutime;
+mod group;
 mod human;
 pub(crate) mod plan;
 pub(crate) mod reap;
@@ -41,8 +42,9 @@ path: at the end, after a failure and after Ctrl-C. Warm-up runs are not recorde
 Exit status: the last run's exit status, or 128+N when a signal N ended it; 124 when the \
 last run hit --time-limit (as timeout(1)); 125 when timecmd itself failed (bad options, \
 --prepare failed, I/O), 126 when COMMAND is not executable, 127 when it is not found (as \
-env(1)); 128+N when timecmd got signal N (130 for Ctrl-C: the running command gets the \
-signal, the summary is written). Without --ignore-failure, the first failing run (non-zero \
+env(1)); 128+N when timecmd got signal N (130 for Ctrl-C: the running command's process \
+group gets the signal and 2 s to end, then SIGKILL, and timecmd returns once all of it is gone; \
+a second Ctrl-C kills it at once; the summary is written). Without --ignore-failure, the first failing run (non-zero \
 exit, signal, time limit) stops the series.
 
 On a terminal (unless -q), a human summary ends the run on stderr, as hyperfine and GNU time \

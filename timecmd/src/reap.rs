@@ -326,6 +326,9 @@ impl Signals {
                     if let Some(d) = pipe.as_deref_mut() {
                         d.drain();
                     }
+                    if let Some(force_at) = w.force_at {
+                        crate::group::settle(pgrp, force_at);
+                    }
                     return Ok(Reaped {
                         status,
                         usage,

@@ -199,11 +199,19 @@ fn guest_begin(res: &Path) -> Value {
 }
 
 /// The guest: its column says qemu, its begin records its clocksource and a virtio disk,
-/// and its emulated CPU's rows are marked worse (TCG runs about ten times slower).
+/// and its emulated CPU's rows are marked worse (TCG runs about ten times slower). Where
+/// bare's values were taken on a busy machine (collate counts them), their spread can hide
+/// any difference: the guest's value is then only checked to be the higher.
 fn check_vm(m: &Value, res: &Path) {
     assert_eq!(m["columns"][2]["facts"]["virtualization"], "qemu");
     for metric in ["syscall_s", "clock_read_s", "spawn_s"] {
         let r = row(m, "cpumem", metric);
+        if r["cells"][0]["busy"].as_u64().unwrap_or(0) > 0 {
+            let (bare, guest) = (value(r, 0), value(r, 2));
+            eprintln!("local_envs: {metric}: bare's values taken busy, the verdict not checked");
+            assert!(guest > bare, "{metric}: bare {bare}, guest {guest}");
+            continue;
+        }
         assert_eq!(
             r["cells"][2]["compare"]["verdict"], "worse",
             "{metric}: {}",

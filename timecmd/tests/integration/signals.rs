@@ -127,6 +127,79 @@ fn a_signal_the_parent_ignores_stays_ignored() {
     assert_eq!(of(&recs, Kind::Sample).len(), 2);
 }
 
+#[test]
+fn after_ctrl_c_timecmd_returns_once_the_runs_whole_group_is_gone() {
+    if Command::new("perl").arg("-e1").status().is_err() {
+        eprintln!("skipped: no perl to play a compiler that cleans up on SIGINT");
+        return;
+    }
+    let d = scratch();
+    let rec = d.path().join("records.jsonl");
+    let ids = d.path().join("group ids");
+    // The run's leader ends at once on SIGINT; a process it started in the background (as a
+    // shell starts a compiler) takes 1.5 s to clean up after it: timecmd waits for it. The
+    // helper's output goes elsewhere, so that reading timecmd's stderr does not wait for it.
+    let helper = r#"open my $f, ">", $ARGV[0] or die; $SIG{INT} = sub { $got = 1 };
+        print $f getpgrp(), "\n"; close $f; sleep 30; select(undef, undef, undef, 1.5) if $got"#;
+    let child = Command::new(bin())
+        .arg("-o")
+        .arg(&rec)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "perl -e \"$1\" \"$2\" >/dev/null 2>&1 & exec sleep 30",
+            "sh",
+        ])
+        .arg(helper)
+        .arg(&ids)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let group = || {
+        std::fs::read_to_string(&ids)
+            .ok()
+            .filter(|s| s.ends_with('\n'))
+    };
+    while group().is_none() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pgrp: i32 = group().expect("the helper started").trim().parse().unwrap();
+    signal(child.id(), Signal::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = in_group(pgrp);
+    assert!(left.is_empty(), "still in the run's group {pgrp}: {left:?}");
+    assert_eq!(summary(&read_records(&rec)).status, Some(Status::Failed));
+}
+
+/// The live processes whose process group is `pgrp` (fields 3 and 5 of /proc/PID/stat, after
+/// the parenthesised command name: a zombie waits for init to reap it, and holds nothing).
+fn in_group(pgrp: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<&str> = rest.split_whitespace().take(3).collect();
+        if f.len() == 3 && f[0] != "Z" && f[2] == pgrp.to_string() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
 /// Sends `sig` to the timecmd this test started.
 fn signal(pid: u32, sig: Signal) {
     kill(Pid::from_raw(pid as i32), sig).unwrap();
