@@ -1,6 +1,10 @@
 //! A real terminal for a command: script(1) runs it on a new pseudo-terminal, so that a tool's
-//! terminal behaviour (human lines, no JSON) is tested as a person would see it.
+//! terminal behaviour (human lines, no JSON) is tested as a person would see it. The command
+//! line is constant shell text; the data it needs (the binary's path, scratch files) reaches
+//! the shell in its environment, quoted where used (`"$BIN"`), so a path with spaces or quotes
+//! stays one word and is never read as shell code.
 
+use std::ffi::OsStr;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -8,15 +12,18 @@ use std::time::{Duration, Instant};
 /// The longest a command may run on the pty before the test gives up and ends it.
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// Runs `cmdline` (a shell command line) on a pty with no input; returns its exit status and
-/// what the terminal showed (stdout and stderr both, the pty's CRLF turned into LF), or
-/// `None` after reporting a skip when script(1) is not installed.
-pub fn on_terminal(cmdline: &str) -> Option<(i32, String)> {
+/// Runs `cmdline` (constant shell text) on a pty with no input, with each `(name, value)` of
+/// `env` in its environment (script(1) hands its environment to the shell it starts), for the
+/// line to use as `"$name"`; returns its exit status and what the terminal showed (stdout and
+/// stderr both, the pty's CRLF turned into LF), or `None` after reporting a skip when
+/// script(1) is not installed.
+pub fn on_terminal(cmdline: &str, env: &[(&str, &OsStr)]) -> Option<(i32, String)> {
     if !crate::need_tool("script") {
         return None;
     }
     let mut child = Command::new("script")
         .args(["-qec", cmdline, "/dev/null"])
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -60,8 +60,8 @@ pub fn bin_dir() -> PathBuf {
     target_dir().join("release")
 }
 
-/// The release binary `name` as the text a command line takes, for `Command::new` and for the
-/// shell lines of terminal tests (every path under the target directory is UTF-8). The
+/// The release binary `name` as text, for `Command::new` and for the environment of a shell
+/// line that runs it as `"$BIN"` (every path under the target directory is UTF-8). The
 /// calling test shares the machine from here on (see [`crate::alone`]).
 pub fn tool(name: &str) -> &'static str {
     crate::alone::share();

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::*;
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
@@ -203,7 +204,7 @@ fn holes_are_refused_with_the_way_to_fill_them() {
     assert_eq!(blkread(&[arg(&full)]).code, 0, "the copy has no hole");
     // Allocated but never written (fallocate): zeros without the device, refused too.
     let alloc = d.path().join("alloc");
-    if sh(&format!("fallocate -l 4M {}", arg(&alloc))) {
+    if testkit::cmd("fallocate", &["-l", "4M", arg(&alloc)]).is_ok() {
         let r = blkread(&[arg(&alloc)]);
         assert_eq!(
             r.code, 2,
@@ -389,12 +390,9 @@ fn ctrl_c_writes_the_summary_and_removes_the_scratch_file() {
 fn a_terminal_gets_a_summary_to_read_and_no_json() {
     let d = tmp();
     let f = d.path().join("scratch");
-    let cmd = format!(
-        "{BLKREAD} --create 2M -b 256k {}",
-        arg(&f),
-        BLKREAD = blkread_bin()
-    );
-    let Some((code, shown)) = testkit::on_terminal(&cmd) else {
+    let env = [("BLKREAD", OsStr::new(blkread_bin())), ("F", f.as_os_str())];
+    let Some((code, shown)) = testkit::on_terminal(r#""$BLKREAD" --create 2M -b 256k "$F""#, &env)
+    else {
         return;
     };
     assert_eq!(code, 0, "{shown}");

@@ -3,17 +3,23 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::common::{arg, bin};
+use crate::common::bin;
+use std::ffi::OsStr;
+use std::path::Path;
 
-/// Runs `args` (a shell command line after the binary) on a pty: the exit status and what the
-/// terminal showed.
-fn on_terminal(args: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(&format!("{BIN} {args}", BIN = bin()))
+/// Runs `line` (constant shell text, blkwrite as `"$BIN"`) on a pty with each of `paths` in
+/// its environment: the exit status and what the terminal showed.
+fn on_terminal(line: &str, paths: &[(&str, &Path)]) -> Option<(i32, String)> {
+    let mut env = vec![("BIN", OsStr::new(bin()))];
+    env.extend(paths.iter().map(|&(name, p)| (name, p.as_os_str())));
+    testkit::on_terminal(line, &env)
 }
 
+/// A scratch directory whose path has a space and a quote, which reach the shell as
+/// variables, never as code.
 fn tmp() -> tempfile::TempDir {
     tempfile::Builder::new()
-        .prefix("blkwrite-tty")
+        .prefix("blkwrite-tty a b'c")
         .tempdir()
         .unwrap()
 }
@@ -30,7 +36,8 @@ fn json_lines(shown: &str) -> Vec<serde_json::Value> {
 fn a_terminal_gets_a_summary_to_read_and_no_json() {
     let d = tmp();
     let f = d.path().join("t");
-    let Some((code, shown)) = on_terminal(&format!("-s 3M -b 256k --verify {}", arg(&f))) else {
+    let Some((code, shown)) = on_terminal(r#""$BIN" -s 3M -b 256k --verify "$F""#, &[("F", &f)])
+    else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
@@ -62,8 +69,8 @@ fn the_progress_line_is_cleared_before_the_summary() {
     let d = tmp();
     let f = d.path().join("p");
     // 4k O_DSYNC writes of 1 GiB take longer than --time 3s allows: a tick each second.
-    let args = format!("--dsync -b 4k -s 1G -t 3s {}", arg(&f));
-    let Some((code, shown)) = on_terminal(&args) else {
+    let line = r#""$BIN" --dsync -b 4k -s 1G -t 3s "$F""#;
+    let Some((code, shown)) = on_terminal(line, &[("F", &f)]) else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
@@ -88,7 +95,8 @@ fn piped_or_with_output_or_json_the_records_are_written() {
     let f = d.path().join("j");
     // stdout a pipe: the records, as before. The human summary goes to stderr, the terminal,
     // where it would land among the piped lines at any point: it is sent away here.
-    let Some((code, shown)) = on_terminal(&format!("-s 1M {} 2>/dev/null | cat", arg(&f))) else {
+    let Some((code, shown)) = on_terminal(r#""$BIN" -s 1M "$F" 2>/dev/null | cat"#, &[("F", &f)])
+    else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
@@ -98,14 +106,15 @@ fn piped_or_with_output_or_json_the_records_are_written() {
         .collect();
     assert_eq!(kinds, ["begin", "sample", "summary"], "{shown}");
     // --json: the records on the terminal itself, and no human summary among them.
-    let (code, shown) = on_terminal(&format!("--json -s 1M {}", arg(&f))).unwrap();
+    let (code, shown) = on_terminal(r#""$BIN" --json -s 1M "$F""#, &[("F", &f)]).unwrap();
     assert_eq!(code, 0, "{shown}");
     assert_eq!(json_lines(&shown).len(), 3, "{shown}");
     assert!(!shown.contains("write phase"), "{shown}");
     // -o FILE: the records appended to FILE, the terminal gets the summary.
     let rec = d.path().join("r.jsonl");
     for _ in 0..2 {
-        let (code, shown) = on_terminal(&format!("-o {} -s 1M {}", arg(&rec), arg(&f))).unwrap();
+        let line = r#""$BIN" -o "$REC" -s 1M "$F""#;
+        let (code, shown) = on_terminal(line, &[("F", &f), ("REC", &rec)]).unwrap();
         assert_eq!(code, 0, "{shown}");
         assert!(!shown.contains('{'), "{shown}");
         assert!(shown.contains("write phase"), "{shown}");
@@ -121,13 +130,14 @@ fn piped_or_with_output_or_json_the_records_are_written() {
 fn quiet_on_a_terminal_prints_nothing_but_errors() {
     let d = tmp();
     let f = d.path().join("q");
-    let Some((code, shown)) = on_terminal(&format!("-q -s 1M {}", arg(&f))) else {
+    let line = r#""$BIN" -q -s 1M "$F""#;
+    let Some((code, shown)) = on_terminal(line, &[("F", &f)]) else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
     assert_eq!(shown.trim(), "", "{shown:?}");
     std::fs::write(&f, b"precious").unwrap();
-    let (code, shown) = on_terminal(&format!("-q -s 1M {}", arg(&f))).unwrap();
+    let (code, shown) = on_terminal(line, &[("F", &f)]).unwrap();
     assert_eq!(code, 2);
     assert!(
         shown.contains("blkwrite: ") && shown.contains("--force"),

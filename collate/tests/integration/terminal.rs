@@ -5,20 +5,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common::*;
+use std::ffi::OsStr;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs collate with `args` (a shell command line after the binary) on a pty: the exit status
-/// and what the terminal showed.
-fn on_terminal(args: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(&format!("'{BIN}' {args}", BIN = bin()))
+/// Runs collate with `args` (constant shell text after the binary, `"$FILE"` being `file`) on
+/// a pty: the exit status and what the terminal showed.
+fn on_terminal(args: &str, file: &str) -> Option<(i32, String)> {
+    let env = [("BIN", OsStr::new(bin())), ("FILE", OsStr::new(file))];
+    testkit::on_terminal(&format!(r#""$BIN" {args}"#), &env)
 }
 
-/// The fixture as a file of records.
+/// The fixture as a file of records, in a directory whose path has a space and a quote (they
+/// reach the shell as a variable, never as code).
 fn fixture_file() -> (tempfile::TempDir, String) {
     let d = tempfile::Builder::new()
-        .prefix("collate-tty")
+        .prefix("collate-tty a b'c")
         .tempdir()
         .unwrap();
     let f = d.path().join("records.jsonl");
@@ -30,7 +33,7 @@ fn fixture_file() -> (tempfile::TempDir, String) {
 #[test]
 fn a_terminal_gets_the_matrix_a_pipe_gets() {
     let (_d, file) = fixture_file();
-    let Some((code, shown)) = on_terminal(&format!("'{file}'")) else {
+    let Some((code, shown)) = on_terminal(r#""$FILE""#, &file) else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
@@ -51,7 +54,7 @@ fn json_when_asked_for_on_a_terminal_and_piped() {
     assert!(piped.status.success(), "{}", stderr(&piped));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&piped)).unwrap();
     assert!(doc["rows"].as_array().is_some_and(|r| !r.is_empty()));
-    let Some((code, shown)) = on_terminal(&format!("-f json '{file}'")) else {
+    let Some((code, shown)) = on_terminal(r#"-f json "$FILE""#, &file) else {
         return;
     };
     assert_eq!(code, 0, "{shown}");
@@ -61,7 +64,7 @@ fn json_when_asked_for_on_a_terminal_and_piped() {
 #[test]
 fn reading_from_the_terminal_says_so() {
     // script's stdin is /dev/null: the pty sees an end of input right away.
-    let Some((code, shown)) = on_terminal("") else {
+    let Some((code, shown)) = on_terminal("", "") else {
         return;
     };
     assert!(

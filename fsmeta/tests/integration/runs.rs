@@ -173,12 +173,10 @@ fn too_many_open_files_fails_cleanly() {
     let out = Command::new("sh")
         .args([
             "-c",
-            &format!(
-                "ulimit -n 32 && exec {BIN} -n 100 --dirs 64 '{}'",
-                d.path(),
-                BIN = bin()
-            ),
+            r#"ulimit -n 32 && exec "$BIN" -n 100 --dirs 64 "$DIR""#,
         ])
+        .env("BIN", bin())
+        .env("DIR", &d.0)
         .output()
         .unwrap();
     let r = common::parse(&out);
@@ -300,11 +298,14 @@ fn files_with_data_and_fsync_on_a_loop_file_system() {
 
 #[test]
 fn a_terminal_gets_a_summary_to_read_and_no_json() {
-    let d = TempDir::with_content("fsmeta-tty");
+    // A space and a quote in the path: it reaches the shell as a variable, not as code.
+    let d = TempDir::with_content("fsmeta-tty a b'c");
     let before = listing(&d.0);
-    let Some((code, shown)) =
-        testkit::on_terminal(&format!("{BIN} -n 300 '{}'", d.path(), BIN = bin()))
-    else {
+    let env = [
+        ("BIN", std::ffi::OsStr::new(bin())),
+        ("DIR", d.0.as_os_str()),
+    ];
+    let Some((code, shown)) = testkit::on_terminal(r#""$BIN" -n 300 "$DIR""#, &env) else {
         return;
     };
     assert_eq!(code, 0, "{shown}");

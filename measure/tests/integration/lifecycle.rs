@@ -2,6 +2,7 @@
 //! a file and on a real terminal (a pty from script(1)), the summary on every path, exit codes.
 
 use measure::{Kind, Record, Status, parse_line};
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -23,9 +24,13 @@ fn records(text: &str) -> Vec<Record> {
         .collect()
 }
 
-/// Runs the demo on a pty; stdout and stderr both land in the output.
-fn on_terminal(args: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(&format!("{} {args}", demo_path().display()))
+/// Runs the demo (`"$DEMO"`) with `args` (constant shell text, which may use each of `env`)
+/// on a pty; stdout and stderr both land in the output.
+fn on_terminal(args: &str, env: &[(&str, &OsStr)]) -> Option<(i32, String)> {
+    let demo = demo_path();
+    let mut vars = vec![("DEMO", demo.as_os_str())];
+    vars.extend_from_slice(env);
+    testkit::on_terminal(&format!(r#""$DEMO" {args}"#), &vars)
 }
 
 #[test]
@@ -142,7 +147,7 @@ fn payload_on_stdout_puts_records_on_a_piped_stderr() {
 
 #[test]
 fn a_terminal_gets_human_lines_and_no_json() {
-    let Some((code, text)) = on_terminal("-c 2") else {
+    let Some((code, text)) = on_terminal("-c 2", &[]) else {
         return;
     };
     assert_eq!(code, 0, "{text}");
@@ -150,7 +155,7 @@ fn a_terminal_gets_human_lines_and_no_json() {
     assert!(text.contains("sample 1"), "{text}");
     assert!(text.contains("demo x2: ok"), "{text}");
     assert!(text.contains("op  2.00 ms"), "{text}");
-    let Some((_, quiet)) = on_terminal("-c 2 -q") else {
+    let Some((_, quiet)) = on_terminal("-c 2 -q", &[]) else {
         return;
     };
     assert!(
@@ -161,14 +166,18 @@ fn a_terminal_gets_human_lines_and_no_json() {
 
 #[test]
 fn a_terminal_with_json_or_output_file() {
-    let Some((_, text)) = on_terminal("-c 1 --json") else {
+    let Some((_, text)) = on_terminal("-c 1 --json", &[]) else {
         return;
     };
     assert!(text.contains("\"schema\":\"benchmatrix/1\""), "{text}");
     assert!(!text.contains("demo x1: ok"), "{text}");
-    let dir = tempfile::tempdir().expect("tempdir");
+    // A space and a quote in the path: it reaches the shell as a variable, not as code.
+    let dir = tempfile::Builder::new()
+        .prefix("lifecycle a b'c")
+        .tempdir()
+        .expect("tempdir");
     let f = dir.path().join("r.jsonl");
-    let Some((_, text)) = on_terminal(&format!("-c 1 -o {}", f.display())) else {
+    let Some((_, text)) = on_terminal(r#"-c 1 -o "$F""#, &[("F", f.as_os_str())]) else {
         return;
     };
     assert!(
@@ -179,7 +188,7 @@ fn a_terminal_with_json_or_output_file() {
         records(&std::fs::read_to_string(&f).expect("read")).len(),
         3
     );
-    let Some((_, text)) = on_terminal("-c 1 --payload") else {
+    let Some((_, text)) = on_terminal("-c 1 --payload", &[]) else {
         return;
     };
     assert!(
@@ -187,7 +196,7 @@ fn a_terminal_with_json_or_output_file() {
         "{text}"
     );
     assert!(!text.contains("schema"), "{text}");
-    let Some((code, text)) = on_terminal("--fail") else {
+    let Some((code, text)) = on_terminal("--fail", &[]) else {
         return;
     };
     assert_eq!(code, 2, "{text}");

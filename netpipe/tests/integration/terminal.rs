@@ -3,20 +3,29 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::*;
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Runs `cmd` (a shell command line) on a pty: its exit status and what the terminal showed.
-fn on_terminal(cmd: &str) -> Option<(i32, String)> {
-    testkit::on_terminal(cmd)
+/// Runs `line` (shell text, netpipe as `"$BIN"`) on a pty with each of `paths` in its
+/// environment: its exit status and what the terminal showed.
+fn on_terminal(line: &str, paths: &[(&str, &Path)]) -> Option<(i32, String)> {
+    let mut env = vec![("BIN", OsStr::new(bin()))];
+    env.extend(paths.iter().map(|&(name, p)| (name, p.as_os_str())));
+    testkit::on_terminal(line, &env)
+}
+
+/// A scratch directory whose path has a space and a quote, which reach the shell as
+/// variables, never as code.
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("netpipe-tty a b'c")
+        .tempdir()
+        .unwrap()
 }
 
 fn no_json(text: &str) {
     assert!(!text.contains("\"schema\""), "JSON on the terminal: {text}");
-}
-
-fn quoted(p: &Path) -> String {
-    format!("'{}'", p.display())
 }
 
 #[test]
@@ -24,8 +33,8 @@ fn send_on_a_terminal_prints_intervals_and_a_summary() {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
     let (l, port) = listener("recv", &recs, &["--keep-open"]);
-    let send = format!("'{}' send --connect 127.0.0.1:{port} --bytes 20M", bin());
-    let Some((code, text)) = on_terminal(&format!("{send} -i 0.05")) else {
+    let send = format!(r#""$BIN" send --connect 127.0.0.1:{port} --bytes 20M"#);
+    let Some((code, text)) = on_terminal(&format!("{send} -i 0.05"), &[]) else {
         return;
     };
     assert_eq!(code, 0, "{text}");
@@ -34,19 +43,19 @@ fn send_on_a_terminal_prints_intervals_and_a_summary() {
     assert!(text.contains("sent 20.0 MiB"), "{text}");
     assert!(text.contains("[0] ") && text.contains(" retr "), "{text}");
     // Piped stdout: the records, while the terminal on stderr still gets the summary.
-    let (_, piped) = on_terminal(&format!("{send} | cat")).unwrap();
+    let (_, piped) = on_terminal(&format!("{send} | cat"), &[]).unwrap();
     let recs_piped = records(&piped);
     assert_eq!(summary(&recs_piped)["status"], "ok");
     assert!(piped.contains("sent 20.0 MiB"), "{piped}");
     // --json: records on the terminal, and no human lines.
-    let (_, json) = on_terminal(&format!("{send} --json")).unwrap();
+    let (_, json) = on_terminal(&format!("{send} --json"), &[]).unwrap();
     assert_eq!(
         num(summary(&records(&json)), "sent_bytes"),
         20.0 * 1048576.0
     );
     assert!(!json.contains("sent 20.0 MiB"), "{json}");
     // -q: nothing at all.
-    let (_, quiet) = on_terminal(&format!("{send} -q")).unwrap();
+    let (_, quiet) = on_terminal(&format!("{send} -q"), &[]).unwrap();
     assert!(quiet.trim().is_empty(), "{quiet}");
     l.signal(libc::SIGINT);
     assert_eq!(l.wait_output(LIMIT).0.code(), Some(130));
@@ -57,10 +66,8 @@ fn a_terminal_gets_a_progress_line_without_intervals() {
     let d = tmp();
     let recs = path(&d, "l.jsonl");
     let (l, port) = listener("recv", &recs, &[]);
-    let Some((code, text)) = on_terminal(&format!(
-        "'{}' send --connect 127.0.0.1:{port} --time 1.5",
-        bin()
-    )) else {
+    let line = format!(r#""$BIN" send --connect 127.0.0.1:{port} --time 1.5"#);
+    let Some((code, text)) = on_terminal(&line, &[]) else {
         return;
     };
     assert_eq!(code, 0, "{text}");
@@ -84,9 +91,11 @@ fn recv_listening_on_a_terminal_with_records_to_a_file() {
         Command::new("script")
             .args([
                 "-qec",
-                &format!("'{}' recv --listen 127.0.0.1:0 -o {}", bin(), quoted(&recs)),
+                r#""$BIN" recv --listen 127.0.0.1:0 -o "$REC""#,
                 "/dev/null",
             ])
+            .env("BIN", bin())
+            .env("REC", &recs)
             .stdin(Stdio::null())
             .stdout(file(&term)),
     );
@@ -132,12 +141,8 @@ fn netcat_mode_on_a_terminal_keeps_json_off_it() {
             .stdout(file(&out)),
     );
     let port = listen_port(&recs);
-    let client = format!(
-        "'{}' 127.0.0.1 {port} < {} > /dev/null",
-        bin(),
-        quoted(&input)
-    );
-    let Some((code, text)) = on_terminal(&client) else {
+    let client = format!(r#""$BIN" 127.0.0.1 {port} < "$IN" > /dev/null"#);
+    let Some((code, text)) = on_terminal(&client, &[("IN", &input)]) else {
         return;
     };
     assert_eq!(code, 0, "{text}");
@@ -157,13 +162,8 @@ fn netcat_mode_on_a_terminal_keeps_json_off_it() {
     );
     let port = listen_port(&recs);
     let err = path(&d, "err");
-    let client = format!(
-        "'{}' 127.0.0.1 {port} < {} 2> {}",
-        bin(),
-        quoted(&input),
-        quoted(&err)
-    );
-    let (code, text) = on_terminal(&client).unwrap();
+    let client = format!(r#""$BIN" 127.0.0.1 {port} < "$IN" 2> "$ERR""#);
+    let (code, text) = on_terminal(&client, &[("IN", &input), ("ERR", &err)]).unwrap();
     assert_eq!(code, 0, "{text}");
     assert!(l.wait(LIMIT).success());
     no_json(&text);

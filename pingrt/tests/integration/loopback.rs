@@ -350,9 +350,10 @@ fn ping_like_lines_on_a_terminal() {
         return;
     }
     // script(1) gives pingrt a pseudo-terminal; records go to /dev/null.
-    let cmd = format!("{BIN} -c 2 -i 0.05 127.0.0.1 -o /dev/null", BIN = bin());
+    let cmd = r#""$BIN" -c 2 -i 0.05 127.0.0.1 -o /dev/null"#;
     let o = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
+        .args(["-qec", cmd, "/dev/null"])
+        .env("BIN", bin())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -376,9 +377,10 @@ fn ping_like_lines_on_a_terminal() {
     );
     assert!(text.contains("rtt min/avg/max/mdev = "), "{text}");
     // -q silences them.
-    let cmd = format!("{BIN} -q -c 1 127.0.0.1 -o /dev/null", BIN = bin());
+    let cmd = r#""$BIN" -q -c 1 127.0.0.1 -o /dev/null"#;
     let o = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
+        .args(["-qec", cmd, "/dev/null"])
+        .env("BIN", bin())
         .stdin(Stdio::null())
         .output()
         .unwrap();

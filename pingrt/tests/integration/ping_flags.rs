@@ -4,6 +4,7 @@
 //! loopback drops every echo reply (nftables) for -O.
 
 use crate::common::*;
+use std::ffi::OsStr;
 use testkit::shape;
 
 /// The lines of `text` about single probes, each as its shape.
@@ -27,7 +28,8 @@ fn d_stamps_each_line_as_ping_does() {
     let ping = testkit::cmd("ping", &["-D", "-c", "3", "-i", "0.2", "127.0.0.1"])
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_else(|e| panic!("{e}"));
-    let (code, ours) = testkit::on_terminal(&format!("{} -D -c 3 -i 0.2 127.0.0.1", bin()))
+    let bin = [("BIN", OsStr::new(bin()))];
+    let (code, ours) = testkit::on_terminal(r#""$BIN" -D -c 3 -i 0.2 127.0.0.1"#, &bin)
         .expect("script(1) is installed");
     assert_eq!(code, 0, "{ours}");
     let (a, b) = (
@@ -47,7 +49,7 @@ fn d_stamps_each_line_as_ping_does() {
     }
     // Without -D, no stamp.
     let (_, plain) =
-        testkit::on_terminal(&format!("{} -c 1 127.0.0.1", bin())).expect("script(1) is installed");
+        testkit::on_terminal(r#""$BIN" -c 1 127.0.0.1"#, &bin).expect("script(1) is installed");
     assert!(
         plain.lines().any(|l| l.starts_with("64 bytes from")),
         "{plain}"
@@ -92,8 +94,9 @@ fn o_reports_each_probe_still_unanswered_as_ping_does() {
         .output()
         .expect("ping runs");
     let ping = String::from_utf8_lossy(&ping.stdout).into_owned();
-    let (code, ours) = testkit::on_terminal(&format!("ip netns exec {} {} {args}", ns.0, bin()))
-        .expect("script(1) is installed");
+    let env = [("NS", OsStr::new(&ns.0)), ("BIN", OsStr::new(bin()))];
+    let line = format!(r#"ip netns exec "$NS" "$BIN" {args}"#);
+    let (code, ours) = testkit::on_terminal(&line, &env).expect("script(1) is installed");
     assert_eq!(code, 1, "no reply: exit 1, as ping: {ours}");
     let (a, b) = (
         probe_lines(&ours, "no answer yet"),
@@ -109,11 +112,7 @@ fn o_reports_each_probe_still_unanswered_as_ping_does() {
         assert!(l.ends_with(&format!("icmp_seq={}", i + 1)), "{l}");
     }
     // Without -O, no such line.
-    let (_, quiet) = testkit::on_terminal(&format!(
-        "ip netns exec {} {} -c 2 -i 0.2 -W 0.5 127.0.0.1",
-        ns.0,
-        bin()
-    ))
-    .expect("script(1) is installed");
+    let line = r#"ip netns exec "$NS" "$BIN" -c 2 -i 0.2 -W 0.5 127.0.0.1"#;
+    let (_, quiet) = testkit::on_terminal(line, &env).expect("script(1) is installed");
     assert!(!quiet.contains("no answer yet"), "{quiet}");
 }

@@ -2,10 +2,14 @@
 //! lines and summary and no JSON; with stdout piped or in a file, or with --json, JSON.
 
 use crate::common::*;
+use std::ffi::OsStr;
 
-/// What a person sees when `cmd` (a shell command line) runs on a terminal.
-fn on_a_terminal(cmd: &str) -> String {
-    let (code, text) = testkit::on_terminal(cmd).expect("script(1) is installed");
+/// What a person sees when `cmd` (constant shell text) runs on a terminal, with pingrt's path
+/// in `$BIN` and each of `env` in its environment.
+fn on_a_terminal(cmd: &str, env: &[(&str, &OsStr)]) -> String {
+    let mut vars = vec![("BIN", OsStr::new(bin()))];
+    vars.extend_from_slice(env);
+    let (code, text) = testkit::on_terminal(cmd, &vars).expect("script(1) is installed");
     assert_eq!(code, 0, "{cmd}: {text}");
     text
 }
@@ -19,7 +23,7 @@ fn a_terminal_gets_ping_lines_and_no_json() {
     if !can_run("a terminal", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} -c 2 -i 0.05 127.0.0.1", BIN = bin()));
+    let text = on_a_terminal(r#""$BIN" -c 2 -i 0.05 127.0.0.1"#, &[]);
     assert!(!has_json(&text), "{text}");
     assert!(
         text.contains("PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data."),
@@ -43,7 +47,7 @@ fn a_flood_on_a_terminal_shows_the_summary_and_no_json() {
     if !can_run("a terminal flood", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} -f -c 2000 127.0.0.1", BIN = bin()));
+    let text = on_a_terminal(r#""$BIN" -f -c 2000 127.0.0.1"#, &[]);
     assert!(!has_json(&text), "{text}");
     assert!(
         text.contains("2000 packets transmitted, 2000 received"),
@@ -57,15 +61,14 @@ fn piped_or_in_a_file_the_records_are_json() {
     if !can_run("a terminal with stdout elsewhere", &["script"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("pingrt-tty-{}", std::process::id()));
+    // A space and a quote in the path: it reaches the shell as a variable, not as code.
+    let dir = std::env::temp_dir().join(format!("pingrt-tty a b'c-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("records.jsonl");
-    let cmd = format!(
-        "{BIN} -c 2 -i 0.05 127.0.0.1 > {}",
-        file.display(),
-        BIN = bin()
+    let text = on_a_terminal(
+        r#""$BIN" -c 2 -i 0.05 127.0.0.1 > "$FILE""#,
+        &[("FILE", file.as_os_str())],
     );
-    let text = on_a_terminal(&cmd);
     let records = std::fs::read_to_string(&file).expect("records");
     std::fs::remove_dir_all(&dir).expect("remove temp dir");
     // The records are in the file; the terminal (stderr) still gets ping's lines.
@@ -74,7 +77,7 @@ fn piped_or_in_a_file_the_records_are_json() {
     assert!(!has_json(&text), "{text}");
     assert!(text.contains("2 packets transmitted"), "{text}");
     // Through a pipe: JSON.
-    let text = on_a_terminal(&format!("{BIN} -c 1 127.0.0.1 | cat", BIN = bin()));
+    let text = on_a_terminal(r#""$BIN" -c 1 127.0.0.1 | cat"#, &[]);
     assert!(has_json(&text), "{text}");
     assert!(text.contains("\"type\":\"summary\""), "{text}");
 }
@@ -84,12 +87,12 @@ fn json_on_a_terminal_is_records_without_ping_lines() {
     if !can_run("--json on a terminal", &["script"]) {
         return;
     }
-    let text = on_a_terminal(&format!("{BIN} --json -c 1 127.0.0.1", BIN = bin()));
+    let text = on_a_terminal(r#""$BIN" --json -c 1 127.0.0.1"#, &[]);
     assert!(text.contains("\"type\":\"begin\""), "{text}");
     assert!(text.contains("\"type\":\"summary\""), "{text}");
     assert!(!text.contains("PING 127.0.0.1 ("), "{text}");
     assert!(!text.contains("packets transmitted"), "{text}");
     // -q on a terminal without -o: nothing at all.
-    let text = on_a_terminal(&format!("{BIN} -q -c 1 127.0.0.1", BIN = bin()));
+    let text = on_a_terminal(r#""$BIN" -q -c 1 127.0.0.1"#, &[]);
     assert!(text.trim().is_empty(), "{text}");
 }

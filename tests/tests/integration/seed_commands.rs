@@ -93,8 +93,9 @@ fn ping_and_pingrt() {
     }
     let (code, ping, err) = run("ping", &["-D", "-c", "3", "-i", "0.2", "127.0.0.1"]);
     assert_eq!(code, 0, "{err}");
-    let cmdline = format!("{} -D -c 3 -i 0.2 127.0.0.1", testkit::tool("pingrt"));
-    let (code, ours) = testkit::on_terminal(&cmdline).expect("script(1) is installed");
+    let cmdline = r#""$PINGRT" -D -c 3 -i 0.2 127.0.0.1"#;
+    let env = [("PINGRT", std::ffi::OsStr::new(testkit::tool("pingrt")))];
+    let (code, ours) = testkit::on_terminal(cmdline, &env).expect("script(1) is installed");
     assert_eq!(code, 0, "{ours}");
     // The word replaced: the statistics line names the tool.
     let ours = ours.replace("pingrt statistics", "ping statistics");
