@@ -15,8 +15,8 @@ fn json_lines(out: &str) -> usize {
 
 #[test]
 fn on_a_terminal_a_summary_to_read_and_no_json() {
-    let cmd = format!("{BIN} -r 3 -- echo from-the-command", BIN = bin());
-    let Some((code, out)) = on_a_terminal(&cmd, b"", || true) else {
+    let cmd = r#""$BIN" -r 3 -- echo from-the-command"#;
+    let Some((code, out)) = on_a_terminal(cmd, &[], b"", || true) else {
         return;
     };
     assert_eq!(code, 0, "{out}");
@@ -36,8 +36,8 @@ fn on_a_terminal_a_summary_to_read_and_no_json() {
 fn on_a_terminal_with_o_the_file_gets_the_records() {
     let d = scratch();
     let rec = d.path().join("r.jsonl");
-    let cmd = format!("{BIN} -o {} -- true", rec.display(), BIN = bin());
-    let Some((code, out)) = on_a_terminal(&cmd, b"", || true) else {
+    let cmd = r#""$BIN" -o "$REC" -- true"#;
+    let Some((code, out)) = on_a_terminal(cmd, &[("REC", rec.as_os_str())], b"", || true) else {
         return;
     };
     assert_eq!(code, 0, "{out}");
@@ -51,14 +51,13 @@ fn on_a_terminal_with_o_the_file_gets_the_records() {
 
 #[test]
 fn on_a_terminal_quiet_says_nothing_but_errors() {
-    let Some((code, out)) = on_a_terminal(&format!("{BIN} -q -- true", BIN = bin()), b"", || true)
-    else {
+    let Some((code, out)) = on_a_terminal(r#""$BIN" -q -- true"#, &[], b"", || true) else {
         return;
     };
     assert_eq!(code, 0);
     assert!(out.trim().is_empty(), "-q prints nothing: {out}");
-    let cmd = format!("{BIN} -q -- no-such-command-timecmd-test", BIN = bin());
-    let Some((code, out)) = on_a_terminal(&cmd, b"", || true) else {
+    let cmd = r#""$BIN" -q -- no-such-command-timecmd-test"#;
+    let Some((code, out)) = on_a_terminal(cmd, &[], b"", || true) else {
         return;
     };
     assert_eq!(code, 127);
@@ -68,11 +67,7 @@ fn on_a_terminal_quiet_says_nothing_but_errors() {
 
 #[test]
 fn a_failed_run_on_a_terminal_says_why_once() {
-    let Some((code, out)) = on_a_terminal(
-        &format!("{BIN} -- sh -c 'exit 3'", BIN = bin()),
-        b"",
-        || true,
-    ) else {
+    let Some((code, out)) = on_a_terminal(r#""$BIN" -- sh -c 'exit 3'"#, &[], b"", || true) else {
         return;
     };
     assert_eq!(code, 3);
@@ -85,12 +80,8 @@ fn stderr_piped_from_a_terminal_gets_the_records() {
     let d = scratch();
     let err = d.path().join("stderr");
     // stdout (the command's) stays on the terminal; stderr is a file.
-    let cmd = format!(
-        "{BIN} -- echo on-the-terminal 2>{}",
-        err.display(),
-        BIN = bin()
-    );
-    let Some((code, out)) = on_a_terminal(&cmd, b"", || true) else {
+    let cmd = r#""$BIN" -- echo on-the-terminal 2>"$ERR""#;
+    let Some((code, out)) = on_a_terminal(cmd, &[("ERR", err.as_os_str())], b"", || true) else {
         return;
     };
     assert_eq!(code, 0, "{out}");

@@ -11,14 +11,12 @@ use std::time::{Duration, Instant};
 fn time_limit_kills_the_whole_process_group() {
     let d = scratch();
     let pids = d.path().join("pids");
-    let script = format!(
-        "sleep 60 & echo $! >> {p}; sh -c 'sleep 60' & echo $! >> {p}; wait",
-        p = pids.display()
-    );
+    let script = r#"sleep 60 & echo $! >> "$PIDS"; sh -c 'sleep 60' & echo $! >> "$PIDS"; wait"#;
     let t = Instant::now();
-    let (o, recs) = timecmd(
+    let (o, recs) = timecmd_env(
         d.path(),
-        &["--time-limit", "500ms", "--", "sh", "-c", &script],
+        &["--time-limit", "500ms", "--", "sh", "-c", script],
+        &[("PIDS", pids.as_os_str())],
     );
     assert!(t.elapsed() < Duration::from_secs(30));
     assert_eq!(code(&o), 124, "{}", stderr(&o));
@@ -68,8 +66,8 @@ fn time_limit_kills_the_whole_process_group() {
 fn prepare_runs_before_every_run_and_cleanup_once_after() {
     let d = scratch();
     let log = d.path().join("order");
-    let l = log.display();
-    let (o, recs) = timecmd(
+    let env = [("LOG", log.as_os_str())];
+    let (o, recs) = timecmd_env(
         d.path(),
         &[
             "--warmup",
@@ -77,18 +75,19 @@ fn prepare_runs_before_every_run_and_cleanup_once_after() {
             "-r",
             "3",
             "--setup",
-            &format!("echo setup >> {l}"),
+            r#"echo setup >> "$LOG""#,
             "--prepare",
-            &format!("echo prepare >> {l}; echo this stdout is discarded"),
+            r#"echo prepare >> "$LOG"; echo this stdout is discarded"#,
             "--cleanup",
-            &format!("echo cleanup >> {l}"),
+            r#"echo cleanup >> "$LOG""#,
             "--stdout",
             "null",
             "--",
             "sh",
             "-c",
-            &format!("echo run >> {l}"),
+            r#"echo run >> "$LOG""#,
         ],
+        &env,
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout.is_empty());
@@ -101,7 +100,7 @@ fn prepare_runs_before_every_run_and_cleanup_once_after() {
     // A failing --prepare stops timecmd with 125, a summary and a clear message;
     // --cleanup still runs.
     std::fs::remove_file(&log).unwrap();
-    let (o, recs) = timecmd(
+    let (o, recs) = timecmd_env(
         d.path(),
         &[
             "-r",
@@ -109,10 +108,11 @@ fn prepare_runs_before_every_run_and_cleanup_once_after() {
             "--prepare",
             "exit 4",
             "--cleanup",
-            &format!("echo cleanup >> {l}"),
+            r#"echo cleanup >> "$LOG""#,
             "--",
             "true",
         ],
+        &env,
     );
     assert_eq!(code(&o), 125);
     assert!(stderr(&o).contains("--prepare 'exit 4' exited with status 4"));

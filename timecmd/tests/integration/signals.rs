@@ -99,13 +99,11 @@ fn a_signal_the_parent_ignores_stays_ignored() {
     let rec = d.path().join("records.jsonl");
     // As `nohup` or `cmd &` in a script do: SIGINT ignored before timecmd starts, for it
     // and for its runs.
-    let script = format!(
-        "trap '' INT; exec {BIN} -o {} -r 2 -- sh -c 'kill -INT $$; sleep 0.3'",
-        rec.display(),
-        BIN = bin()
-    );
+    let script = r#"trap '' INT; exec "$BIN" -o "$REC" -r 2 -- sh -c 'kill -INT $$; sleep 0.3'"#;
     let child = Command::new("sh")
-        .args(["-c", &script])
+        .args(["-c", script])
+        .env("BIN", bin())
+        .env("REC", &rec)
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -9,12 +9,9 @@ fn on_a_terminal_the_run_gets_the_foreground() {
     let d = scratch();
     let rec = d.path().join("records.jsonl");
     // Without the hand-off, the run (in its own process group) would stop on its read.
-    let cmd = format!(
-        "{BIN} -o {} -- sh -c 'read x; echo got $x'; echo rc=$?",
-        rec.display(),
-        BIN = bin()
-    );
-    let Some((code, out)) = on_a_terminal(&cmd, b"hello\n", || rec.exists()) else {
+    let cmd = r#""$BIN" -o "$REC" -- sh -c 'read x; echo got $x'; echo rc=$?"#;
+    let env = [("REC", rec.as_os_str())];
+    let Some((code, out)) = on_a_terminal(cmd, &env, b"hello\n", || rec.exists()) else {
         return;
     };
     assert_eq!(code, 0);
@@ -36,13 +33,10 @@ fn ctrl_c_typed_on_the_terminal_ends_the_series() {
     // around timecmd survives it depends on the shell (bash does, dash does not), so
     // timecmd's own status comes back through script(1)'s -e. The argument 23.25 is one no
     // other test uses, to find this run's process.
-    let cmd = format!(
-        "exec {BIN} -o {} -r 5 -- sleep 23.25",
-        rec.display(),
-        BIN = bin()
-    );
+    let cmd = r#"exec "$BIN" -o "$REC" -r 5 -- sleep 23.25"#;
     let ready = || process_runs(b"sleep\x0023.25\x00");
-    let Some((code, out)) = on_a_terminal(&cmd, b"\x03", ready) else {
+    let env = [("REC", rec.as_os_str())];
+    let Some((code, out)) = on_a_terminal(cmd, &env, b"\x03", ready) else {
         return;
     };
     assert_eq!(code, 130, "{out}");

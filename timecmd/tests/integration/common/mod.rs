@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // test helpers panic on a broken setup, as the tests do
 
 use measure::record::{Kind, Record, parse_line};
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -13,19 +14,31 @@ pub fn bin() -> &'static str {
     testkit::tool("timecmd")
 }
 
-/// A scratch directory for one test.
+/// A scratch directory for one test. Its path has a space and a quote: a test's shell text
+/// gets such paths in its environment (`"$LOG"`), never spliced into the text.
 pub fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
+    tempfile::Builder::new()
+        .prefix("timecmd a b'c")
+        .tempdir()
+        .unwrap()
 }
 
 /// Runs timecmd with records in `dir/records.jsonl`; returns the output and the records.
 pub fn timecmd(dir: &Path, args: &[&str]) -> (Output, Vec<Record>) {
+    timecmd_env(dir, args, &[])
+}
+
+/// Runs timecmd as [`timecmd`] does, with each of `env` in its environment, which its
+/// --setup/--prepare/--cleanup shells and its runs inherit: their shell text uses them as
+/// `"$NAME"`.
+pub fn timecmd_env(dir: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> (Output, Vec<Record>) {
     let rec = dir.join("records.jsonl");
     let _ = std::fs::remove_file(&rec);
     let out = Command::new(bin())
         .arg("-o")
         .arg(&rec)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -94,10 +107,12 @@ pub fn children(parent: u32) -> Vec<i32> {
     out
 }
 
-/// Runs `shell_cmd` under script(1) on a new pseudo-terminal, feeding `input` once `ready`
+/// Runs `shell_cmd` (constant shell text) under script(1) on a new pseudo-terminal, with
+/// timecmd's path in `$BIN` and each of `env` in its environment, feeding `input` once `ready`
 /// holds; kills it after 30 s. Returns its exit code and output.
 pub fn on_a_terminal(
     shell_cmd: &str,
+    env: &[(&str, &OsStr)],
     input: &[u8],
     ready: impl Fn() -> bool,
 ) -> Option<(i32, String)> {
@@ -109,6 +124,8 @@ pub fn on_a_terminal(
         .args(["-qec", shell_cmd, "/dev/null"])
         // The same shell whoever runs the tests.
         .env("SHELL", "/bin/sh")
+        .env("BIN", bin())
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
