@@ -3,18 +3,26 @@
 //! the target keeps every byte.
 
 use crate::common::{bin, blkread_bin, fs_loop};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// `tool args` run by sh with `redirect` (`>> FILE`, `2>> FILE`).
-fn redirected(tool: &str, args: &str, redirect: &str) -> Output {
+/// `tool args` run by sh with `redirect` (constant shell text: `>> "$T"`, `2>> "$T"`), `$T`
+/// naming `target` in sh's environment.
+fn redirected(tool: &str, args: &[&str], redirect: &str, target: &Path) -> Output {
     Command::new("sh")
-        .args(["-c", &format!("exec '{tool}' {args} {redirect}")])
+        .args(["-c", &format!(r#"exec "$@" {redirect}"#), "sh", tool])
+        .args(args)
+        .env("T", target)
         .output()
         .expect("sh runs")
 }
 
+/// A file of `bytes` bytes in a scratch directory whose path has a space and a quote.
 fn scratch(bytes: usize) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
-    let d = tempfile::tempdir().expect("tempdir");
+    let d = tempfile::Builder::new()
+        .prefix("streams a b'c")
+        .tempdir()
+        .expect("tempdir");
     let f = d.path().join("data");
     let data: Vec<u8> = (0..bytes).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(&f, &data).expect("written");
@@ -24,29 +32,33 @@ fn scratch(bytes: usize) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
 #[test]
 fn stdout_appending_to_the_target_is_refused() {
     let (_d, f, data) = scratch(1 << 20);
-    let p = f.display().to_string();
+    let p = f.to_str().expect("a UTF-8 path");
     for (tool, args) in [
-        (blkread_bin(), format!("-s 1M '{p}'")),
-        (bin(), format!("--force -s 1M '{p}'")),
+        (blkread_bin(), &["-s", "1M", p][..]),
+        (bin(), &["--force", "-s", "1M", p]),
     ] {
-        let out = redirected(tool, &args, &format!(">> '{p}'"));
-        assert_eq!(out.status.code(), Some(2), "{tool} {args}");
+        let out = redirected(tool, args, r#">> "$T""#, &f);
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains("stdout is") && err.contains("-o FILE"),
             "{err}"
         );
-        assert_eq!(std::fs::read(&f).expect("read back"), data, "{tool} {args}");
+        assert_eq!(
+            std::fs::read(&f).expect("read back"),
+            data,
+            "{tool} {args:?}"
+        );
     }
 }
 
 #[test]
 fn stderr_on_the_target_is_refused_without_a_word_into_it() {
     let (d, f, data) = scratch(1 << 20);
-    let p = f.display().to_string();
+    let p = f.to_str().expect("a UTF-8 path");
     let rec = d.path().join("r.jsonl");
-    let args = format!("-s 1M '{p}' -o '{}'", rec.display());
-    let out = redirected(blkread_bin(), &args, &format!("2>> '{p}'"));
+    let args = ["-s", "1M", p, "-o", rec.to_str().expect("a UTF-8 path")];
+    let out = redirected(blkread_bin(), &args, r#"2>> "$T""#, &f);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(&f).expect("read back"), data);
 }
@@ -65,8 +77,9 @@ fn stdout_on_the_device_keeps_its_file_system() {
     assert_eq!(&before[0x38..0x3a], &[0x53, 0xef]);
     let out = redirected(
         blkread_bin(),
-        &format!("-s 1M {}", dev.dev),
-        &format!("> {}", dev.dev),
+        &["-s", "1M", &dev.dev],
+        r#"> "$T""#,
+        Path::new(&dev.dev),
     );
     assert_eq!(
         out.status.code(),

@@ -248,10 +248,8 @@ fn a_probe_that_cannot_run_fails_alone_and_the_others_still_count() {
     // 300 MB of address space: the system call runs, a 512 MiB read buffer cannot be had.
     let out = Command::new("sh")
         .arg("-c")
-        .arg(format!(
-            "ulimit -v 300000 && exec {} --only syscall,memread -s 512M -t 40ms -c 2",
-            testkit::tool("cpumem")
-        ))
+        .arg(r#"ulimit -v 300000 && exec "$BIN" --only syscall,memread -s 512M -t 40ms -c 2"#)
+        .env("BIN", testkit::tool("cpumem"))
         .stdin(Stdio::null())
         .output()
         .expect("run cpumem under ulimit -v");

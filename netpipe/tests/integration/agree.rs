@@ -145,13 +145,14 @@ fn netcat_into_a_reader_that_goes_away_counts_only_what_it_read() {
     let input = path(&d, "in");
     random_file(&input, 20 << 20);
     let got = path(&d, "got");
-    let shell = format!(
-        "'{}' -l 127.0.0.1 0 -o '{}' | head -c 10 > '{}'",
-        bin(),
-        recs.display(),
-        got.display()
+    let shell = r#""$BIN" -l 127.0.0.1 0 -o "$REC" | head -c 10 > "$GOT""#;
+    let g = Captured::start(
+        std::process::Command::new("sh")
+            .args(["-c", shell])
+            .env("BIN", bin())
+            .env("REC", &recs)
+            .env("GOT", &got),
     );
-    let g = Captured::start(std::process::Command::new("sh").args(["-c", &shell]));
     let port = listen_port(&recs);
     let _ = run(
         np().args(["127.0.0.1", &port.to_string()])

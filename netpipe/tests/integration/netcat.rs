@@ -101,11 +101,10 @@ fn np_client_into(
     c.args(["127.0.0.1", &port.to_string()]);
     let (st, _o, e) = if piped {
         let mut cmd = std::process::Command::new("sh");
-        cmd.arg("-c").arg(format!(
-            "cat '{}' | '{}' 127.0.0.1 {port}",
-            input.display(),
-            bin()
-        ));
+        cmd.arg("-c")
+            .arg(format!(r#"cat "$IN" | "$BIN" 127.0.0.1 {port}"#))
+            .env("IN", input)
+            .env("BIN", bin());
         run(&mut cmd, LIMIT)
     } else {
         run(c.stdin(open(input)), LIMIT)
@@ -196,11 +195,12 @@ fn netpipe_to_netpipe_empty_and_into_a_pipe() {
     let recs = path(&d, "r.jsonl");
     let want = random_file(&input, ODD);
     let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c").arg(format!(
-        "'{}' -l 127.0.0.1 0 -o '{}' < /dev/null | wc -c",
-        bin(),
-        recs.display()
-    ));
+    cmd.args([
+        "-c",
+        r#""$BIN" -l 127.0.0.1 0 -o "$REC" < /dev/null | wc -c"#,
+    ])
+    .env("BIN", bin())
+    .env("REC", &recs);
     let l = Captured::start(&mut cmd);
     let port = listen_port(&recs);
     let (st, _, e) = run(

@@ -112,9 +112,10 @@ fn measure_column(col: &Column, tmp: &Path, archive: &Path, index: usize) {
     ok(&ping, "pingrt");
 
     let x = tmp.join(format!("x{index}"));
-    let prepare = format!("rm -rf '{0}' && mkdir '{0}'", s(&x));
+    let prepare = r#"rm -rf "$X" && mkdir "$X""#;
     let time = run(NetPair::exec(col.ns, bin("timecmd"))
-        .args(["-r", "3", "-q", "--prepare", &prepare, "--name", TAR])
+        .env("X", &x)
+        .args(["-r", "3", "-q", "--prepare", prepare, "--name", TAR])
         .args(record)
         .args(["--", "tar", "xjf", s(archive), "-C", s(&x)]));
     ok(&time, "timecmd tar xjf");

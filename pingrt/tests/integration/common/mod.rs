@@ -108,16 +108,11 @@ pub fn can_run(what: &str, tools: &[&str]) -> bool {
     testkit::need_root(what) && tools.iter().all(|t| testkit::need_tool(t))
 }
 
-/// Runs a shell command, panicking with its output when it fails.
-pub fn sh(cmd: &str) {
-    if let Err(e) = testkit::cmd("sh", &["-c", cmd]) {
+/// Runs `cmd` (constant shell text) with `sh -c` inside namespace `ns`.
+pub fn in_ns(ns: &str, cmd: &str) {
+    if let Err(e) = testkit::cmd("ip", &["netns", "exec", ns, "sh", "-c", cmd]) {
         panic!("{e}");
     }
-}
-
-/// Runs `cmd` with `sh -c` inside namespace `ns`.
-pub fn in_ns(ns: &str, cmd: &str) {
-    sh(&format!("ip netns exec {ns} sh -c '{cmd}'"));
 }
 
 /// Turns off ICMP rate limits in `ns`, so every probe gets its error back.
@@ -297,9 +292,7 @@ impl Responder {
         ns: &str,
         plan: impl Fn(u16) -> Vec<(Duration, Damage)> + Send + Sync + 'static,
     ) -> Responder {
-        sh(&format!(
-            "ip netns exec {ns} sysctl -qw net.ipv4.icmp_echo_ignore_all=1"
-        ));
+        in_ns(ns, "sysctl -qw net.ipv4.icmp_echo_ignore_all=1");
         let stop = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let ready = Arc::new(AtomicBool::new(false));
