@@ -438,12 +438,22 @@ fn playbook_measures_three_hosts_over_ssh_and_a_dead_one_costs_only_its_column()
 struct ShownOnFailure(String);
 
 impl ShownOnFailure {
-    /// The play's output, and each sshd's log (an sshd that refused a connection says why).
+    /// The play's output, each sshd's log (an sshd that refused a connection says why), each
+    /// peer's serve.log, and the records that hold an error (a failed step says why there).
     fn play(tmp: &Path, out: &str) -> ShownOnFailure {
         let mut shown = out.to_string();
         for (name, _, _, _) in HOSTS {
             let log = std::fs::read_to_string(tmp.join(format!("sshd-{name}/sshd.log")));
             shown += &format!("\nsshd on {name}: {}", log.unwrap_or_default());
+            let log = std::fs::read_to_string(tmp.join(name).join("serve.log"));
+            shown += &format!("\nserve.log on {name}: {}", log.unwrap_or_default());
+        }
+        let records = std::fs::read_dir(tmp.join("results")).into_iter().flatten();
+        for f in records.flatten().map(|e| e.path()) {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            for l in text.lines().filter(|l| l.contains("\"error\":")) {
+                shown += &format!("\n{}: {l}", f.display());
+            }
         }
         ShownOnFailure(shown)
     }
