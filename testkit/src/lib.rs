@@ -24,7 +24,7 @@ pub use captured::Captured;
 pub use loopdev::LoopDev;
 pub use netns::{A_ADDR, A_ADDR6, B_ADDR, B_ADDR6, NetPair, cmd, unique};
 pub use process::{Spawned, free_port};
-pub use pty::on_terminal;
+pub use pty::{odd_tempdir, on_terminal, tool_on_terminal};
 pub use release::tool;
 pub use signal::signal;
 pub use skip::{is_root, need_root, need_tool, skip};

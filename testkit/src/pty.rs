@@ -6,6 +6,7 @@
 
 use std::ffi::OsStr;
 use std::io::Read;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -51,4 +52,21 @@ pub fn on_terminal(cmdline: &str, env: &[(&str, &OsStr)]) -> Option<(i32, String
     let shown = reader.join().unwrap_or_default();
     let text = String::from_utf8_lossy(&shown).replace("\r\n", "\n");
     Some((status.code().unwrap_or(-1), text))
+}
+
+/// Runs `line` (constant shell text) on a pty as [`on_terminal`] does, with the tool `bin` in
+/// `$BIN` and each of `paths` in the environment under its name.
+pub fn tool_on_terminal(bin: &str, line: &str, paths: &[(&str, &Path)]) -> Option<(i32, String)> {
+    let mut env = vec![("BIN", OsStr::new(bin))];
+    env.extend(paths.iter().map(|&(name, p)| (name, p.as_os_str())));
+    on_terminal(line, &env)
+}
+
+/// A scratch directory whose name (after `prefix`) has a space and a single quote, so that a
+/// test that passes it to a shell shows it reaching the shell as data, never as code.
+pub fn odd_tempdir(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("{prefix} a b'c"))
+        .tempdir()
+        .unwrap_or_else(|e| panic!("cannot make a scratch directory: {e}"))
 }

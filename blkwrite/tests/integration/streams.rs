@@ -19,10 +19,7 @@ fn redirected(tool: &str, args: &[&str], redirect: &str, target: &Path) -> Outpu
 
 /// A file of `bytes` bytes in a scratch directory whose path has a space and a quote.
 fn scratch(bytes: usize) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
-    let d = tempfile::Builder::new()
-        .prefix("streams a b'c")
-        .tempdir()
-        .expect("tempdir");
+    let d = testkit::odd_tempdir("streams");
     let f = d.path().join("data");
     let data: Vec<u8> = (0..bytes).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(&f, &data).expect("written");

@@ -4,24 +4,18 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::bin;
-use std::ffi::OsStr;
 use std::path::Path;
 
 /// Runs `line` (constant shell text, blkwrite as `"$BIN"`) on a pty with each of `paths` in
 /// its environment: the exit status and what the terminal showed.
 fn on_terminal(line: &str, paths: &[(&str, &Path)]) -> Option<(i32, String)> {
-    let mut env = vec![("BIN", OsStr::new(bin()))];
-    env.extend(paths.iter().map(|&(name, p)| (name, p.as_os_str())));
-    testkit::on_terminal(line, &env)
+    testkit::tool_on_terminal(bin(), line, paths)
 }
 
 /// A scratch directory whose path has a space and a quote, which reach the shell as
 /// variables, never as code.
 fn tmp() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("blkwrite-tty a b'c")
-        .tempdir()
-        .unwrap()
+    testkit::odd_tempdir("blkwrite-tty")
 }
 
 fn json_lines(shown: &str) -> Vec<serde_json::Value> {

@@ -20,10 +20,7 @@ fn on_terminal(args: &str, file: &str) -> Option<(i32, String)> {
 /// The fixture as a file of records, in a directory whose path has a space and a quote (they
 /// reach the shell as a variable, never as code).
 fn fixture_file() -> (tempfile::TempDir, String) {
-    let d = tempfile::Builder::new()
-        .prefix("collate-tty a b'c")
-        .tempdir()
-        .unwrap();
+    let d = testkit::odd_tempdir("collate-tty");
     let f = d.path().join("records.jsonl");
     std::fs::write(&f, fixture()).unwrap();
     let path = f.to_str().unwrap().to_string();

@@ -172,10 +172,7 @@ fn a_terminal_with_json_or_output_file() {
     assert!(text.contains("\"schema\":\"benchmatrix/1\""), "{text}");
     assert!(!text.contains("demo x1: ok"), "{text}");
     // A space and a quote in the path: it reaches the shell as a variable, not as code.
-    let dir = tempfile::Builder::new()
-        .prefix("lifecycle a b'c")
-        .tempdir()
-        .expect("tempdir");
+    let dir = testkit::odd_tempdir("lifecycle");
     let f = dir.path().join("r.jsonl");
     let Some((_, text)) = on_terminal(r#"-c 1 -o "$F""#, &[("F", f.as_os_str())]) else {
         return;

@@ -3,25 +3,19 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::*;
-use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Runs `line` (shell text, netpipe as `"$BIN"`) on a pty with each of `paths` in its
 /// environment: its exit status and what the terminal showed.
 fn on_terminal(line: &str, paths: &[(&str, &Path)]) -> Option<(i32, String)> {
-    let mut env = vec![("BIN", OsStr::new(bin()))];
-    env.extend(paths.iter().map(|&(name, p)| (name, p.as_os_str())));
-    testkit::on_terminal(line, &env)
+    testkit::tool_on_terminal(bin(), line, paths)
 }
 
 /// A scratch directory whose path has a space and a quote, which reach the shell as
 /// variables, never as code.
 fn tmp() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("netpipe-tty a b'c")
-        .tempdir()
-        .unwrap()
+    testkit::odd_tempdir("netpipe-tty")
 }
 
 fn no_json(text: &str) {

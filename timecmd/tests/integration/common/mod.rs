@@ -17,10 +17,7 @@ pub fn bin() -> &'static str {
 /// A scratch directory for one test. Its path has a space and a quote: a test's shell text
 /// gets such paths in its environment (`"$LOG"`), never spliced into the text.
 pub fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("timecmd a b'c")
-        .tempdir()
-        .unwrap()
+    testkit::odd_tempdir("timecmd")
 }
 
 /// Runs timecmd with records in `dir/records.jsonl`; returns the output and the records.
