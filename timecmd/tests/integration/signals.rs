@@ -127,8 +127,8 @@ fn a_signal_the_parent_ignores_stays_ignored() {
 
 #[test]
 fn after_ctrl_c_timecmd_returns_once_the_runs_whole_group_is_gone() {
-    if Command::new("perl").arg("-e1").status().is_err() {
-        eprintln!("skipped: no perl to play a compiler that cleans up on SIGINT");
+    // perl plays a compiler that cleans up on SIGINT.
+    if !testkit::need_tool("perl") {
         return;
     }
     let d = scratch();
@@ -176,26 +176,6 @@ fn after_ctrl_c_timecmd_returns_once_the_runs_whole_group_is_gone() {
     let left = in_group(pgrp);
     assert!(left.is_empty(), "still in the run's group {pgrp}: {left:?}");
     assert_eq!(summary(&read_records(&rec)).status, Some(Status::Failed));
-}
-
-/// The live processes whose process group is `pgrp` (fields 3 and 5 of /proc/PID/stat, after
-/// the parenthesised command name: a zombie waits for init to reap it, and holds nothing).
-fn in_group(pgrp: i32) -> Vec<i32> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            continue;
-        };
-        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-        let f: Vec<&str> = rest.split_whitespace().take(3).collect();
-        if f.len() == 3 && f[0] != "Z" && f[2] == pgrp.to_string() {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 /// Sends `sig` to the timecmd this test started.

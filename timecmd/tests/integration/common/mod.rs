@@ -77,31 +77,42 @@ pub fn info_i64(r: &Record, k: &str) -> Option<i64> {
     r.info.get(k).and_then(|v| v.as_i64())
 }
 
+/// A process's state, parent and group from /proc/PID/stat (the fields after the
+/// parenthesised command name, which may hold anything); `None` once it is gone.
+fn stat_of(pid: i32) -> Option<(char, i32, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    Some((state, f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+}
+
+/// Every process's pid.
+fn pids() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
 /// Whether a process is gone (or a zombie waiting for init).
 pub fn gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(s) => s
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
+    stat_of(pid).is_none_or(|(state, _, _)| state == 'Z')
 }
 
 /// The pids of the children of `parent`.
 pub fn children(parent: u32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            && let Some((_, rest)) = stat.rsplit_once(')')
-            && rest.split_whitespace().nth(1) == Some(&parent.to_string())
-        {
-            out.push(pid);
-        }
-    }
-    out
+    let parent = parent as i32;
+    let is_child = |&pid: &i32| stat_of(pid).is_some_and(|(_, pp, _)| pp == parent);
+    pids().into_iter().filter(is_child).collect()
+}
+
+/// The live processes of group `pgrp` (a zombie waits for init to reap it, and holds
+/// nothing).
+pub fn in_group(pgrp: i32) -> Vec<i32> {
+    let live_in = |&pid: &i32| stat_of(pid).is_some_and(|(s, _, g)| s != 'Z' && g == pgrp);
+    pids().into_iter().filter(live_in).collect()
 }
 
 /// Runs `shell_cmd` (constant shell text) under script(1) on a new pseudo-terminal, with
